@@ -1,0 +1,167 @@
+#include "wire.h"
+
+#include "wire_scan.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static uint8_t *s_pack(const ProtobufCMessage *msg, size_t max_bytes, size_t *size_p, pf_error_t *err)
+{
+    assert(msg && size_p && max_bytes > 0);
+    *size_p = 0;
+    const char *name = msg->descriptor->short_name;
+    if (wire_check(msg, err) != PF_OK) {
+        pf_error_prefix(err, "cannot pack %s", name);
+        return NULL;
+    }
+    size_t size = protobuf_c_message_get_packed_size(msg);
+    if (size > max_bytes) {
+        pf_error_set(err, PF_ETOOBIG, "cannot pack %s: %zu bytes, over the %zu-byte limit", name,
+                     size, max_bytes);
+        return NULL;
+    }
+    uint8_t *bytes = malloc(size ? size : 1);
+    if (!bytes) {
+        pf_error_set(err, PF_ENOMEM, "cannot pack %s: out of memory for %zu bytes", name, size);
+        return NULL;
+    }
+    size_t written = protobuf_c_message_pack(msg, bytes);
+    assert(written == size);
+    *size_p = written;
+    return bytes;
+}
+
+static ProtobufCMessage *s_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
+                                  size_t size, size_t max_bytes, pf_error_t *err)
+{
+    assert(desc && max_bytes > 0);
+    assert(data || size == 0);
+    if (size > max_bytes) {
+        pf_error_set(err, PF_ETOOBIG, "%s: %zu bytes, over the %zu-byte limit", desc->short_name,
+                     size, max_bytes);
+        return NULL;
+    }
+    size_t budget = max_bytes > (SIZE_MAX - WIRE_DECODE_SLACK) / WIRE_DECODE_FACTOR
+                        ? SIZE_MAX
+                        : max_bytes * WIRE_DECODE_FACTOR + WIRE_DECODE_SLACK;
+    if (wire_scan(desc, data, size, budget, err) != PF_OK)
+        return NULL;
+    static const uint8_t empty[1];
+    ProtobufCMessage *msg = protobuf_c_message_unpack(desc, NULL, size, data ? data : empty);
+    if (!msg) {
+        /* wire_scan passed, so the encoding is sound: this is a field whose
+         * wire type does not match the schema, or allocation failed. */
+        pf_error_set(err, PF_EBADINPUT,
+                     "%s: %zu bytes are not a valid protobuf encoding of it "
+                     "(a field of the wrong type?)",
+                     desc->short_name, size);
+        return NULL;
+    }
+    if (wire_check(msg, err) != PF_OK) {
+        protobuf_c_message_free_unpacked(msg, NULL);
+        return NULL;
+    }
+    return msg;
+}
+
+void wire_envelope_init(Profeed__Envelope *env)
+{
+    assert(env);
+    profeed__envelope__init(env);
+    env->has_protocol_version = 1;
+    env->protocol_version = WIRE_PROTOCOL_VERSION;
+}
+
+/* The typed doors: each is the generic one with its descriptor. */
+
+uint8_t *wire_envelope_pack(const Profeed__Envelope *env, size_t max_bytes, size_t *size_p,
+                            pf_error_t *err)
+{
+    assert(env && env->base.descriptor == &profeed__envelope__descriptor);
+    return s_pack(&env->base, max_bytes, size_p, err);
+}
+
+Profeed__Envelope *wire_envelope_unpack(const uint8_t *data, size_t size, size_t max_bytes,
+                                        pf_error_t *err)
+{
+    return (Profeed__Envelope *) s_unpack(&profeed__envelope__descriptor, data, size, max_bytes, err);
+}
+
+void wire_envelope_destroy(Profeed__Envelope **env_p)
+{
+    assert(env_p);
+    if (*env_p) {
+        profeed__envelope__free_unpacked(*env_p, NULL);
+        *env_p = NULL;
+    }
+}
+
+uint8_t *wire_job_request_pack(const Profeed__JobRequest *job, size_t max_bytes, size_t *size_p,
+                               pf_error_t *err)
+{
+    assert(job && job->base.descriptor == &profeed__job_request__descriptor);
+    return s_pack(&job->base, max_bytes, size_p, err);
+}
+
+Profeed__JobRequest *wire_job_request_unpack(const uint8_t *data, size_t size, size_t max_bytes,
+                                             pf_error_t *err)
+{
+    return (Profeed__JobRequest *) s_unpack(&profeed__job_request__descriptor, data, size,
+                                            max_bytes, err);
+}
+
+void wire_job_request_destroy(Profeed__JobRequest **job_p)
+{
+    assert(job_p);
+    if (*job_p) {
+        profeed__job_request__free_unpacked(*job_p, NULL);
+        *job_p = NULL;
+    }
+}
+
+uint8_t *wire_pass_output_pack(const Profeed__PassOutput *pass, size_t max_bytes, size_t *size_p,
+                               pf_error_t *err)
+{
+    assert(pass && pass->base.descriptor == &profeed__pass_output__descriptor);
+    return s_pack(&pass->base, max_bytes, size_p, err);
+}
+
+Profeed__PassOutput *wire_pass_output_unpack(const uint8_t *data, size_t size, size_t max_bytes,
+                                             pf_error_t *err)
+{
+    return (Profeed__PassOutput *) s_unpack(&profeed__pass_output__descriptor, data, size,
+                                            max_bytes, err);
+}
+
+void wire_pass_output_destroy(Profeed__PassOutput **pass_p)
+{
+    assert(pass_p);
+    if (*pass_p) {
+        profeed__pass_output__free_unpacked(*pass_p, NULL);
+        *pass_p = NULL;
+    }
+}
+
+uint8_t *wire_feedback_pack(const Profeed__Feedback *feedback, size_t max_bytes, size_t *size_p,
+                            pf_error_t *err)
+{
+    assert(feedback && feedback->base.descriptor == &profeed__feedback__descriptor);
+    return s_pack(&feedback->base, max_bytes, size_p, err);
+}
+
+Profeed__Feedback *wire_feedback_unpack(const uint8_t *data, size_t size, size_t max_bytes,
+                                        pf_error_t *err)
+{
+    return (Profeed__Feedback *) s_unpack(&profeed__feedback__descriptor, data, size, max_bytes,
+                                          err);
+}
+
+void wire_feedback_destroy(Profeed__Feedback **feedback_p)
+{
+    assert(feedback_p);
+    if (*feedback_p) {
+        profeed__feedback__free_unpacked(*feedback_p, NULL);
+        *feedback_p = NULL;
+    }
+}

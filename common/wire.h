@@ -1,0 +1,76 @@
+/* wire: pack and unpack the messages of proto/profeed.proto, checked both ways.
+ *
+ * Between processes everything travels as an Envelope (protocol version + one
+ * body). JobRequest, PassOutput and Feedback can also be packed on their own,
+ * for storage and for the client library's results.
+ *
+ * wire_*_unpack() is the only door for bytes from outside. In order it checks:
+ *  1. the size against `max_bytes` (callers pass WIRE_MAX_MSG or a tighter
+ *     limit of their own) — PF_ETOOBIG, before reading a byte;
+ *  2. the raw encoding (wire_scan.h): lengths, NUL bytes inside strings, and
+ *     that decoding will not allocate more than the budget below;
+ *  3. protobuf-c's own decoding;
+ *  4. the meaning (wire_check.h): required fields, enums, ids, file names,
+ *     limits, the protocol version.
+ * On failure it returns NULL, frees whatever it decoded, and `err` names the
+ * field and the reason. A returned message is valid and the caller's:
+ * destroy it with the matching wire_*_destroy(), which is only for messages
+ * unpack returned (messages built in memory are the builder's to free).
+ *
+ * wire_*_pack() runs step 4 before packing, so a process never sends what its
+ * peers would refuse, and enforces `max_bytes` on the result. It returns a
+ * malloc'd buffer the caller frees, with its length in *size_p.
+ *
+ *     Profeed__Envelope env;
+ *     wire_envelope_init(&env);            // sets protocol_version
+ *     env.body_case = PROFEED__ENVELOPE__BODY_ACK;
+ *     env.ack = &ack;
+ *     uint8_t *bytes = wire_envelope_pack(&env, WIRE_MAX_MSG, &size, &err);
+ */
+#ifndef WIRE_H
+#define WIRE_H
+
+#include "pf_error.h"
+#include "profeed.pb-c.h"
+#include "wire_check.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Default largest message: a pass output carries profiler reports, and a full
+ * Nsight Compute CSV of a big run is tens of MB. */
+#define WIRE_MAX_MSG ((size_t) 64 * 1024 * 1024)
+/* Decoding may allocate at most WIRE_DECODE_FACTOR x max_bytes + WIRE_DECODE_SLACK
+ * (see wire_scan.h). Profiler files decode to about their own size; the slack
+ * covers small control messages, whose structs outweigh their few bytes. */
+#define WIRE_DECODE_FACTOR 4
+#define WIRE_DECODE_SLACK ((size_t) 1024 * 1024)
+
+/* Initialises `env` (profeed__envelope__init) and sets its protocol version. */
+void wire_envelope_init(Profeed__Envelope *env);
+
+uint8_t *wire_envelope_pack(const Profeed__Envelope *env, size_t max_bytes, size_t *size_p,
+                            pf_error_t *err);
+Profeed__Envelope *wire_envelope_unpack(const uint8_t *data, size_t size, size_t max_bytes,
+                                        pf_error_t *err);
+void wire_envelope_destroy(Profeed__Envelope **env_p);
+
+uint8_t *wire_job_request_pack(const Profeed__JobRequest *job, size_t max_bytes, size_t *size_p,
+                               pf_error_t *err);
+Profeed__JobRequest *wire_job_request_unpack(const uint8_t *data, size_t size, size_t max_bytes,
+                                             pf_error_t *err);
+void wire_job_request_destroy(Profeed__JobRequest **job_p);
+
+uint8_t *wire_pass_output_pack(const Profeed__PassOutput *pass, size_t max_bytes, size_t *size_p,
+                               pf_error_t *err);
+Profeed__PassOutput *wire_pass_output_unpack(const uint8_t *data, size_t size, size_t max_bytes,
+                                             pf_error_t *err);
+void wire_pass_output_destroy(Profeed__PassOutput **pass_p);
+
+uint8_t *wire_feedback_pack(const Profeed__Feedback *feedback, size_t max_bytes, size_t *size_p,
+                            pf_error_t *err);
+Profeed__Feedback *wire_feedback_unpack(const uint8_t *data, size_t size, size_t max_bytes,
+                                        pf_error_t *err);
+void wire_feedback_destroy(Profeed__Feedback **feedback_p);
+
+#endif

@@ -1,0 +1,176 @@
+#include "wire_scan.h"
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+/* protobuf-c keeps one ScannedMember record (tag, wire type, field, length,
+ * data pointer: 32 bytes on LP64) per field occurrence while it decodes. */
+#define SCAN_RECORD_BYTES 32
+/* An element of a repeated array is at most a ProtobufCBinaryData (16 bytes). */
+#define SCAN_ELEMENT_BYTES 16
+/* Our schema nests at most 6 deep (Envelope.dispatch.job.kernel.kernel_file);
+ * the walk follows descriptors, so a peer cannot make it deeper. The guard is
+ * for a future recursive message, which protobuf-c would not bound either. */
+#define SCAN_MAX_DEPTH 32
+#define SCAN_PATH_LEN 256
+
+enum {
+    WIRETYPE_VARINT = 0,
+    WIRETYPE_64BIT = 1,
+    WIRETYPE_LENGTH_PREFIXED = 2,
+    WIRETYPE_32BIT = 5,
+};
+
+typedef struct {
+    const uint8_t *start;   /* the whole message, to report byte offsets */
+    size_t decoded;         /* bytes protobuf-c will allocate, estimated from above */
+    size_t budget;
+    const char *root;       /* the top message's name, for errors */
+    pf_error_t *err;
+} scan_t;
+
+/* Reads a base-128 varint of at most 10 bytes without passing `end`. */
+static bool s_read_varint(const uint8_t **at, const uint8_t *end, uint64_t *value)
+{
+    uint64_t v = 0;
+    const uint8_t *p = *at;
+    for (unsigned shift = 0; shift < 64 && p < end; shift += 7) {
+        uint8_t byte = *p++;
+        v |= (uint64_t) (byte & 0x7f) << shift;
+        if (!(byte & 0x80)) {
+            *at = p;
+            *value = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Counts `bytes` against the decode budget; fails once it is exceeded. */
+static pf_status_t s_charge(scan_t *scan, size_t bytes)
+{
+    if (bytes > scan->budget - scan->decoded) {
+        return pf_error_set(scan->err, PF_ETOOBIG,
+                            "%s: would decode to more than %zu bytes of memory; refused "
+                            "before decoding (too many small fields)",
+                            scan->root, scan->budget);
+    }
+    scan->decoded += bytes;
+    return PF_OK;
+}
+
+static pf_status_t s_malformed(scan_t *scan, const char *path, const uint8_t *at, const char *what)
+{
+    return pf_error_set(scan->err, PF_EBADINPUT, "%s: %s at byte %zu of %s", path, what,
+                        (size_t) (at - scan->start), scan->root);
+}
+
+/* Scans the fields of one message of type `desc` in [at, end). */
+static pf_status_t s_scan_message(scan_t *scan, const ProtobufCMessageDescriptor *desc,
+                                  const uint8_t *at, const uint8_t *end, const char *path,
+                                  unsigned depth)
+{
+    if (depth > SCAN_MAX_DEPTH)
+        return s_malformed(scan, path, at, "messages nested too deeply");
+    pf_status_t rc = s_charge(scan, desc->sizeof_message);
+
+    while (rc == PF_OK && at < end) {
+        const uint8_t *field_start = at;
+        uint64_t tag;
+        if (!s_read_varint(&at, end, &tag))
+            return s_malformed(scan, path, field_start, "truncated field tag");
+        uint64_t number = tag >> 3;
+        unsigned wire_type = (unsigned) (tag & 7);
+        if (number == 0 || number > 0x1fffffff)
+            return s_malformed(scan, path, field_start, "field number out of range");
+        const ProtobufCFieldDescriptor *field =
+            protobuf_c_message_descriptor_get_field(desc, (unsigned) number);
+
+        uint64_t len = 0;
+        switch (wire_type) {
+        case WIRETYPE_VARINT: {
+            uint64_t ignored;
+            if (!s_read_varint(&at, end, &ignored))
+                return s_malformed(scan, path, field_start, "truncated varint");
+            break;
+        }
+        case WIRETYPE_64BIT:
+        case WIRETYPE_32BIT:
+            len = wire_type == WIRETYPE_64BIT ? 8 : 4;
+            if ((uint64_t) (end - at) < len)
+                return s_malformed(scan, path, field_start, "truncated fixed-width value");
+            at += len;
+            break;
+        case WIRETYPE_LENGTH_PREFIXED:
+            if (!s_read_varint(&at, end, &len))
+                return s_malformed(scan, path, field_start, "truncated length");
+            if (len > (uint64_t) (end - at))
+                return s_malformed(scan, path, field_start, "length runs past the end");
+            at += len;
+            break;
+        default:
+            return s_malformed(scan, path, field_start, "unsupported wire type (groups?)");
+        }
+        size_t data_len = (size_t) len;
+        const uint8_t *data = at - data_len;
+
+        rc = s_charge(scan, SCAN_RECORD_BYTES);
+        if (rc != PF_OK)
+            break;
+        if (!field) {
+            /* Kept by protobuf-c as an unknown field: a record plus a copy. */
+            rc = s_charge(scan, sizeof(ProtobufCMessageUnknownField) + (size_t) (at - field_start));
+            continue;
+        }
+        if (field->label == PROTOBUF_C_LABEL_REPEATED)
+            rc = s_charge(scan, SCAN_ELEMENT_BYTES);
+        if (rc != PF_OK || wire_type != WIRETYPE_LENGTH_PREFIXED)
+            continue;
+
+        /* Schema names at bounded depth: it fits, and a path cut short would
+         * only shorten an error message. */
+        char sub[SCAN_PATH_LEN];
+        if (snprintf(sub, sizeof sub, "%s.%s", path, field->name) < 0)
+            sub[0] = '\0';
+        switch (field->type) {
+        case PROTOBUF_C_TYPE_STRING: {
+            const uint8_t *nul = memchr(data, 0, data_len);
+            if (nul) {
+                return pf_error_set(scan->err, PF_EBADINPUT,
+                                    "%s: string contains a NUL byte (byte %zu of %s)", sub,
+                                    (size_t) (nul - scan->start), scan->root);
+            }
+            rc = s_charge(scan, data_len + 1);
+            break;
+        }
+        case PROTOBUF_C_TYPE_MESSAGE:
+            rc = s_scan_message(scan, field->descriptor, data, at, sub, depth + 1);
+            break;
+        case PROTOBUF_C_TYPE_BYTES:
+            rc = s_charge(scan, data_len);
+            break;
+        default:
+            /* A packed run of numbers: each takes at least one byte on the
+             * wire and at most 8 in memory. */
+            rc = data_len > SIZE_MAX / 8 ? s_charge(scan, SIZE_MAX) : s_charge(scan, data_len * 8);
+            break;
+        }
+    }
+    return rc;
+}
+
+pf_status_t wire_scan(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t size,
+                      size_t decode_budget, pf_error_t *err)
+{
+    assert(desc && desc->magic == PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC);
+    assert(data || size == 0);
+    static const uint8_t empty[1];
+    if (!data)
+        data = empty;
+    scan_t scan = {
+        .start = data, .decoded = 0, .budget = decode_budget, .root = desc->short_name, .err = err,
+    };
+    return s_scan_message(&scan, desc, data, data + size, desc->short_name, 0);
+}

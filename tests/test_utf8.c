@@ -1,0 +1,34 @@
+/* utf8: what counts as valid UTF-8 (RFC 3629) for strings on the wire. */
+#include "utf8.h"
+
+#include <criterion/criterion.h>
+
+Test(utf8, accepts_ascii_and_every_sequence_length_up_to_the_last_code_point)
+{
+    cr_assert_eq(utf8_invalid_at(""), -1);
+    cr_assert_eq(utf8_invalid_at("sm__throughput.avg.pct"), -1);
+    cr_assert_eq(utf8_invalid_at("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80"), -1); /* é € 🚀 */
+    cr_assert_eq(utf8_invalid_at("\xf4\x8f\xbf\xbf"), -1);                           /* U+10FFFF */
+    cr_assert_eq(utf8_sequence_len("\xc3\xa9"), 2);
+    cr_assert_eq(utf8_sequence_len("\xe2\x82\xac"), 3);
+    cr_assert_eq(utf8_sequence_len("\xf0\x9f\x9a\x80"), 4);
+}
+
+Test(utf8, refuses_overlong_surrogate_out_of_range_and_stray_bytes_at_their_offset)
+{
+    cr_assert_eq(utf8_invalid_at("ab\xc0\xaf"), 2, "overlong '/'");
+    cr_assert_eq(utf8_invalid_at("\xe0\x80\xaf"), 0, "overlong 3-byte '/'");
+    cr_assert_eq(utf8_invalid_at("x\xed\xa0\x80"), 1, "surrogate U+D800");
+    cr_assert_eq(utf8_invalid_at("\xf4\x90\x80\x80"), 0, "U+110000");
+    cr_assert_eq(utf8_invalid_at("ok\x80"), 2, "lone continuation byte");
+    cr_assert_eq(utf8_invalid_at("\xf8\x88\x80\x80\x80"), 0, "5-byte form");
+    cr_assert_eq(utf8_invalid_at("\xff"), 0);
+}
+
+Test(utf8, a_sequence_cut_by_the_terminator_is_invalid_and_nothing_past_it_is_read)
+{
+    /* The array ends right after the terminator: ASan would see a read past it. */
+    static const char cut[] = {'a', (char) 0xe2, (char) 0x82, '\0'};
+    cr_assert_eq(utf8_invalid_at(cut), 1);
+    cr_assert_eq(utf8_sequence_len(cut + 1), 0);
+}
