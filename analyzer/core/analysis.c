@@ -1,0 +1,7 @@
+#include "analysis.h"
+
+void analysis_options_default(analysis_options_t *options)
+{
+    options->min_share = 0.05;
+    options->top = 0;
+}

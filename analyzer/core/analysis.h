@@ -1,0 +1,17 @@
+/* analysis: options shared by every profiler's analysis. */
+#ifndef ANALYSIS_H
+#define ANALYSIS_H
+
+#include <stddef.h>
+
+typedef struct {
+    /* Analyze kernels that take at least this share of profiled time (0..1). */
+    double min_share;
+    /* At most this many kernels (0: no cap); the largest shares win. */
+    size_t top;
+} analysis_options_t;
+
+/* 5% of profiled time, no cap: every kernel that matters, few that don't. */
+void analysis_options_default(analysis_options_t *options);
+
+#endif

@@ -1,0 +1,120 @@
+/* feedback: what an analysis found, as data, before it is text.
+ *
+ * A feedback holds the kernels that matter (ordered by their share of the
+ * run), the findings for each (ranked by importance, each with evidence and
+ * one action), notes on what could not be judged, and the job's status. The
+ * text, JSON and Markdown renderers all read this one structure. */
+#ifndef FEEDBACK_H
+#define FEEDBACK_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Mirrors profeed.Feedback.Status on the wire. */
+typedef enum {
+    FB_OK,
+    FB_NO_KERNELS,
+    FB_PROFILER_ERROR,
+    FB_BAD_INPUT,
+    FB_TIMED_OUT,
+    FB_FAILED_AFTER_RETRIES,
+} fb_status_t;
+
+#define FB_EVIDENCE_MAX 10
+
+typedef struct {
+    char metric[96];   /* the metric or quantity, e.g. "dram__throughput" or "FP32 FLOP/s" */
+    double value;      /* NAN when the evidence is only text */
+    char unit[16];
+    char text[200];    /* for people: "DRAM throughput 71.8% of peak" */
+} fb_evidence_t;
+
+typedef struct {
+    size_t kernel;           /* index into the feedback's kernels */
+    char category[32];       /* stable key: "uncoalesced_access", "dram_bound", ... */
+    double importance;       /* 0..100: how much of this kernel's time it explains */
+    double speedup;          /* estimated kernel speedup in percent, NAN if unknown */
+    bool primary;            /* the kernel's dominant limiter */
+    char *title;             /* one line: what limits the kernel */
+    char *action;            /* one concrete change */
+    char source[128];        /* "profeed" or "ncu:RuleName[,RuleName]" */
+    fb_evidence_t evidence[FB_EVIDENCE_MAX];
+    size_t evidence_count;
+} fb_finding_t;
+
+typedef struct {
+    char *name;
+    char block[32];
+    char grid[32];
+    size_t launches;
+    double time_ns;     /* NAN when no duration was measured */
+    double share;       /* of all profiled time, 0..1; NAN when unknown */
+    char bottleneck[32];
+    json_t *metrics;    /* {"metric": value, ...} key numbers, owned */
+} fb_kernel_t;
+
+typedef struct feedback_t feedback_t;
+
+feedback_t *feedback_new(const char *profiler);
+void feedback_destroy(feedback_t **self_p);
+
+void feedback_set_status(feedback_t *self, fb_status_t status);
+fb_status_t feedback_status(const feedback_t *self);
+const char *feedback_status_name(fb_status_t status);
+const char *feedback_profiler(const feedback_t *self);
+
+void feedback_set_device(feedback_t *self, const char *device);
+const char *feedback_device(const feedback_t *self);
+
+/* Totals over every profiled kernel, including those not analyzed. */
+void feedback_set_totals(feedback_t *self, size_t kernels, size_t launches, double time_ns);
+size_t feedback_total_kernels(const feedback_t *self);
+size_t feedback_total_launches(const feedback_t *self);
+double feedback_total_time_ns(const feedback_t *self);
+
+/* Adds a kernel; returns its index, or (size_t)-1 when memory ran out. */
+size_t feedback_add_kernel(feedback_t *self, const char *name, const char *block, const char *grid,
+                           size_t launches, double time_ns, double share);
+size_t feedback_kernel_count(const feedback_t *self);
+fb_kernel_t *feedback_kernel(feedback_t *self, size_t index);
+const fb_kernel_t *feedback_kernel_const(const feedback_t *self, size_t index);
+
+/* Adds a finding for a kernel and returns it for filling in (owned by the
+ * feedback), or NULL when memory ran out. Title and action are copied. */
+fb_finding_t *feedback_add_finding(feedback_t *self, size_t kernel, const char *category,
+                                   double importance, const char *title, const char *action);
+size_t feedback_finding_count(const feedback_t *self);
+const fb_finding_t *feedback_finding(const feedback_t *self, size_t index);
+fb_finding_t *feedback_finding_mut(feedback_t *self, size_t index);
+
+/* Replaces a finding's title or action. */
+void finding_set_title(fb_finding_t *finding, const char *title);
+void finding_set_action(fb_finding_t *finding, const char *action);
+
+/* Appends one evidence line (dropped silently past FB_EVIDENCE_MAX: the
+ * strongest evidence is added first). */
+void finding_add_evidence(fb_finding_t *finding, const char *metric, double value, const char *unit,
+                          const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Orders findings: by kernel (kernels keep their order), primary first, then
+ * by importance. Call once all findings are in. */
+void feedback_sort(feedback_t *self);
+
+/* Errors (what went wrong), notes (what was not judged and why), and the
+ * metrics a richer pass plan would add. Each is a de-duplicated list. */
+void feedback_add_error(feedback_t *self, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void feedback_add_note(feedback_t *self, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void feedback_add_missing(feedback_t *self, const char *what);
+size_t feedback_error_count(const feedback_t *self);
+const char *feedback_error(const feedback_t *self, size_t index);
+size_t feedback_note_count(const feedback_t *self);
+const char *feedback_note(const feedback_t *self, size_t index);
+size_t feedback_missing_count(const feedback_t *self);
+const char *feedback_missing(const feedback_t *self, size_t index);
+
+/* The collated data the findings came from (profiler-specific JSON), owned. */
+void feedback_set_collated(feedback_t *self, json_t *collated);
+json_t *feedback_collated(const feedback_t *self);
+
+#endif

@@ -1,0 +1,21 @@
+/* render: a feedback as text for an LLM prompt, JSON for programs, Markdown
+ * for people. All three read the same findings; each returns a new string
+ * (caller frees) or NULL when memory ran out. */
+#ifndef RENDER_H
+#define RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "feedback.h"
+
+/* `max_chars` 0 means no limit; otherwise the least important findings are
+ * left out until the text fits, and what was left out is said. */
+char *render_text(const feedback_t *fb, size_t max_chars);
+char *render_json(const feedback_t *fb, bool with_collated);
+char *render_markdown(const feedback_t *fb);
+
+/* Shared by the renderers: "1.23 ms", "850 us", "12.0 s". */
+void render_duration(double ns, char *out, size_t cap);
+
+#endif

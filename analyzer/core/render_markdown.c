@@ -1,0 +1,90 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+#include "textbuf.h"
+
+/* Table cells cannot hold '|' or newlines; kernel names often hold neither,
+ * but files are untrusted. */
+static void s_cell(textbuf_t *tb, const char *text)
+{
+    char *clean = textbuf_utf8_clean(text);
+    if (!clean)
+        return;
+    for (char *p = clean; *p; p++)
+        if (*p == '|' || *p == '\n' || *p == '\r')
+            *p = ' ';
+    textbuf_append(tb, clean);
+    free(clean);
+}
+
+char *render_markdown(const feedback_t *fb)
+{
+    textbuf_t tb;
+    textbuf_init(&tb);
+    char total[32];
+    render_duration(feedback_total_time_ns(fb), total, sizeof total);
+    textbuf_append(&tb, "# profeed feedback\n\n");
+    textbuf_printf(&tb, "- Profiler: %s\n- Device: ", feedback_profiler(fb));
+    s_cell(&tb, feedback_device(fb)[0] ? feedback_device(fb) : "unknown");
+    textbuf_printf(&tb, "\n- Status: **%s**\n- Profiled: %zu kernels, %zu launches, %s\n",
+                   feedback_status_name(feedback_status(fb)), feedback_total_kernels(fb),
+                   feedback_total_launches(fb), total);
+    for (size_t i = 0; i < feedback_error_count(fb); i++) {
+        textbuf_append(&tb, "- Error: ");
+        s_cell(&tb, feedback_error(fb, i));
+        textbuf_append(&tb, "\n");
+    }
+    size_t next = 0;
+    for (size_t k = 0; k < feedback_kernel_count(fb); k++) {
+        const fb_kernel_t *kernel = feedback_kernel_const(fb, k);
+        char time[32];
+        render_duration(kernel->time_ns, time, sizeof time);
+        textbuf_printf(&tb, "\n## %zu. `", k + 1);
+        s_cell(&tb, kernel->name);
+        textbuf_append(&tb, "`\n\n");
+        if (!isnan(kernel->share))
+            textbuf_printf(&tb, "%.1f%% of profiled time; ", 100 * kernel->share);
+        textbuf_printf(&tb, "%s over %zu launch%s; grid %s, block %s; limiter: **%s**\n\n", time,
+                       kernel->launches, kernel->launches == 1 ? "" : "es", kernel->grid, kernel->block,
+                       kernel->bottleneck[0] ? kernel->bottleneck : "not judged");
+        textbuf_append(&tb, "| # | Finding | Importance | Est. speedup | Evidence | Action |\n"
+                            "|---|---|---|---|---|---|\n");
+        int rank = 0;
+        for (; next < feedback_finding_count(fb) && feedback_finding(fb, next)->kernel == k; next++) {
+            const fb_finding_t *f = feedback_finding(fb, next);
+            textbuf_printf(&tb, "| %d | **%s**: ", ++rank, f->category);
+            s_cell(&tb, f->title);
+            textbuf_printf(&tb, " | %.0f | ", f->importance);
+            if (!isnan(f->speedup))
+                textbuf_printf(&tb, "%.0f%%", f->speedup);
+            textbuf_append(&tb, " | ");
+            for (size_t e = 0; e < f->evidence_count; e++) {
+                if (e)
+                    textbuf_append(&tb, "<br>");
+                s_cell(&tb, f->evidence[e].text);
+            }
+            textbuf_append(&tb, " | ");
+            s_cell(&tb, f->action);
+            textbuf_append(&tb, " |\n");
+        }
+    }
+    if (feedback_missing_count(fb) > 0) {
+        textbuf_append(&tb, "\n## Not judged: metrics missing\n\n");
+        for (size_t i = 0; i < feedback_missing_count(fb); i++) {
+            textbuf_append(&tb, "- ");
+            s_cell(&tb, feedback_missing(fb, i));
+            textbuf_append(&tb, "\n");
+        }
+    }
+    if (feedback_note_count(fb) > 0) {
+        textbuf_append(&tb, "\n## Notes\n\n");
+        for (size_t i = 0; i < feedback_note_count(fb); i++) {
+            textbuf_append(&tb, "- ");
+            s_cell(&tb, feedback_note(fb, i));
+            textbuf_append(&tb, "\n");
+        }
+    }
+    return textbuf_take(&tb);
+}

@@ -1,0 +1,187 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+#include "textbuf.h"
+
+/* Evidence lines shown per finding in text; JSON carries all of them. */
+#define TEXT_EVIDENCE 4
+#define KERNEL_NAME_SHOWN 120
+
+void render_duration(double ns, char *out, size_t cap)
+{
+    if (isnan(ns))
+        snprintf(out, cap, "?");
+    else if (ns >= 1e9)
+        snprintf(out, cap, "%.2f s", ns / 1e9);
+    else if (ns >= 1e6)
+        snprintf(out, cap, "%.2f ms", ns / 1e6);
+    else if (ns >= 1e3)
+        snprintf(out, cap, "%.1f us", ns / 1e3);
+    else
+        snprintf(out, cap, "%.0f ns", ns);
+}
+
+static void s_header(textbuf_t *tb, const feedback_t *fb)
+{
+    char total[32];
+    render_duration(feedback_total_time_ns(fb), total, sizeof total);
+    textbuf_printf(tb, "profeed feedback (%s%s%s): %zu kernel%s, %zu launch%s, %s profiled; status: %s\n",
+                   strcmp(feedback_profiler(fb), "ncu") == 0 ? "Nsight Compute" : feedback_profiler(fb),
+                   feedback_device(fb)[0] ? ", " : "", feedback_device(fb),
+                   feedback_total_kernels(fb), feedback_total_kernels(fb) == 1 ? "" : "s",
+                   feedback_total_launches(fb), feedback_total_launches(fb) == 1 ? "" : "es",
+                   total, feedback_status_name(feedback_status(fb)));
+    for (size_t i = 0; i < feedback_error_count(fb); i++)
+        textbuf_printf(tb, "Error: %s\n", feedback_error(fb, i));
+}
+
+static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k)
+{
+    const fb_kernel_t *kernel = feedback_kernel_const(fb, k);
+    char time[32];
+    render_duration(kernel->time_ns, time, sizeof time);
+    int shown = (int) strlen(kernel->name) > KERNEL_NAME_SHOWN ? KERNEL_NAME_SHOWN : (int) strlen(kernel->name);
+    textbuf_printf(tb, "\n%zu. %.*s%s", k + 1, shown, kernel->name,
+                   shown < (int) strlen(kernel->name) ? "..." : "");
+    if (!isnan(kernel->share))
+        textbuf_printf(tb, " (%.1f%% of time, %s", 100 * kernel->share, time);
+    else
+        textbuf_printf(tb, " (%s", time);
+    textbuf_printf(tb, ", %zu launch%s, grid %s x block %s)\n", kernel->launches,
+                   kernel->launches == 1 ? "" : "es", kernel->grid, kernel->block);
+}
+
+static void s_finding(textbuf_t *tb, const fb_finding_t *f, int rank)
+{
+    textbuf_printf(tb, "   %c) [%s, importance %.0f", 'a' + (rank % 26), f->category, f->importance);
+    if (!isnan(f->speedup))
+        textbuf_printf(tb, ", est. speedup %.0f%%", f->speedup);
+    textbuf_printf(tb, "] %s\n", f->title);
+    if (f->evidence_count > 0) {
+        textbuf_append(tb, "      Evidence: ");
+        for (size_t e = 0; e < f->evidence_count && e < TEXT_EVIDENCE; e++)
+            textbuf_printf(tb, "%s%s", e ? "; " : "", f->evidence[e].text);
+        textbuf_append(tb, "\n");
+    }
+    if (f->action[0])
+        textbuf_printf(tb, "      Action: %s\n", f->action);
+}
+
+static void s_footer(textbuf_t *tb, const feedback_t *fb, size_t omitted, size_t kernels_omitted)
+{
+    if (omitted > 0 || kernels_omitted > 0)
+        textbuf_printf(tb, "\n(left out to fit the length limit: %zu lower-ranked finding%s, %zu kernel%s)\n",
+                       omitted, omitted == 1 ? "" : "s", kernels_omitted, kernels_omitted == 1 ? "" : "s");
+    if (feedback_missing_count(fb) > 0) {
+        textbuf_append(tb, "\nNot judged, metrics missing (add to the pass plan):\n");
+        for (size_t i = 0; i < feedback_missing_count(fb); i++)
+            textbuf_printf(tb, "- %s\n", feedback_missing(fb, i));
+    }
+    if (feedback_note_count(fb) > 0) {
+        textbuf_append(tb, "\nNotes:\n");
+        for (size_t i = 0; i < feedback_note_count(fb); i++)
+            textbuf_printf(tb, "- %s\n", feedback_note(fb, i));
+    }
+}
+
+/* What the text shows: every kernel up to `kernels`, the findings marked
+ * included, and the footer (missing metrics and notes) if `footer`. */
+typedef struct {
+    bool *included;
+    size_t omitted;
+    size_t kernels;
+    bool footer;
+} layout_t;
+
+static char *s_render(const feedback_t *fb, const layout_t *layout)
+{
+    textbuf_t tb;
+    textbuf_init(&tb);
+    s_header(&tb, fb);
+    if (feedback_kernel_count(fb) == 0 && feedback_status(fb) == FB_NO_KERNELS)
+        textbuf_append(&tb, "No kernels were profiled: check that the program launches GPU "
+                            "kernels and that the kernel filter (-k, NVTX range) matches them.\n");
+    size_t next = 0;
+    for (size_t k = 0; k < layout->kernels; k++) {
+        s_kernel(&tb, fb, k);
+        int rank = 0, judged = 0;
+        for (; next < feedback_finding_count(fb) && feedback_finding(fb, next)->kernel == k; next++) {
+            judged++;
+            if (layout->included[next])
+                s_finding(&tb, feedback_finding(fb, next), rank++);
+        }
+        if (judged == 0)
+            textbuf_append(&tb, "   (no finding could be judged from the metrics present)\n");
+    }
+    size_t kernels_omitted = feedback_kernel_count(fb) - layout->kernels;
+    if (layout->footer)
+        s_footer(&tb, fb, layout->omitted, kernels_omitted);
+    else if (layout->omitted > 0 || kernels_omitted > 0)
+        textbuf_printf(&tb, "\n(left out to fit the length limit: %zu findings, %zu kernels, notes)\n",
+                       layout->omitted, kernels_omitted);
+    return textbuf_take(&tb);
+}
+
+/* A secondary finding's weight for the length budget: its importance scaled
+ * by its kernel's share of time. */
+static double s_score(const feedback_t *fb, const fb_finding_t *f)
+{
+    double share = feedback_kernel_const(fb, f->kernel)->share;
+    return f->importance * (isnan(share) ? 1 : share);
+}
+
+/* Makes the layout smaller by one step: the least important secondary
+ * finding first, then the footer, then whole kernels from the least time
+ * up (primaries go with their kernel). Returns false when nothing is left
+ * to drop but the first kernel. */
+static bool s_shrink(const feedback_t *fb, layout_t *layout)
+{
+    size_t n = feedback_finding_count(fb), drop = n;
+    for (size_t i = 0; i < n; i++) {
+        const fb_finding_t *f = feedback_finding(fb, i);
+        if (layout->included[i] && !f->primary && f->kernel < layout->kernels &&
+            (drop == n || s_score(fb, f) < s_score(fb, feedback_finding(fb, drop))))
+            drop = i;
+    }
+    if (drop < n) {
+        layout->included[drop] = false;
+        layout->omitted++;
+        return true;
+    }
+    if (layout->footer) {
+        layout->footer = false;
+        return true;
+    }
+    if (layout->kernels > 1) {
+        layout->kernels--;
+        return true;
+    }
+    return false;
+}
+
+char *render_text(const feedback_t *fb, size_t max_chars)
+{
+    size_t n = feedback_finding_count(fb);
+    layout_t layout = {.kernels = feedback_kernel_count(fb), .footer = true};
+    layout.included = malloc((n ? n : 1) * sizeof *layout.included);
+    if (!layout.included)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        layout.included[i] = true;
+    char *text = s_render(fb, &layout);
+    while (text && max_chars > 0 && strlen(text) > max_chars && s_shrink(fb, &layout)) {
+        free(text);
+        text = s_render(fb, &layout);
+    }
+    free(layout.included);
+    if (text && max_chars > 0 && strlen(text) > max_chars) {
+        /* Even one kernel does not fit: cut, and say so. */
+        size_t cut = max_chars > 4 ? max_chars - 4 : 0;
+        memcpy(text + cut, "...\n", max_chars - cut < 4 ? max_chars - cut : 4);
+        text[max_chars] = '\0';
+    }
+    return text;
+}

@@ -1,0 +1,126 @@
+#include "ncu_advice.h"
+
+#include <string.h>
+
+#include "ncu_metrics.h"
+
+static const struct {
+    const char *category;
+    const char *action;
+} s_actions[] = {
+    {"dram_bound", "Move fewer bytes: fuse this kernel with its producer or consumer, store data "
+                   "in narrower types (bf16/fp8/int8), and read each byte once; near the DRAM roof "
+                   "only less traffic helps."},
+    {"memory_bound", "Find which memory unit saturates (profile with --section SpeedOfLight and "
+                     "MemoryWorkloadAnalysis) and cut its traffic."},
+    {"uncoalesced_access", "Make consecutive threads (threadIdx.x) touch consecutive addresses: "
+                           "swap the index roles, stage the strided side through a shared-memory "
+                           "tile (e.g. 32x33 floats, padded), or change the layout to "
+                           "structure-of-arrays."},
+    {"bank_conflicts", "Pad the shared-memory array (e.g. [32][33] instead of [32][32]) or swizzle "
+                       "the index so the 32 lanes of a warp hit 32 different banks."},
+    {"l1_bound", "Tile the loops: stage blocks of the inputs in shared memory (and registers) so "
+                 "each value is loaded from global memory once per block, not once per thread."},
+    {"l1_bound_shared", "Do more work per shared-memory access: register-block (several outputs "
+                        "per thread), load wider (float4, ldmatrix), and remove any bank "
+                        "conflicts; or move the inner product onto tensor cores (mma/wgmma)."},
+    {"l2_bound", "Improve locality: block the computation so working sets stay in L1/shared "
+                 "memory, and order blocks so neighbours reuse the same L2 lines."},
+    {"compute", "Cut instructions per result: hoist invariant work out of loops, simplify index "
+                "math, use intrinsics."},
+    {"compute_fma", "Cut FP32 work per result (hoist invariants, reuse partial results), or move "
+                    "the math onto tensor cores (TF32/BF16 mma) if precision allows; packed "
+                    "half2/bf16x2 math doubles the rate for 16-bit data."},
+    {"compute_alu", "Reduce integer and logic instructions: hoist index arithmetic out of loops, "
+                    "use shifts and masks for power-of-two sizes, avoid 64-bit integer math."},
+    {"compute_fp64", "Use FP32 (or mixed precision) where accuracy allows: FP64 runs at half the "
+                     "FP32 rate or less."},
+    {"compute_tensor", "The tensor pipe is saturated: use a lower precision (FP8/BF16) or do less "
+                       "work (algorithmic savings); the kernel is at its compute roof."},
+    {"small_grid", "Launch more blocks than there are SMs."},
+    {"contention", "Privatize the updates: accumulate per block in shared memory (or per warp with "
+                   "shuffles) and issue one global atomic per block, or spread updates over more "
+                   "addresses."},
+    {"occupancy_registers", "Lower register use: cap it with __launch_bounds__ (or -maxrregcount), "
+                            "shorten live ranges, unroll less."},
+    {"occupancy_shared", "Use less shared memory per block (smaller tiles, reuse buffers) so more "
+                         "blocks fit on an SM."},
+    {"occupancy_warps", "Use smaller blocks (e.g. 256 threads) so whole blocks fit the SM's warp "
+                        "slots more evenly."},
+    {"occupancy_blocks", "Use larger blocks: the SM's block limit is reached before its warp "
+                         "slots fill."},
+    {"occupancy_achieved", "Even out the work: give blocks equal work, launch several waves, and "
+                           "avoid long-running stragglers."},
+    {"tail_effect", "Size the grid to a whole number of waves (a multiple of SMs x blocks per SM), "
+                    "or loop over work items in a persistent grid."},
+    {"register_spill", "Reduce register pressure: fewer live values, less unrolling, or allow "
+                       "more registers per thread (__launch_bounds__ with fewer threads)."},
+    {"divergence", "Make whole warps take the same path: sort or bucket the inputs, or move the "
+                   "branch to warp or block granularity."},
+    {"warp_stall", "Expose more independent work per warp (ILP) so stalls overlap."},
+    {"issue_slots", "Raise the issue rate: more eligible warps or more independent instructions "
+                    "per warp."},
+    {"fp_fusion", "Fuse separate multiplies and adds into FMAs (a*b+c, fmaf; avoid -fmad=false)."},
+    {"load_imbalance", "Spread the work evenly across SMs and memory slices (balanced blocks, "
+                       "interleaved addresses)."},
+    {"launch_config", "Use a block size that is a multiple of 32 threads."},
+    {"ncu_rule", "See NCU's description above."},
+};
+
+const char *ncu_advice_action(const char *category)
+{
+    for (size_t i = 0; i < sizeof s_actions / sizeof s_actions[0]; i++)
+        if (strcmp(s_actions[i].category, category) == 0)
+            return s_actions[i].action;
+    return "";
+}
+
+static const struct {
+    int metric;
+    const char *reason;
+    const char *action;
+} s_stalls[] = {
+    {NM_STALL_LONG_SCOREBOARD, "global/local memory results (long scoreboard)",
+     "Keep more independent loads in flight: load several elements per thread before using them, "
+     "unroll, or prefetch into shared memory (cp.async/TMA)."},
+    {NM_STALL_SHORT_SCOREBOARD, "shared-memory or special-function results (short scoreboard)",
+     "Cut shared-memory round trips and bank conflicts; keep reused values in registers."},
+    {NM_STALL_MIO_THROTTLE, "a full MIO queue (shared memory, special math)",
+     "Issue fewer, wider shared-memory accesses and remove bank conflicts."},
+    {NM_STALL_LG_THROTTLE, "a full local/global memory queue (too many memory instructions)",
+     "Use wider accesses (float4 instead of float) so fewer memory instructions move the same "
+     "bytes."},
+    {NM_STALL_BARRIER, "barriers (__syncthreads)",
+     "Balance the work between barriers, use fewer barriers, or smaller blocks."},
+    {NM_STALL_DRAIN, "stores draining at exit",
+     "Coalesce the final stores and spread writes through the kernel."},
+    {NM_STALL_MATH_THROTTLE, "a busy math pipe", "Spread work across pipes or use a faster one "
+                                                 "(tensor cores, half2)."},
+    {NM_STALL_WAIT, "fixed-latency dependencies", "Interleave independent instructions (ILP)."},
+    {NM_STALL_BRANCH, "branch targets", "Reduce divergent and data-dependent branches."},
+    {NM_STALL_DISPATCH, "dispatch", "Reduce pipeline contention between warps."},
+    {NM_STALL_MEMBAR, "memory barriers", "Remove unneeded __threadfence() and fences."},
+    {NM_STALL_IMC_MISS, "constant-cache misses", "Make warps read the same constant address."},
+    {NM_STALL_NO_INSTRUCTION, "instruction fetch", "Shrink the hot loop's code (less unrolling)."},
+    {NM_STALL_GMMA, "wgmma completion", "Overlap wgmma with loads in a deeper async pipeline."},
+    {NM_STALL_TEX_THROTTLE, "a full texture queue", "Issue fewer texture/surface requests."},
+    {NM_STALL_SLEEPING, "sleeping (nanosleep/backoff)", "Shorten spin-waits and back-off sleeps."},
+    {NM_STALL_MISC, "miscellaneous reasons", "Look at the source-level stall sampling."},
+    {NM_STALL_NOT_SELECTED, "the scheduler picking another warp", "Nothing: warps are ready."},
+};
+
+const char *ncu_advice_stall_reason(int stall_metric)
+{
+    for (size_t i = 0; i < sizeof s_stalls / sizeof s_stalls[0]; i++)
+        if (s_stalls[i].metric == stall_metric)
+            return s_stalls[i].reason;
+    return "other reasons";
+}
+
+const char *ncu_advice_stall_action(int stall_metric)
+{
+    for (size_t i = 0; i < sizeof s_stalls / sizeof s_stalls[0]; i++)
+        if (s_stalls[i].metric == stall_metric)
+            return s_stalls[i].action;
+    return ncu_advice_action("warp_stall");
+}

@@ -1,0 +1,262 @@
+#include "ncu_data.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MESSAGE_MAX 1024
+
+struct ncu_data_t {
+    ncu_launch_t *launches;
+    size_t count, cap;
+    /* Open-addressing index from launch ID to position + 1 (0 = empty).
+     * Several launches may share an ID when passes disagree on the kernel. */
+    size_t *index;
+    size_t index_cap;
+    char *messages[3][NCU_MAX_MESSAGES];
+    size_t message_count[3];
+    size_t messages_dropped[3];
+    /* Interned strings: open addressing, NULL = empty. */
+    char **strings;
+    size_t string_count, string_cap;
+    char device[128];
+    char cc[16];
+    bool no_kernels;
+};
+
+ncu_data_t *ncu_data_new(void)
+{
+    return calloc(1, sizeof(ncu_data_t));
+}
+
+static void s_launch_free(ncu_launch_t *launch)
+{
+    free(launch->rules);
+    free(launch->kernel);
+}
+
+void ncu_data_destroy(ncu_data_t **self_p)
+{
+    assert(self_p);
+    ncu_data_t *self = *self_p;
+    if (!self)
+        return;
+    for (size_t i = 0; i < self->count; i++)
+        s_launch_free(&self->launches[i]);
+    free(self->launches);
+    free(self->index);
+    for (size_t i = 0; i < self->string_cap; i++)
+        free(self->strings[i]);
+    free(self->strings);
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < self->message_count[k]; i++)
+            free(self->messages[k][i]);
+    free(self);
+    *self_p = NULL;
+}
+
+static size_t s_hash_id(long id, size_t cap)
+{
+    uint64_t x = (uint64_t) id * 0x9E3779B97F4A7C15ull;
+    return (size_t) (x >> 17) & (cap - 1);
+}
+
+static bool s_index_grow(ncu_data_t *self)
+{
+    size_t cap = self->index_cap ? self->index_cap * 2 : 64;
+    size_t *index = calloc(cap, sizeof *index);
+    if (!index)
+        return false;
+    for (size_t i = 0; i < self->count; i++) {
+        size_t slot = s_hash_id(self->launches[i].id, cap);
+        while (index[slot])
+            slot = (slot + 1) & (cap - 1);
+        index[slot] = i + 1;
+    }
+    free(self->index);
+    self->index = index;
+    self->index_cap = cap;
+    return true;
+}
+
+ncu_launch_t *ncu_data_launch(ncu_data_t *self, long id, const char *kernel, const char *block,
+                              const char *grid, bool *added)
+{
+    assert(self && kernel && block && grid);
+    *added = false;
+    if (self->index_cap) {
+        for (size_t slot = s_hash_id(id, self->index_cap); self->index[slot];
+             slot = (slot + 1) & (self->index_cap - 1)) {
+            ncu_launch_t *launch = &self->launches[self->index[slot] - 1];
+            if (launch->id == id && strcmp(launch->kernel, kernel) == 0 &&
+                strcmp(launch->block, block) == 0 && strcmp(launch->grid, grid) == 0)
+                return launch;
+        }
+    }
+    if (self->count >= NCU_MAX_LAUNCHES)
+        return NULL;
+    /* Keep the index at most half full. */
+    if ((self->count + 1) * 2 > self->index_cap && !s_index_grow(self))
+        return NULL;
+    if (self->count == self->cap) {
+        size_t cap = self->cap ? self->cap * 2 : 16;
+        ncu_launch_t *launches = realloc(self->launches, cap * sizeof *launches);
+        if (!launches)
+            return NULL;
+        self->launches = launches;
+        self->cap = cap;
+    }
+    ncu_launch_t *launch = &self->launches[self->count];
+    memset(launch, 0, sizeof *launch);
+    launch->kernel = strdup(kernel);
+    if (!launch->kernel)
+        return NULL;
+    launch->id = id;
+    snprintf(launch->block, sizeof launch->block, "%s", block);
+    snprintf(launch->grid, sizeof launch->grid, "%s", grid);
+    for (int m = 0; m < NM__COUNT; m++)
+        launch->v[m] = NAN;
+
+    size_t slot = s_hash_id(id, self->index_cap);
+    while (self->index[slot])
+        slot = (slot + 1) & (self->index_cap - 1);
+    self->index[slot] = ++self->count;
+    *added = true;
+    return launch;
+}
+
+static size_t s_hash_string(const char *text)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *) text; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    return (size_t) h;
+}
+
+/* Returns the pool's copy of `text`, adding it if new; NULL when out of memory. */
+static const char *s_intern(ncu_data_t *self, const char *text)
+{
+    if ((self->string_count + 1) * 2 > self->string_cap) {
+        size_t cap = self->string_cap ? self->string_cap * 2 : 256;
+        char **strings = calloc(cap, sizeof *strings);
+        if (!strings)
+            return NULL;
+        for (size_t i = 0; i < self->string_cap; i++) {
+            if (!self->strings[i])
+                continue;
+            size_t slot = s_hash_string(self->strings[i]) & (cap - 1);
+            while (strings[slot])
+                slot = (slot + 1) & (cap - 1);
+            strings[slot] = self->strings[i];
+        }
+        free(self->strings);
+        self->strings = strings;
+        self->string_cap = cap;
+    }
+    size_t slot = s_hash_string(text) & (self->string_cap - 1);
+    for (; self->strings[slot]; slot = (slot + 1) & (self->string_cap - 1))
+        if (strcmp(self->strings[slot], text) == 0)
+            return self->strings[slot];
+    self->strings[slot] = strdup(text);
+    if (!self->strings[slot])
+        return NULL;
+    self->string_count++;
+    return self->strings[slot];
+}
+
+bool ncu_data_add_rule(ncu_data_t *self, ncu_launch_t *launch, const char *name,
+                       const char *section, const char *type, const char *text, bool global,
+                       double speedup)
+{
+    name = s_intern(self, name);
+    section = s_intern(self, section);
+    text = s_intern(self, text);
+    if (!name || !section || !text)
+        return false;
+    for (size_t r = 0; r < launch->rule_count; r++) {
+        const ncu_rule_t *rule = &launch->rules[r];
+        if (rule->name == name && rule->text == text)
+            return true; /* the same rule seen again in another pass */
+    }
+    if (launch->rule_count >= NCU_MAX_RULES_PER_LAUNCH)
+        return false;
+    if (launch->rule_count == launch->rule_cap) {
+        size_t cap = launch->rule_cap ? launch->rule_cap * 2 : 8;
+        ncu_rule_t *rules = realloc(launch->rules, cap * sizeof *rules);
+        if (!rules)
+            return false;
+        launch->rules = rules;
+        launch->rule_cap = cap;
+    }
+    ncu_rule_t *rule = &launch->rules[launch->rule_count];
+    rule->name = name;
+    rule->section = section;
+    rule->text = text;
+    snprintf(rule->type, sizeof rule->type, "%s", type);
+    rule->global = global;
+    rule->speedup = speedup;
+    launch->rule_count++;
+    return true;
+}
+
+size_t ncu_data_count(const ncu_data_t *self) { return self->count; }
+
+ncu_launch_t *ncu_data_at(ncu_data_t *self, size_t index)
+{
+    assert(index < self->count);
+    return &self->launches[index];
+}
+
+const ncu_launch_t *ncu_data_at_const(const ncu_data_t *self, size_t index)
+{
+    assert(index < self->count);
+    return &self->launches[index];
+}
+
+void ncu_data_add_message(ncu_data_t *self, ncu_msg_kind_t kind, const char *fmt, ...)
+{
+    assert(kind <= NCU_MSG_NOTE);
+    char text[MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < self->message_count[kind]; i++)
+        if (strcmp(self->messages[kind][i], text) == 0)
+            return; /* passes repeat the same warnings */
+    if (self->message_count[kind] >= NCU_MAX_MESSAGES) {
+        self->messages_dropped[kind]++;
+        return;
+    }
+    char *copy = strdup(text);
+    if (copy)
+        self->messages[kind][self->message_count[kind]++] = copy;
+}
+
+size_t ncu_data_message_count(const ncu_data_t *self, ncu_msg_kind_t kind)
+{
+    return self->message_count[kind];
+}
+
+const char *ncu_data_message(const ncu_data_t *self, ncu_msg_kind_t kind, size_t index)
+{
+    assert(index < self->message_count[kind]);
+    return self->messages[kind][index];
+}
+
+void ncu_data_set_device(ncu_data_t *self, const char *name, const char *cc)
+{
+    if (name && *name && !self->device[0])
+        snprintf(self->device, sizeof self->device, "%s", name);
+    if (cc && *cc && !self->cc[0])
+        snprintf(self->cc, sizeof self->cc, "%s", cc);
+}
+
+const char *ncu_data_device(const ncu_data_t *self) { return self->device; }
+const char *ncu_data_cc(const ncu_data_t *self) { return self->cc; }
+void ncu_data_set_no_kernels(ncu_data_t *self) { self->no_kernels = true; }
+bool ncu_data_no_kernels(const ncu_data_t *self) { return self->no_kernels; }

@@ -1,0 +1,78 @@
+/* ncu_data: one job's Nsight Compute data, collated from all its passes.
+ *
+ * Each profiled launch is one record keyed by (ID, kernel name, block, grid):
+ * passes of the same program number launches the same way, so a launch seen
+ * in several passes is merged into one record whose metrics are the union of
+ * what each pass measured. Values are in base units (ns, byte, hz, %);
+ * NAN means "not measured". */
+#ifndef NCU_DATA_H
+#define NCU_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ncu_metrics.h"
+
+/* Bounds on what one job may hold; a capture over them gets a clear error. */
+#define NCU_MAX_LAUNCHES 1000000
+#define NCU_MAX_RULES_PER_LAUNCH 256
+#define NCU_MAX_MESSAGES 64
+
+/* Rule strings are interned in the data set: 5,000 launches of one kernel
+ * repeat the same texts, which are kept once. */
+typedef struct {
+    const char *name;    /* "UncoalescedGlobalAccess" */
+    const char *section; /* section identifier, "SourceCounters" */
+    char type[4];        /* OPT, INF, WRN or ERR */
+    const char *text;    /* NCU's description */
+    bool global;      /* estimated speedup is for the whole kernel, not one unit */
+    double speedup;   /* estimated speedup in percent, NAN when none */
+} ncu_rule_t;
+
+typedef struct {
+    long id;
+    char *kernel;
+    char block[32];   /* "(256, 1, 1)" */
+    char grid[32];
+    double v[NM__COUNT];
+    ncu_rule_t *rules;
+    size_t rule_count, rule_cap;
+} ncu_launch_t;
+
+typedef struct ncu_data_t ncu_data_t;
+
+ncu_data_t *ncu_data_new(void);
+void ncu_data_destroy(ncu_data_t **self_p);
+
+/* Finds the launch with this identity or adds it. Returns NULL when the job
+ * already holds NCU_MAX_LAUNCHES or memory ran out. `*added` says which. */
+ncu_launch_t *ncu_data_launch(ncu_data_t *self, long id, const char *kernel, const char *block,
+                              const char *grid, bool *added);
+
+/* Adds a rule result to a launch; a repeat of the same rule and text is dropped.
+ * Returns false when the launch holds too many rules or memory ran out. */
+bool ncu_data_add_rule(ncu_data_t *self, ncu_launch_t *launch, const char *name, const char *section,
+                       const char *type, const char *text, bool global, double speedup);
+
+size_t ncu_data_count(const ncu_data_t *self);
+ncu_launch_t *ncu_data_at(ncu_data_t *self, size_t index);
+const ncu_launch_t *ncu_data_at_const(const ncu_data_t *self, size_t index);
+
+/* What the profiler said besides the CSV: ==ERROR== lines, ==WARNING== lines
+ * that matter, and our own notes on the collation (kept in order, bounded). */
+typedef enum { NCU_MSG_ERROR, NCU_MSG_WARNING, NCU_MSG_NOTE } ncu_msg_kind_t;
+void ncu_data_add_message(ncu_data_t *self, ncu_msg_kind_t kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+size_t ncu_data_message_count(const ncu_data_t *self, ncu_msg_kind_t kind);
+const char *ncu_data_message(const ncu_data_t *self, ncu_msg_kind_t kind, size_t index);
+
+/* The device as the capture names it ("NVIDIA H200") and its compute capability. */
+void ncu_data_set_device(ncu_data_t *self, const char *name, const char *cc);
+const char *ncu_data_device(const ncu_data_t *self);
+const char *ncu_data_cc(const ncu_data_t *self);
+
+/* True once ncu said "No kernels were profiled". */
+void ncu_data_set_no_kernels(ncu_data_t *self);
+bool ncu_data_no_kernels(const ncu_data_t *self);
+
+#endif

@@ -1,0 +1,37 @@
+/* ncu_kernel: launches of one kernel with one launch configuration, combined.
+ *
+ * An agent cares about "matmul with this grid", not about launch 17: counts
+ * add up over launches, rates are averaged weighted by launch duration, and
+ * NCU rule results are de-duplicated (the same rule on every launch says one
+ * thing). Kernels come out ordered by total time, largest first. */
+#ifndef NCU_KERNEL_H
+#define NCU_KERNEL_H
+
+#include <stddef.h>
+
+#include "ncu_data.h"
+
+typedef struct {
+    const char *name;     /* borrowed from the data */
+    const char *block;
+    const char *grid;
+    size_t launches;
+    long first_id;
+    double v[NM__COUNT];
+    const ncu_rule_t **rules; /* one per distinct rule, the largest speedup kept */
+    size_t rule_count;
+} ncu_kernel_t;
+
+typedef struct ncu_kernels_t ncu_kernels_t;
+
+/* Groups the data's launches; NULL when memory ran out. The result borrows
+ * from `data`, which must outlive it. */
+ncu_kernels_t *ncu_kernels_group(const ncu_data_t *data);
+void ncu_kernels_destroy(ncu_kernels_t **self_p);
+
+size_t ncu_kernels_count(const ncu_kernels_t *self);
+const ncu_kernel_t *ncu_kernels_at(const ncu_kernels_t *self, size_t index);
+/* Sum of all kernels' durations in ns, NAN when none was measured. */
+double ncu_kernels_total_time(const ncu_kernels_t *self);
+
+#endif
