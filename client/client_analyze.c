@@ -1,0 +1,129 @@
+/* client_analyze: the client library's offline analysis entry point. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "feedback.h"
+#include "ncu_analyze.h"
+#include "ncu_csv.h"
+#include "pf_error.h"
+#include "profeed_client.h"
+#include "render.h"
+
+void profeed_analyze_options_init(profeed_analyze_options_t *options)
+{
+    memset(options, 0, sizeof *options);
+    options->profiler = "auto";
+    options->format = PROFEED_FORMAT_TEXT;
+    options->min_share = 0.05;
+}
+
+static char *s_render(const feedback_t *fb, const profeed_analyze_options_t *options)
+{
+    switch (options->format) {
+    case PROFEED_FORMAT_JSON: return render_json(fb, options->with_collated != 0);
+    case PROFEED_FORMAT_MARKDOWN: return render_markdown(fb);
+    case PROFEED_FORMAT_TEXT: break;
+    }
+    return render_text(fb, options->max_chars);
+}
+
+/* A feedback that only says the input was bad, so a JSON consumer gets a
+ * structured answer too. */
+static char *s_bad_input(const char *message, const profeed_analyze_options_t *options)
+{
+    feedback_t *fb = feedback_new("ncu");
+    if (!fb)
+        return NULL;
+    feedback_set_status(fb, FB_BAD_INPUT);
+    feedback_add_error(fb, "%s", message);
+    char *out = s_render(fb, options);
+    feedback_destroy(&fb);
+    return out;
+}
+
+static char *s_strdup(const char *text)
+{
+    size_t n = strlen(text) + 1;
+    char *copy = malloc(n);
+    if (copy)
+        memcpy(copy, text, n);
+    return copy;
+}
+
+profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
+                                       const profeed_analyze_options_t *options, char **output,
+                                       char **error)
+{
+    profeed_analyze_options_t defaults;
+    if (!options) {
+        profeed_analyze_options_init(&defaults);
+        options = &defaults;
+    }
+    if (output)
+        *output = NULL;
+    if (error)
+        *error = NULL;
+    if (count == 0 || !paths) {
+        if (error)
+            *error = s_strdup("no input files");
+        return PROFEED_BAD_INPUT;
+    }
+    if (options->profiler && strcmp(options->profiler, "auto") != 0 &&
+        strcmp(options->profiler, "ncu") != 0) {
+        if (error) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "unknown profiler \"%s\" (this build analyzes: ncu)",
+                     options->profiler);
+            *error = s_strdup(msg);
+        }
+        return PROFEED_BAD_INPUT;
+    }
+
+    ncu_data_t *data = ncu_data_new();
+    if (!data)
+        return PROFEED_ERROR;
+    pf_error_t err;
+    pf_error_clear(&err);
+    for (size_t i = 0; i < count; i++) {
+        if (ncu_csv_parse_file(data, paths[i], &err) != PF_OK)
+            break;
+    }
+    profeed_result_t result = PROFEED_OK;
+    if (err.code != PF_OK) {
+        result = err.code == PF_ENOMEM ? PROFEED_ERROR : PROFEED_BAD_INPUT;
+        if (error)
+            *error = s_strdup(err.msg);
+        if (output)
+            *output = s_bad_input(err.msg, options);
+        ncu_data_destroy(&data);
+        return result;
+    }
+
+    analysis_options_t analysis;
+    analysis_options_default(&analysis);
+    analysis.top = options->top;
+    if (options->min_share >= 0)
+        analysis.min_share = options->min_share;
+    feedback_t *fb = ncu_analyze(data, &analysis, options->device);
+    if (fb && options->with_collated && options->format == PROFEED_FORMAT_JSON)
+        feedback_set_collated(fb, ncu_analyze_collated(data));
+    ncu_data_destroy(&data);
+    if (!fb)
+        return PROFEED_ERROR;
+    if (feedback_status(fb) == FB_PROFILER_ERROR) {
+        result = PROFEED_PROFILER_ERROR;
+        if (error && feedback_error_count(fb) > 0)
+            *error = s_strdup(feedback_error(fb, 0));
+    }
+    char *text = s_render(fb, options);
+    feedback_destroy(&fb);
+    if (!text)
+        return PROFEED_ERROR;
+    if (output)
+        *output = text;
+    else
+        free(text);
+    return result;
+}

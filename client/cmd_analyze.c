@@ -1,0 +1,136 @@
+#include "cmd_analyze.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profeed_client.h"
+
+static void s_help(FILE *out)
+{
+    fprintf(out,
+        "usage: profeed analyze [options] FILE...\n"
+        "\n"
+        "Turns profiler output into ranked optimization feedback: for every kernel that\n"
+        "matters, what limits it, the numbers that show it, and what to change. Several\n"
+        "files are several passes of one job (e.g. ncu runs with different sections);\n"
+        "'-' reads standard input. No farm is needed.\n"
+        "\n"
+        "options:\n"
+        "  --profiler ncu|auto   which profiler wrote the files (default auto)\n"
+        "  --format text|json|markdown\n"
+        "                        text for an LLM prompt (default), JSON for programs,\n"
+        "                        Markdown for people\n"
+        "  --top N               analyze at most N kernels (default: all above --min-share)\n"
+        "  --min-share PCT       analyze kernels taking at least PCT%% of profiled time\n"
+        "                        (default 5)\n"
+        "  --max-chars N         text: keep the most important findings within N characters\n"
+        "  --device NAME         GPU name when the capture does not carry it (for peaks)\n"
+        "  --collated            JSON: include the collated per-launch metrics\n"
+        "  -h, --help            this text\n"
+        "\n"
+        "exit status: 0 feedback produced, 2 bad input (the message names file, line and\n"
+        "problem), 3 the profiler reported an error (the feedback quotes it), 1 other failure.\n");
+}
+
+static int s_parse_size(const char *text, const char *flag, size_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end || errno || v < 0) {
+        fprintf(stderr, "profeed analyze: %s needs a non-negative whole number, got \"%s\"\n", flag, text);
+        return -1;
+    }
+    *out = (size_t) v;
+    return 0;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    enum { OPT_PROFILER = 256, OPT_FORMAT, OPT_TOP, OPT_MAX_CHARS, OPT_MIN_SHARE, OPT_DEVICE, OPT_COLLATED };
+    static const struct option longopts[] = {
+        {"profiler", required_argument, NULL, OPT_PROFILER},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"top", required_argument, NULL, OPT_TOP},
+        {"max-chars", required_argument, NULL, OPT_MAX_CHARS},
+        {"min-share", required_argument, NULL, OPT_MIN_SHARE},
+        {"device", required_argument, NULL, OPT_DEVICE},
+        {"collated", no_argument, NULL, OPT_COLLATED},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    profeed_analyze_options_t options;
+    profeed_analyze_options_init(&options);
+    optind = 1;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case OPT_PROFILER:
+            if (strcmp(optarg, "ncu") && strcmp(optarg, "auto")) {
+                fprintf(stderr, "profeed analyze: --profiler must be ncu or auto, got \"%s\"\n", optarg);
+                return 2;
+            }
+            options.profiler = optarg;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "text") == 0)
+                options.format = PROFEED_FORMAT_TEXT;
+            else if (strcmp(optarg, "json") == 0)
+                options.format = PROFEED_FORMAT_JSON;
+            else if (strcmp(optarg, "markdown") == 0 || strcmp(optarg, "md") == 0)
+                options.format = PROFEED_FORMAT_MARKDOWN;
+            else {
+                fprintf(stderr, "profeed analyze: --format must be text, json or markdown, got \"%s\"\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case OPT_TOP:
+            if (s_parse_size(optarg, "--top", &options.top))
+                return 2;
+            break;
+        case OPT_MAX_CHARS:
+            if (s_parse_size(optarg, "--max-chars", &options.max_chars))
+                return 2;
+            break;
+        case OPT_MIN_SHARE: {
+            char *end = NULL;
+            double pct = strtod(optarg, &end);
+            if (end == optarg || *end || pct < 0 || pct > 100) {
+                fprintf(stderr, "profeed analyze: --min-share needs a percentage 0..100, got \"%s\"\n",
+                        optarg);
+                return 2;
+            }
+            options.min_share = pct / 100;
+            break;
+        }
+        case OPT_DEVICE: options.device = optarg; break;
+        case OPT_COLLATED: options.with_collated = 1; break;
+        case 'h': s_help(stdout); return 0;
+        default: s_help(stderr); return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "profeed analyze: no input files (use - for standard input)\n");
+        s_help(stderr);
+        return 2;
+    }
+    char *output = NULL, *error = NULL;
+    profeed_result_t rc = profeed_analyze_files((const char *const *) argv + optind,
+                                                (size_t) (argc - optind), &options, &output, &error);
+    if (output) {
+        fputs(output, stdout);
+        if (options.format == PROFEED_FORMAT_JSON)
+            fputc('\n', stdout);
+    }
+    if (error)
+        fprintf(stderr, "profeed analyze: %s\n", error);
+    else if (rc == PROFEED_ERROR)
+        fprintf(stderr, "profeed analyze: out of memory\n");
+    free(output);
+    free(error);
+    return (int) rc;
+}

@@ -1,0 +1,45 @@
+/* profeed: the command agents and people run.
+ *
+ *   profeed analyze [options] FILE...   offline feedback from profiler output
+ *
+ * Farm commands (submit, status, keygen) join as the farm lands. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_analyze.h"
+#include "profeed_client.h"
+
+static void s_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: profeed <command> [options]\n"
+            "\n"
+            "commands:\n"
+            "  analyze FILE...   turn profiler output into optimization feedback (offline)\n"
+            "  version           print the version\n"
+            "  help              this text; 'profeed <command> --help' for a command\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        s_usage(stderr);
+        return 2;
+    }
+    const char *command = argv[1];
+    if (strcmp(command, "analyze") == 0)
+        return cmd_analyze(argc - 1, argv + 1);
+    if (strcmp(command, "version") == 0 || strcmp(command, "--version") == 0) {
+        printf("profeed %s\n", PROFEED_VERSION);
+        return 0;
+    }
+    if (strcmp(command, "help") == 0 || strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0) {
+        s_usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "profeed: unknown command \"%s\"\n", command);
+    s_usage(stderr);
+    return 2;
+}
