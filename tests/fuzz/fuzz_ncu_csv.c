@@ -1,0 +1,38 @@
+/* Fuzz target for the Nsight Compute path: any bytes through the CSV parser,
+ * the analysis and all three renderers. Seed corpus: tests/fixtures/ncu/.
+ *
+ *   clang build with -DPROFEED_FUZZ=ON: a libFuzzer binary (fuzz_ncu_csv)
+ *   every build: fuzz_ncu_csv_replay, a ctest that replays the corpus */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "analysis.h"
+#include "ncu_analyze.h"
+#include "ncu_csv.h"
+#include "render.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len);
+
+int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len)
+{
+    ncu_data_t *data = ncu_data_new();
+    if (!data)
+        return 0;
+    /* Two passes of the same bytes also exercise the cross-pass merge. */
+    if (ncu_csv_parse_buffer(data, "fuzz", (const char *) bytes, len, NULL) == PF_OK &&
+        ncu_csv_parse_buffer(data, "fuzz2", (const char *) bytes, len, NULL) == PF_OK) {
+        analysis_options_t options;
+        analysis_options_default(&options);
+        options.min_share = 0;
+        feedback_t *fb = ncu_analyze(data, &options, NULL);
+        if (fb) {
+            free(render_text(fb, 500));
+            free(render_json(fb, true));
+            free(render_markdown(fb));
+            feedback_destroy(&fb);
+        }
+    }
+    ncu_data_destroy(&data);
+    return 0;
+}
