@@ -56,7 +56,6 @@ void feedback_destroy(feedback_t **self_p)
         return;
     for (size_t i = 0; i < self->kernel_count; i++) {
         free(self->kernels[i].name);
-        json_decref(self->kernels[i].metrics);
     }
     free(self->kernels);
     for (size_t i = 0; i < self->finding_count; i++) {
@@ -121,12 +120,8 @@ size_t feedback_add_kernel(feedback_t *self, const char *name, const char *block
     fb_kernel_t *kernel = &self->kernels[self->kernel_count];
     memset(kernel, 0, sizeof *kernel);
     kernel->name = strdup(name);
-    kernel->metrics = json_object();
-    if (!kernel->name || !kernel->metrics) {
-        free(kernel->name);
-        json_decref(kernel->metrics);
+    if (!kernel->name)
         return (size_t) -1;
-    }
     snprintf(kernel->block, sizeof kernel->block, "%s", block);
     snprintf(kernel->grid, sizeof kernel->grid, "%s", grid);
     kernel->launches = launches;
@@ -136,6 +131,12 @@ size_t feedback_add_kernel(feedback_t *self, const char *name, const char *block
 }
 
 size_t feedback_kernel_count(const feedback_t *self) { return self->kernel_count; }
+
+void feedback_kernel_metric(fb_kernel_t *kernel, const char *name, double value)
+{
+    if (kernel->metric_count < FB_KERNEL_METRICS)
+        kernel->metrics[kernel->metric_count++] = (fb_metric_t){name, value};
+}
 
 fb_kernel_t *feedback_kernel(feedback_t *self, size_t index)
 {

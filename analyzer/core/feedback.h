@@ -43,6 +43,14 @@ typedef struct {
     size_t evidence_count;
 } fb_finding_t;
 
+#define FB_KERNEL_METRICS 24
+
+/* One key number of a kernel, by its canonical metric name. */
+typedef struct {
+    const char *name; /* static storage (the profiler's metric table) */
+    double value;
+} fb_metric_t;
+
 typedef struct {
     char *name;
     char block[32];
@@ -51,7 +59,8 @@ typedef struct {
     double time_ns;     /* NAN when no duration was measured */
     double share;       /* of all profiled time, 0..1; NAN when unknown */
     char bottleneck[32];
-    json_t *metrics;    /* {"metric": value, ...} key numbers, owned */
+    fb_metric_t metrics[FB_KERNEL_METRICS];
+    size_t metric_count;
 } fb_kernel_t;
 
 typedef struct feedback_t feedback_t;
@@ -79,6 +88,10 @@ size_t feedback_add_kernel(feedback_t *self, const char *name, const char *block
 size_t feedback_kernel_count(const feedback_t *self);
 fb_kernel_t *feedback_kernel(feedback_t *self, size_t index);
 const fb_kernel_t *feedback_kernel_const(const feedback_t *self, size_t index);
+
+/* Records a key number of a kernel (dropped past FB_KERNEL_METRICS).
+ * `name` must be a string with static storage. */
+void feedback_kernel_metric(fb_kernel_t *kernel, const char *name, double value);
 
 /* Adds a finding for a kernel and returns it for filling in (owned by the
  * feedback), or NULL when memory ran out. Title and action are copied. */

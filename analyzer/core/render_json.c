@@ -1,77 +1,208 @@
+/* render_json: the feedback as one JSON document, written directly.
+ *
+ * A feedback is small and its shape fixed, so it is written straight into a
+ * buffer rather than built as a jansson tree and dumped (which cost more than
+ * parsing the capture did). Strings are made valid UTF-8 and escaped here;
+ * NaN (not measured) is written as null. The collated data, when asked for,
+ * is a jansson tree and is dumped as one. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "render.h"
 #include "textbuf.h"
+#include "utf8.h"
 
-/* jansson refuses invalid UTF-8 and NaN; kernel names come from untrusted
- * files and unmeasured values are NaN, so every value goes through these. */
-static json_t *s_str(const char *text)
+static void s_string(textbuf_t *tb, const char *text)
 {
-    char *clean = textbuf_utf8_clean(text ? text : "");
-    json_t *s = clean ? json_string(clean) : NULL;
-    free(clean);
-    return s ? s : json_string("");
+    static const char hex[] = "0123456789abcdef";
+    char chunk[256];
+    size_t n = 0;
+    textbuf_append(tb, "\"");
+    for (const char *p = text ? text : ""; *p;) {
+        if (n + 8 >= sizeof chunk) {
+            chunk[n] = '\0';
+            textbuf_append(tb, chunk);
+            n = 0;
+        }
+        unsigned char c = (unsigned char) *p;
+        size_t len = utf8_sequence_len(p);
+        if (len == 0) {
+            chunk[n++] = '?'; /* not UTF-8: kernel names come from untrusted files */
+            p++;
+        } else if (c == '"' || c == '\\') {
+            chunk[n++] = '\\';
+            chunk[n++] = (char) c;
+            p++;
+        } else if (c < 0x20) {
+            const char *esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+            if (esc) {
+                memcpy(chunk + n, esc, 2);
+                n += 2;
+            } else {
+                memcpy(chunk + n, "\\u00", 4);
+                chunk[n + 4] = hex[c >> 4];
+                chunk[n + 5] = hex[c & 15];
+                n += 6;
+            }
+            p++;
+        } else {
+            memcpy(chunk + n, p, len);
+            n += len;
+            p += len;
+        }
+    }
+    chunk[n] = '\0';
+    textbuf_append(tb, chunk);
+    textbuf_append(tb, "\"");
 }
 
-static json_t *s_num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
-
-static json_t *s_finding(const fb_finding_t *f)
+static void s_number(textbuf_t *tb, double x)
 {
-    json_t *evidence = json_array();
+    if (!isfinite(x))
+        textbuf_append(tb, "null");
+    else if (x == floor(x) && fabs(x) < 1e15)
+        textbuf_printf(tb, "%.0f", x);
+    else
+        textbuf_printf(tb, "%.6g", x);
+}
+
+/* `"key": ` with the indent of the given depth. */
+static void s_key(textbuf_t *tb, int depth, const char *key, bool first)
+{
+    textbuf_printf(tb, "%s\n%*s", first ? "" : ",", 2 * depth, "");
+    s_string(tb, key);
+    textbuf_append(tb, ": ");
+}
+
+static void s_string_list(textbuf_t *tb, const feedback_t *fb, size_t (*count)(const feedback_t *),
+                          const char *(*at)(const feedback_t *, size_t))
+{
+    textbuf_append(tb, "[");
+    for (size_t i = 0; i < count(fb); i++) {
+        textbuf_printf(tb, "%s\n    ", i ? "," : "");
+        s_string(tb, at(fb, i));
+    }
+    textbuf_append(tb, count(fb) ? "\n  ]" : "]");
+}
+
+static void s_finding(textbuf_t *tb, const fb_finding_t *f)
+{
+    textbuf_append(tb, "{");
+    s_key(tb, 5, "category", true);
+    s_string(tb, f->category);
+    s_key(tb, 5, "primary", false);
+    textbuf_append(tb, f->primary ? "true" : "false");
+    s_key(tb, 5, "importance", false);
+    s_number(tb, f->importance);
+    s_key(tb, 5, "estimated_speedup", false);
+    s_number(tb, f->speedup);
+    s_key(tb, 5, "title", false);
+    s_string(tb, f->title);
+    s_key(tb, 5, "evidence", false);
+    textbuf_append(tb, "[");
     for (size_t e = 0; e < f->evidence_count; e++) {
         const fb_evidence_t *ev = &f->evidence[e];
-        json_array_append_new(evidence, json_pack("{s:o, s:o, s:o, s:o}", "metric", s_str(ev->metric),
-                                                  "value", s_num(ev->value), "unit", s_str(ev->unit),
-                                                  "text", s_str(ev->text)));
+        textbuf_printf(tb, "%s\n%12s{\"metric\": ", e ? "," : "", "");
+        s_string(tb, ev->metric);
+        textbuf_append(tb, ", \"value\": ");
+        s_number(tb, ev->value);
+        textbuf_append(tb, ", \"unit\": ");
+        s_string(tb, ev->unit);
+        textbuf_append(tb, ", \"text\": ");
+        s_string(tb, ev->text);
+        textbuf_append(tb, "}");
     }
-    return json_pack("{s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o}", "category", s_str(f->category),
-                     "primary", f->primary, "importance", s_num(f->importance),
-                     "estimated_speedup", s_num(f->speedup), "title", s_str(f->title), "evidence",
-                     evidence, "action", s_str(f->action), "source", s_str(f->source));
+    textbuf_printf(tb, "%s]", f->evidence_count ? "\n          " : "");
+    s_key(tb, 5, "action", false);
+    s_string(tb, f->action);
+    s_key(tb, 5, "source", false);
+    s_string(tb, f->source);
+    textbuf_append(tb, "\n        }");
 }
 
-static json_t *s_strings(const feedback_t *fb, size_t (*count)(const feedback_t *),
-                         const char *(*at)(const feedback_t *, size_t))
+static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next)
 {
-    json_t *list = json_array();
-    for (size_t i = 0; i < count(fb); i++)
-        json_array_append_new(list, s_str(at(fb, i)));
-    return list;
+    const fb_kernel_t *kernel = feedback_kernel_const(fb, k);
+    textbuf_append(tb, "{");
+    s_key(tb, 3, "rank", true);
+    textbuf_printf(tb, "%zu", k + 1);
+    s_key(tb, 3, "name", false);
+    s_string(tb, kernel->name);
+    s_key(tb, 3, "block", false);
+    s_string(tb, kernel->block);
+    s_key(tb, 3, "grid", false);
+    s_string(tb, kernel->grid);
+    s_key(tb, 3, "launches", false);
+    textbuf_printf(tb, "%zu", kernel->launches);
+    s_key(tb, 3, "time_ns", false);
+    s_number(tb, kernel->time_ns);
+    s_key(tb, 3, "time_share", false);
+    s_number(tb, kernel->share);
+    s_key(tb, 3, "bottleneck", false);
+    s_string(tb, kernel->bottleneck);
+    s_key(tb, 3, "metrics", false);
+    textbuf_append(tb, "{");
+    for (size_t m = 0; m < kernel->metric_count; m++) {
+        s_key(tb, 4, kernel->metrics[m].name, m == 0);
+        s_number(tb, kernel->metrics[m].value);
+    }
+    textbuf_append(tb, kernel->metric_count ? "\n      }" : "}");
+    s_key(tb, 3, "findings", false);
+    textbuf_append(tb, "[");
+    bool first = true;
+    for (; *next < feedback_finding_count(fb) && feedback_finding(fb, *next)->kernel == k; (*next)++) {
+        textbuf_printf(tb, "%s\n        ", first ? "" : ",");
+        s_finding(tb, feedback_finding(fb, *next));
+        first = false;
+    }
+    textbuf_append(tb, first ? "]" : "\n      ]");
+    textbuf_append(tb, "\n    }");
 }
 
 char *render_json(const feedback_t *fb, bool with_collated)
 {
-    json_t *kernels = json_array();
+    textbuf_t tb;
+    textbuf_init(&tb);
+    textbuf_append(&tb, "{");
+    s_key(&tb, 1, "profiler", true);
+    s_string(&tb, feedback_profiler(fb));
+    s_key(&tb, 1, "status", false);
+    s_string(&tb, feedback_status_name(feedback_status(fb)));
+    s_key(&tb, 1, "device", false);
+    s_string(&tb, feedback_device(fb));
+    s_key(&tb, 1, "summary", false);
+    textbuf_printf(&tb, "{\"kernels_profiled\": %zu, \"launches_profiled\": %zu, "
+                        "\"kernels_analyzed\": %zu, \"total_time_ns\": ",
+                   feedback_total_kernels(fb), feedback_total_launches(fb), feedback_kernel_count(fb));
+    s_number(&tb, feedback_total_time_ns(fb));
+    textbuf_append(&tb, "}");
+    s_key(&tb, 1, "kernels", false);
+    textbuf_append(&tb, "[");
     size_t next = 0;
     for (size_t k = 0; k < feedback_kernel_count(fb); k++) {
-        const fb_kernel_t *kernel = feedback_kernel_const(fb, k);
-        json_t *findings = json_array();
-        for (; next < feedback_finding_count(fb) && feedback_finding(fb, next)->kernel == k; next++)
-            json_array_append_new(findings, s_finding(feedback_finding(fb, next)));
-        json_array_append_new(
-            kernels,
-            json_pack("{s:I, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:O, s:o}", "rank", (json_int_t) k + 1,
-                      "name", s_str(kernel->name), "block", s_str(kernel->block), "grid",
-                      s_str(kernel->grid), "launches", (json_int_t) kernel->launches, "time_ns",
-                      s_num(kernel->time_ns), "time_share", s_num(kernel->share), "bottleneck",
-                      s_str(kernel->bottleneck), "metrics", kernel->metrics, "findings", findings));
+        textbuf_printf(&tb, "%s\n    ", k ? "," : "");
+        s_kernel(&tb, fb, k, &next);
     }
-    json_t *root = json_pack(
-        "{s:o, s:o, s:o, s:{s:I, s:I, s:I, s:o}, s:o, s:o, s:o, s:o}", "profiler",
-        s_str(feedback_profiler(fb)), "status", s_str(feedback_status_name(feedback_status(fb))),
-        "device", s_str(feedback_device(fb)), "summary", "kernels_profiled",
-        (json_int_t) feedback_total_kernels(fb), "launches_profiled",
-        (json_int_t) feedback_total_launches(fb), "kernels_analyzed",
-        (json_int_t) feedback_kernel_count(fb), "total_time_ns", s_num(feedback_total_time_ns(fb)),
-        "kernels", kernels, "missing_metrics", s_strings(fb, feedback_missing_count, feedback_missing),
-        "notes", s_strings(fb, feedback_note_count, feedback_note), "errors",
-        s_strings(fb, feedback_error_count, feedback_error));
-    if (!root)
-        return NULL;
-    if (with_collated && feedback_collated(fb))
-        json_object_set(root, "collated", feedback_collated(fb));
-    char *out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-    json_decref(root);
-    return out;
+    textbuf_append(&tb, feedback_kernel_count(fb) ? "\n  ]" : "]");
+    s_key(&tb, 1, "missing_metrics", false);
+    s_string_list(&tb, fb, feedback_missing_count, feedback_missing);
+    s_key(&tb, 1, "notes", false);
+    s_string_list(&tb, fb, feedback_note_count, feedback_note);
+    s_key(&tb, 1, "errors", false);
+    s_string_list(&tb, fb, feedback_error_count, feedback_error);
+    if (with_collated && feedback_collated(fb)) {
+        /* jansson escapes and validates; its strings come from ncu_csv,
+         * cleaned to UTF-8 before they entered the tree. */
+        char *collated = json_dumps(feedback_collated(fb), JSON_COMPACT | JSON_REAL_PRECISION(10));
+        if (!collated) {
+            textbuf_free(&tb);
+            return NULL;
+        }
+        s_key(&tb, 1, "collated", false);
+        textbuf_append(&tb, collated);
+        free(collated);
+    }
+    textbuf_append(&tb, "\n}");
+    return textbuf_take(&tb);
 }

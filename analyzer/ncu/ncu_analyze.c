@@ -10,6 +10,7 @@
 #include "ncu_kernel.h"
 #include "ncu_rules.h"
 #include "roofs.h"
+#include "textbuf.h"
 
 /* Speed-of-light thresholds, from NCU's SOLBottleneck rule (SpeedOfLight.py,
  * Nsight Compute 2025.3.1): >= 80% of peak is high throughput; both SM and
@@ -902,10 +903,10 @@ static void s_kernel_metrics(ctx_t *c)
         NM_OCC_THEORETICAL, NM_OCC_ACHIEVED, NM_REGISTERS, NM_WAVES, NM_WARP_CYCLES_PER_ISSUE,
         NM_LD_BYTES_PER_SECTOR, NM_ST_BYTES_PER_SECTOR, NM_BANK_CONFLICTS,
     };
-    json_t *metrics = feedback_kernel(c->fb, c->index)->metrics;
+    fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (has(V(c, keys[i])))
-            json_object_set_new(metrics, ncu_metric_info(keys[i])->name, json_real(V(c, keys[i])));
+            feedback_kernel_metric(kernel, ncu_metric_info(keys[i])->name, V(c, keys[i]));
 }
 
 static void s_analyze_kernel(ctx_t *c)
@@ -923,21 +924,44 @@ static void s_analyze_kernel(ctx_t *c)
     ncu_rules_merge(c->fb, c->index, c->k->rules, c->k->rule_count);
 }
 
+/* A JSON string for text from a capture, made valid UTF-8 first (jansson
+ * refuses anything else). */
+static json_t *s_json_text(const char *text)
+{
+    char *clean = textbuf_utf8_clean(text);
+    json_t *s = clean ? json_string(clean) : NULL;
+    free(clean);
+    return s;
+}
+
 json_t *ncu_analyze_collated(const ncu_data_t *data)
 {
     json_t *launches = json_array();
-    for (size_t i = 0; launches && i < ncu_data_count(data); i++) {
+    json_t *root = json_object();
+    if (!launches || !root || json_object_set_new(root, "launches", launches) != 0) {
+        json_decref(launches);
+        json_decref(root);
+        return NULL;
+    }
+    for (size_t i = 0; i < ncu_data_count(data); i++) {
         const ncu_launch_t *l = ncu_data_at_const(data, i);
-        json_t *metrics = json_object();
+        json_t *launch = json_object(), *metrics = json_object();
+        if (!launch || !metrics || json_array_append_new(launches, launch) != 0) {
+            json_decref(metrics);
+            json_decref(root);
+            return NULL;
+        }
+        json_object_set_new(launch, "id", json_integer(l->id));
+        json_object_set_new(launch, "kernel", s_json_text(l->kernel));
+        json_object_set_new(launch, "block", s_json_text(l->block));
+        json_object_set_new(launch, "grid", s_json_text(l->grid));
         for (int m = 0; m < NM__COUNT; m++)
             if (has(l->v[m]))
                 json_object_set_new(metrics, ncu_metric_info((ncu_metric_t) m)->name, json_real(l->v[m]));
-        json_array_append_new(launches, json_pack("{s:I, s:s, s:s, s:s, s:o, s:I}", "id",
-                                                  (json_int_t) l->id, "kernel", l->kernel, "block",
-                                                  l->block, "grid", l->grid, "metrics", metrics,
-                                                  "rules", (json_int_t) l->rule_count));
+        json_object_set_new(launch, "metrics", metrics);
+        json_object_set_new(launch, "rule_results", json_integer((json_int_t) l->rule_count));
     }
-    return json_pack("{s:o}", "launches", launches ? launches : json_array());
+    return root;
 }
 
 static void s_status(const ncu_data_t *data, feedback_t *fb)

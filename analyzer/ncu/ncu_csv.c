@@ -47,6 +47,9 @@ typedef enum { TABLE_NONE, TABLE_RAW, TABLE_DETAILS, TABLE_FOREIGN } table_kind_
 typedef enum { ROW_HEADER, ROW_UNITS, ROW_DATA } row_kind_t;
 
 #define RULE_TEXT_MAX 8192
+/* Read size for files: under glibc's mmap threshold, so the buffer comes from
+ * the heap and its pages are reused from one pass's file to the next. */
+#define NCU_CSV_READ_CHUNK (64 * 1024)
 #define MESSAGE_LINE_MAX 1024
 
 struct ncu_csv_t {
@@ -113,6 +116,9 @@ ncu_csv_t *ncu_csv_new(ncu_data_t *data, const char *source)
     }
     self->csv_ready = true;
     csv_set_realloc_func(&self->csv, s_bounded_realloc);
+    /* Grow the field buffer in pages, not libcsv's default 128 bytes: rule
+     * descriptions run to kilobytes. */
+    csv_set_blk_size(&self->csv, 4096);
     self->data = data;
     snprintf(self->source, sizeof self->source, "%s", source ? source : "input");
     self->line_start = true;
@@ -163,30 +169,35 @@ static void s_copy(char *dst, size_t cap, const char *src, size_t len)
  * format's columns; matched by name since NVTX columns can shift them. */
 static int s_role_of(const char *name)
 {
-    static const struct {
-        const char *name;
-        int role;
-    } fixed[] = {
-        {"ID", COL_ID},
-        {"Kernel Name", COL_KERNEL},
-        {"Block Size", COL_BLOCK},
-        {"Grid Size", COL_GRID},
-        {"CC", COL_CC},
-        {"device__attribute_display_name", COL_DEVICE_NAME},
-        {"Section Name", COL_SECTION},
-        {"Metric Name", COL_METRIC_NAME},
-        {"Metric Unit", COL_METRIC_UNIT},
-        {"Metric Value", COL_METRIC_VALUE},
-        {"Rule Name", COL_RULE_NAME},
-        {"Rule Type", COL_RULE_TYPE},
-        {"Rule Description", COL_RULE_TEXT},
-        {"Estimated Speedup Type", COL_SPEEDUP_TYPE},
-        {"Estimated Speedup", COL_SPEEDUP},
-        {"Invocations", COL_INVOCATIONS},
-    };
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        if (strcmp(fixed[i].name, name) == 0)
-            return fixed[i].role;
+    /* Identifying columns have capitalised display names; metrics never do. */
+    if (name[0] >= 'A' && name[0] <= 'Z') {
+        static const struct {
+            const char *name;
+            int role;
+        } fixed[] = {
+            {"ID", COL_ID},
+            {"Kernel Name", COL_KERNEL},
+            {"Block Size", COL_BLOCK},
+            {"Grid Size", COL_GRID},
+            {"CC", COL_CC},
+            {"Section Name", COL_SECTION},
+            {"Metric Name", COL_METRIC_NAME},
+            {"Metric Unit", COL_METRIC_UNIT},
+            {"Metric Value", COL_METRIC_VALUE},
+            {"Rule Name", COL_RULE_NAME},
+            {"Rule Type", COL_RULE_TYPE},
+            {"Rule Description", COL_RULE_TEXT},
+            {"Estimated Speedup Type", COL_SPEEDUP_TYPE},
+            {"Estimated Speedup", COL_SPEEDUP},
+            {"Invocations", COL_INVOCATIONS},
+        };
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+            if (strcmp(fixed[i].name, name) == 0)
+                return fixed[i].role;
+        return COL_IGNORE;
+    }
+    if (strcmp(name, "device__attribute_display_name") == 0)
+        return COL_DEVICE_NAME;
     int metric = ncu_metric_by_name(name);
     return metric >= 0 ? metric : COL_IGNORE;
 }
@@ -405,19 +416,25 @@ static int s_label_metric(ncu_csv_t *self)
         h = h * 33 + (unsigned char) *p;
     for (const char *p = self->metric_name; *p; p++)
         h = h * 33 + (unsigned char) *p;
-    label_slot_t *slot = &self->labels[h & 255];
-    if (slot->used && strcmp(slot->label, self->metric_name) == 0 && strcmp(slot->section, self->section) == 0)
-        return slot->metric;
-    int metric = ncu_metric_by_label(self->section, self->metric_name);
-    /* Names too long for the cache are looked up each time. */
+    /* Linear probing; a full table just stops remembering (no eviction, so
+     * two labels can never take turns missing). */
     size_t section_len = strlen(self->section), label_len = strlen(self->metric_name);
-    if (section_len < sizeof slot->section && label_len < sizeof slot->label) {
-        memcpy(slot->section, self->section, section_len + 1);
-        memcpy(slot->label, self->metric_name, label_len + 1);
-        slot->metric = metric;
-        slot->used = true;
+    for (size_t probe = 0; probe < 16; probe++) {
+        label_slot_t *slot = &self->labels[(h + probe) & 255];
+        if (!slot->used) {
+            int metric = ncu_metric_by_label(self->section, self->metric_name);
+            if (section_len < sizeof slot->section && label_len < sizeof slot->label) {
+                memcpy(slot->section, self->section, section_len + 1);
+                memcpy(slot->label, self->metric_name, label_len + 1);
+                slot->metric = metric;
+                slot->used = true;
+            }
+            return metric;
+        }
+        if (strcmp(slot->label, self->metric_name) == 0 && strcmp(slot->section, self->section) == 0)
+            return slot->metric;
     }
-    return metric;
+    return ncu_metric_by_label(self->section, self->metric_name);
 }
 
 static void s_details_row_end(ncu_csv_t *self)
@@ -658,14 +675,14 @@ pf_status_t ncu_csv_parse_file(ncu_data_t *data, const char *path, pf_error_t *e
     if (fd < 0)
         return pf_error_set(err, PF_EIO, "%s: cannot open: %s", path, strerror(errno));
     ncu_csv_t *csv = ncu_csv_new(data, is_stdin ? "<stdin>" : path);
-    char *buf = malloc(1 << 18);
+    char *buf = malloc(NCU_CSV_READ_CHUNK);
     pf_status_t rc = PF_OK;
     if (!csv || !buf) {
         rc = pf_error_set(err, PF_ENOMEM, "%s: out of memory", path);
         goto cleanup;
     }
     for (;;) {
-        ssize_t got = read(fd, buf, 1 << 18);
+        ssize_t got = read(fd, buf, NCU_CSV_READ_CHUNK);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {

@@ -1,6 +1,8 @@
 #include "ncu_metrics.h"
 
 #include <assert.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #define SOL "GPU Speed Of Light Throughput"
@@ -227,15 +229,45 @@ const ncu_metric_info_t *ncu_metric_info(ncu_metric_t metric)
     return &s_metrics[metric];
 }
 
+/* Name -> metric index, built once: a --set full header has 2,238 columns,
+ * each looked up here. Open addressing over twice the names (with alts). */
+#define NAME_SLOTS 512
+static int16_t s_slots[NAME_SLOTS]; /* metric + 1, 0 = empty */
+static pthread_once_t s_slots_once = PTHREAD_ONCE_INIT;
+
+static size_t s_name_hash(const char *name)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *) name; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h & (NAME_SLOTS - 1);
+}
+
+static void s_slot_put(const char *name, int metric)
+{
+    size_t slot = s_name_hash(name);
+    while (s_slots[slot])
+        slot = (slot + 1) & (NAME_SLOTS - 1);
+    s_slots[slot] = (int16_t) (metric + 1);
+}
+
+static void s_slots_build(void)
+{
+    static_assert(2 * NM__COUNT < NAME_SLOTS, "the name table must stay under half full");
+    for (int m = 0; m < NM__COUNT; m++) {
+        s_slot_put(s_metrics[m].name, m);
+        if (s_metrics[m].alt)
+            s_slot_put(s_metrics[m].alt, m);
+    }
+}
+
 int ncu_metric_by_name(const char *name)
 {
-    /* Every kept name starts with one of a few prefixes; checking the first
-     * byte first keeps a 2,000-column header cheap. */
-    for (int m = 0; m < NM__COUNT; m++) {
-        const ncu_metric_info_t *info = &s_metrics[m];
-        if ((info->name[0] == name[0] && strcmp(info->name, name) == 0) ||
-            (info->alt && info->alt[0] == name[0] && strcmp(info->alt, name) == 0))
-            return m;
+    pthread_once(&s_slots_once, s_slots_build);
+    for (size_t slot = s_name_hash(name); s_slots[slot]; slot = (slot + 1) & (NAME_SLOTS - 1)) {
+        const ncu_metric_info_t *info = &s_metrics[s_slots[slot] - 1];
+        if (strcmp(info->name, name) == 0 || (info->alt && strcmp(info->alt, name) == 0))
+            return s_slots[slot] - 1;
     }
     return -1;
 }

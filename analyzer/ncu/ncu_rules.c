@@ -60,8 +60,8 @@ static void s_clean(const char *text, char *out, size_t cap)
     size_t n = 0;
     bool space = false;
     for (const char *p = text; *p && n + 1 < cap; p++) {
-        if (strncmp(p, "http", 4) == 0 || strncmp(p, "See the ", 8) == 0 ||
-            strncmp(p, "Check the ", 10) == 0)
+        if ((*p == 'h' && strncmp(p, "http", 4) == 0) || (*p == 'S' && strncmp(p, "See the ", 8) == 0) ||
+            (*p == 'C' && strncmp(p, "Check the ", 10) == 0))
             break;
         if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
             space = n > 0;
