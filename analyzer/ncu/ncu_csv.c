@@ -87,8 +87,9 @@ struct ncu_csv_t {
     char rule_text[RULE_TEXT_MAX];
     double values[NM__COUNT];
 
-    /* Details pages repeat ~90 labels on every launch: remember where each went. */
-    label_slot_t labels[256];
+    /* Details pages repeat ~90 labels on every launch: remember where each
+     * went. Allocated with the first details row; raw pages never need it. */
+    label_slot_t *labels;
 
     size_t rows, skipped_rows, tables;
     bool failed;
@@ -136,6 +137,7 @@ void ncu_csv_destroy(ncu_csv_t **self_p)
         csv_free(&self->csv);
     free(self->roles);
     free(self->scales);
+    free(self->labels);
     free(self);
     *self_p = NULL;
 }
@@ -419,6 +421,10 @@ static int s_label_metric(ncu_csv_t *self)
     /* Linear probing; a full table just stops remembering (no eviction, so
      * two labels can never take turns missing). */
     size_t section_len = strlen(self->section), label_len = strlen(self->metric_name);
+    if (!self->labels)
+        self->labels = calloc(256, sizeof *self->labels);
+    if (!self->labels)
+        return ncu_metric_by_label(self->section, self->metric_name);
     for (size_t probe = 0; probe < 16; probe++) {
         label_slot_t *slot = &self->labels[(h + probe) & 255];
         if (!slot->used) {
