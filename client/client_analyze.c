@@ -4,9 +4,8 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "analyzer.h"
 #include "feedback.h"
-#include "ncu_analyze.h"
-#include "ncu_csv.h"
 #include "pf_error.h"
 #include "profeed_client.h"
 #include "render.h"
@@ -70,48 +69,37 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
             *error = s_strdup("no input files");
         return PROFEED_BAD_INPUT;
     }
-    if (options->profiler && strcmp(options->profiler, "auto") != 0 &&
-        strcmp(options->profiler, "ncu") != 0) {
-        if (error) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "unknown profiler \"%s\" (this build analyzes: ncu)",
-                     options->profiler);
-            *error = s_strdup(msg);
-        }
-        return PROFEED_BAD_INPUT;
-    }
-
-    ncu_data_t *data = ncu_data_new();
-    if (!data)
+    analyzer_file_t *files = calloc(count, sizeof *files);
+    if (!files)
         return PROFEED_ERROR;
-    pf_error_t err;
-    pf_error_clear(&err);
-    for (size_t i = 0; i < count; i++) {
-        if (ncu_csv_parse_file(data, paths[i], &err) != PF_OK)
-            break;
-    }
-    profeed_result_t result = PROFEED_OK;
-    if (err.code != PF_OK) {
-        result = err.code == PF_ENOMEM ? PROFEED_ERROR : PROFEED_BAD_INPUT;
-        if (error)
-            *error = s_strdup(err.msg);
-        if (output)
-            *output = s_bad_input(err.msg, options);
-        ncu_data_destroy(&data);
-        return result;
-    }
-
+    for (size_t i = 0; i < count; i++)
+        files[i].path = paths[i];
+    analyzer_input_t input = {
+        .files = files,
+        .count = count,
+        .profiler = options->profiler,
+        .device = options->device,
+        .with_collated = options->with_collated && options->format == PROFEED_FORMAT_JSON,
+    };
     analysis_options_t analysis;
     analysis_options_default(&analysis);
     analysis.top = options->top;
     if (options->min_share >= 0)
         analysis.min_share = options->min_share;
-    feedback_t *fb = ncu_analyze(data, &analysis, options->device);
-    if (fb && options->with_collated && options->format == PROFEED_FORMAT_JSON)
-        feedback_set_collated(fb, ncu_analyze_collated(data));
-    ncu_data_destroy(&data);
-    if (!fb)
-        return PROFEED_ERROR;
+
+    feedback_t *fb = NULL;
+    pf_error_t err;
+    pf_error_clear(&err);
+    pf_status_t rc = analyzer_run(&input, &analysis, &fb, &err);
+    free(files);
+    if (rc != PF_OK) {
+        if (error)
+            *error = s_strdup(err.msg);
+        if (output)
+            *output = s_bad_input(err.msg, options);
+        return rc == PF_ENOMEM ? PROFEED_ERROR : PROFEED_BAD_INPUT;
+    }
+    profeed_result_t result = PROFEED_OK;
     if (feedback_status(fb) == FB_PROFILER_ERROR) {
         result = PROFEED_PROFILER_ERROR;
         if (error && feedback_error_count(fb) > 0)

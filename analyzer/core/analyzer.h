@@ -1,0 +1,42 @@
+/* analyzer: one job's pass outputs in, one feedback out.
+ *
+ * The seed's contract, in C: pass outputs {pass key -> {file name -> bytes}}
+ * are collated by the profiler's analyzer and turned into findings. Files
+ * come as bytes (from PassOutput messages) or as paths (profeed analyze,
+ * streamed so a large capture is never held whole). The profiler is named or
+ * detected from the files. Intel profilers join here as they land. */
+#ifndef ANALYZER_H
+#define ANALYZER_H
+
+#include <stddef.h>
+
+#include "analysis.h"
+#include "feedback.h"
+#include "pf_error.h"
+
+typedef struct {
+    const char *pass_key; /* "ncu.000"; NULL for files given on a command line */
+    const char *name;     /* file name within the pass, for messages */
+    const char *path;     /* read from this file ("-" is stdin) when set ... */
+    const char *bytes;    /* ... else these bytes */
+    size_t len;
+} analyzer_file_t;
+
+typedef struct {
+    const analyzer_file_t *files;
+    size_t count;
+    const char *profiler;  /* "ncu", or NULL / "auto" to detect */
+    const char *device;    /* GPU name from the worker when the files lack it */
+    int with_collated;     /* attach the collated per-launch data to the feedback */
+} analyzer_input_t;
+
+/* The profilers this build analyzes, as a comma-separated list for messages. */
+const char *analyzer_profilers(void);
+
+/* Runs the analysis. Returns PF_OK with *out set (its status may still say
+ * the profiler failed or profiled nothing), or an error for input that could
+ * not be read or parsed (*out NULL, `err` names file, line and problem). */
+pf_status_t analyzer_run(const analyzer_input_t *input, const analysis_options_t *options,
+                         feedback_t **out, pf_error_t *err);
+
+#endif
