@@ -32,7 +32,7 @@ static char *s_render(const feedback_t *fb, const profeed_analyze_options_t *opt
  * structured answer too. */
 static char *s_bad_input(const char *message, const profeed_analyze_options_t *options)
 {
-    feedback_t *fb = feedback_new("ncu");
+    feedback_t *fb = feedback_new(options->profiler ? options->profiler : "auto");
     if (!fb)
         return NULL;
     feedback_set_status(fb, FB_BAD_INPUT);
@@ -69,21 +69,31 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
             *error = s_strdup("no input files");
         return PROFEED_BAD_INPUT;
     }
-    analyzer_file_t *files = calloc(count, sizeof *files);
+    size_t total = count + options->reference_count;
+    analyzer_file_t *files = calloc(total, sizeof *files);
     if (!files)
         return PROFEED_ERROR;
     for (size_t i = 0; i < count; i++)
         files[i].path = paths[i];
+    for (size_t i = 0; i < options->reference_count; i++) {
+        files[count + i].path = options->reference_paths[i];
+        files[count + i].reference = true;
+    }
     analyzer_input_t input = {
         .files = files,
-        .count = count,
+        .count = total,
         .profiler = options->profiler,
+        .language = options->language,
+        .gpu_arch = options->gpu_arch,
         .device = options->device,
+        .pci_id = options->pci_id,
+        .cpu_model = options->cpu_model,
         .with_collated = options->with_collated && options->format == PROFEED_FORMAT_JSON,
     };
     analysis_options_t analysis;
     analysis_options_default(&analysis);
     analysis.top = options->top;
+    analysis.all_segments = options->all_segments != 0;
     if (options->min_share >= 0)
         analysis.min_share = options->min_share;
 

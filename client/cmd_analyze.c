@@ -19,7 +19,11 @@ static void s_help(FILE *out)
         "'-' reads standard input. No farm is needed.\n"
         "\n"
         "options:\n"
-        "  --profiler ncu|auto   which profiler wrote the files (default auto)\n"
+        "  --profiler ncu|unitrace|vtune|auto\n"
+        "                        which profiler wrote the files (default auto: from --language\n"
+        "                        and --arch when given, else from the files themselves)\n"
+        "  --language L --arch A the job's language (cuda, triton, pytorch, sycl, ocl) and GPU\n"
+        "                        architecture; pick the profiler as KernelFoundry does\n"
         "  --format text|json|markdown\n"
         "                        text for an LLM prompt (default), JSON for programs,\n"
         "                        Markdown for people\n"
@@ -28,6 +32,11 @@ static void s_help(FILE *out)
         "                        (default 5)\n"
         "  --max-chars N         text: keep the most important findings within N characters\n"
         "  --device NAME         GPU name when the capture does not carry it (for peaks)\n"
+        "  --pci-id ID           PCI device id (0xe20b), for Intel GPU roofs\n"
+        "  --cpu-model TEXT      CPU model, which names an integrated Intel GPU\n"
+        "  --reference FILE      a file of the task's reference implementation's profile\n"
+        "                        (repeatable); summarised beside this one\n"
+        "  --all-segments        unitrace: every benchmark window, not the median and slowest\n"
         "  --collated            JSON: include the collated per-launch metrics\n"
         "  -h, --help            this text\n"
         "\n"
@@ -50,7 +59,10 @@ static int s_parse_size(const char *text, const char *flag, size_t *out)
 
 int cmd_analyze(int argc, char **argv)
 {
-    enum { OPT_PROFILER = 256, OPT_FORMAT, OPT_TOP, OPT_MAX_CHARS, OPT_MIN_SHARE, OPT_DEVICE, OPT_COLLATED };
+    enum {
+        OPT_PROFILER = 256, OPT_FORMAT, OPT_TOP, OPT_MAX_CHARS, OPT_MIN_SHARE, OPT_DEVICE, OPT_COLLATED,
+        OPT_LANGUAGE, OPT_ARCH, OPT_PCI, OPT_CPU, OPT_REFERENCE, OPT_ALL_SEGMENTS
+    };
     static const struct option longopts[] = {
         {"profiler", required_argument, NULL, OPT_PROFILER},
         {"format", required_argument, NULL, OPT_FORMAT},
@@ -59,18 +71,28 @@ int cmd_analyze(int argc, char **argv)
         {"min-share", required_argument, NULL, OPT_MIN_SHARE},
         {"device", required_argument, NULL, OPT_DEVICE},
         {"collated", no_argument, NULL, OPT_COLLATED},
+        {"language", required_argument, NULL, OPT_LANGUAGE},
+        {"arch", required_argument, NULL, OPT_ARCH},
+        {"pci-id", required_argument, NULL, OPT_PCI},
+        {"cpu-model", required_argument, NULL, OPT_CPU},
+        {"reference", required_argument, NULL, OPT_REFERENCE},
+        {"all-segments", no_argument, NULL, OPT_ALL_SEGMENTS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     profeed_analyze_options_t options;
     profeed_analyze_options_init(&options);
+    const char *references[64];
+    size_t reference_count = 0;
     optind = 1;
     int opt;
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (opt) {
         case OPT_PROFILER:
-            if (strcmp(optarg, "ncu") && strcmp(optarg, "auto")) {
-                fprintf(stderr, "profeed analyze: --profiler must be ncu or auto, got \"%s\"\n", optarg);
+            if (strcmp(optarg, "ncu") && strcmp(optarg, "unitrace") && strcmp(optarg, "vtune") &&
+                strcmp(optarg, "auto")) {
+                fprintf(stderr, "profeed analyze: --profiler must be ncu, unitrace, vtune or auto, "
+                                "got \"%s\"\n", optarg);
                 return 2;
             }
             options.profiler = optarg;
@@ -109,6 +131,18 @@ int cmd_analyze(int argc, char **argv)
         }
         case OPT_DEVICE: options.device = optarg; break;
         case OPT_COLLATED: options.with_collated = 1; break;
+        case OPT_LANGUAGE: options.language = optarg; break;
+        case OPT_ARCH: options.gpu_arch = optarg; break;
+        case OPT_PCI: options.pci_id = optarg; break;
+        case OPT_CPU: options.cpu_model = optarg; break;
+        case OPT_ALL_SEGMENTS: options.all_segments = 1; break;
+        case OPT_REFERENCE:
+            if (reference_count == sizeof references / sizeof references[0]) {
+                fprintf(stderr, "profeed analyze: at most %zu --reference files\n", reference_count);
+                return 2;
+            }
+            references[reference_count++] = optarg;
+            break;
         case 'h': s_help(stdout); return 0;
         default: s_help(stderr); return 2;
         }
@@ -118,6 +152,8 @@ int cmd_analyze(int argc, char **argv)
         s_help(stderr);
         return 2;
     }
+    options.reference_paths = references;
+    options.reference_count = reference_count;
     char *output = NULL, *error = NULL;
     profeed_result_t rc = profeed_analyze_files((const char *const *) argv + optind,
                                                 (size_t) (argc - optind), &options, &output, &error);

@@ -26,13 +26,20 @@ typedef enum {
 typedef enum { PROFEED_FORMAT_TEXT, PROFEED_FORMAT_JSON, PROFEED_FORMAT_MARKDOWN } profeed_format_t;
 
 typedef struct {
-    const char *profiler;   /* "ncu" or "auto" (default: auto) */
+    const char *profiler;   /* "ncu", "unitrace", "vtune" or "auto" (default: auto) */
+    const char *language;   /* cuda, triton, pytorch, sycl, ocl: picks the profiler for "auto" */
+    const char *gpu_arch;   /* with language: sm_90, Hopper, bmg, ... */
     profeed_format_t format;
     size_t top;             /* analyze at most this many kernels; 0 = no cap */
     double min_share;       /* analyze kernels above this share of time (default 0.05) */
     size_t max_chars;       /* text only: keep the most important findings within this; 0 = all */
     const char *device;     /* GPU name when the capture does not say it, or NULL */
+    const char *pci_id;     /* PCI device id, for rooflines of Intel GPUs, or NULL */
+    const char *cpu_model;  /* CPU model (names integrated GPUs), or NULL */
     int with_collated;      /* JSON only: include the collated per-launch data */
+    int all_segments;       /* unitrace: every benchmark window, not median + slowest */
+    const char *const *reference_paths; /* files of the reference implementation's profile */
+    size_t reference_count;
 } profeed_analyze_options_t;
 
 /* Fills `options` with the defaults. */

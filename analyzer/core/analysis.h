@@ -2,6 +2,7 @@
 #ifndef ANALYSIS_H
 #define ANALYSIS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct {
@@ -9,6 +10,9 @@ typedef struct {
     double min_share;
     /* At most this many kernels (0: no cap); the largest shares win. */
     size_t top;
+    /* unitrace: analyze every benchmark window, not just the median and the
+     * slowest when there are more than three. */
+    bool all_segments;
 } analysis_options_t;
 
 /* 5% of profiled time, no cap: every kernel that matters, few that don't. */

@@ -1,13 +1,23 @@
 #include "analyzer.h"
 
 #include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ncu_analyze.h"
 #include "ncu_csv.h"
+#include "select.h"
+#include "unitrace_analyze.h"
 
-const char *analyzer_profilers(void) { return "ncu"; }
+/* A unitrace file is read whole: metrics tables and timelines are small
+ * next to ncu captures, and the timeline is parsed as one JSON document. */
+#define UNITRACE_FILE_MAX ((size_t) 256 * 1024 * 1024)
+
+const char *analyzer_profilers(void) { return "ncu, unitrace"; }
 
 /* The name a file is known by in messages: "pass ncu.001: raw.csv". */
 static void s_source(const analyzer_file_t *file, char *out, size_t cap)
@@ -17,6 +27,48 @@ static void s_source(const analyzer_file_t *file, char *out, size_t cap)
         snprintf(out, cap, "pass %s: %s", file->pass_key, name);
     else
         snprintf(out, cap, "%s", name);
+}
+
+static bool s_contains(const char *bytes, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (size_t i = 0; i + n <= len; i++)
+        if (bytes[i] == needle[0] && memcmp(bytes + i, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* The first bytes of a file: from memory, or peeked from a path (not stdin). */
+static size_t s_head(const analyzer_file_t *file, char *buf, size_t cap)
+{
+    if (file->bytes) {
+        size_t n = file->len < cap ? file->len : cap;
+        memcpy(buf, file->bytes, n);
+        return n;
+    }
+    if (!file->path || strcmp(file->path, "-") == 0)
+        return 0;
+    int fd = open(file->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t got = read(fd, buf, cap);
+    close(fd);
+    return got > 0 ? (size_t) got : 0;
+}
+
+const char *analyzer_detect(const analyzer_file_t *files, size_t count)
+{
+    char head[4096];
+    for (size_t i = 0; i < count; i++) {
+        const char *name = files[i].name ? files[i].name : (files[i].path ? files[i].path : "");
+        size_t nlen = strlen(name);
+        if (strstr(name, ".metrics.") || (nlen > 5 && strcmp(name + nlen - 5, ".json") == 0))
+            return "unitrace";
+        size_t n = s_head(&files[i], head, sizeof head);
+        if (s_contains(head, n, "GpuTime[ns]") || s_contains(head, n, "\"traceEvents\""))
+            return "unitrace";
+    }
+    return "ncu";
 }
 
 static pf_status_t s_run_ncu(const analyzer_input_t *input, const analysis_options_t *options,
@@ -47,18 +99,146 @@ static pf_status_t s_run_ncu(const analyzer_input_t *input, const analysis_optio
     return rc;
 }
 
+/* Reads a whole file (bounded) for the analyzers that need it whole. */
+static pf_status_t s_slurp(const char *path, char **bytes, size_t *len, size_t max, pf_error_t *err)
+{
+    bool is_stdin = strcmp(path, "-") == 0;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return pf_error_set(err, PF_EIO, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    pf_status_t rc = PF_OK;
+    while (buf) {
+        if (n == cap) {
+            if (cap >= max) {
+                rc = pf_error_set(err, PF_ETOOBIG, "%s: larger than %zu bytes", path, max);
+                break;
+            }
+            char *grown = realloc(buf, cap * 2);
+            if (!grown)
+                break;
+            buf = grown;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            rc = pf_error_set(err, PF_EIO, "%s: read failed: %s", path, strerror(errno));
+            break;
+        }
+        if (got == 0) {
+            *bytes = buf;
+            *len = n;
+            if (!is_stdin)
+                close(fd);
+            return PF_OK;
+        }
+        n += (size_t) got;
+    }
+    if (!is_stdin)
+        close(fd);
+    free(buf);
+    return rc != PF_OK ? rc : pf_error_set(err, PF_ENOMEM, "%s: out of memory", path);
+}
+
+static pf_status_t s_run_unitrace(const analyzer_input_t *input, const analysis_options_t *options,
+                                  feedback_t **out, pf_error_t *err)
+{
+    unitrace_job_t *job = unitrace_job_new();
+    if (!job)
+        return pf_error_set(err, PF_ENOMEM, "out of memory");
+    pf_status_t rc = PF_OK;
+    for (size_t i = 0; i < input->count && rc == PF_OK; i++) {
+        const analyzer_file_t *file = &input->files[i];
+        const char *name = file->name ? file->name : (file->path ? file->path : "input");
+        if (file->bytes || !file->path) {
+            rc = unitrace_job_add(job, file->pass_key, name, file->bytes ? file->bytes : "", file->len, err);
+            continue;
+        }
+        char *bytes = NULL;
+        size_t len = 0;
+        rc = s_slurp(file->path, &bytes, &len, UNITRACE_FILE_MAX, err);
+        if (rc == PF_OK)
+            rc = unitrace_job_add(job, file->pass_key, name, bytes, len, err);
+        free(bytes);
+    }
+    if (rc == PF_OK) {
+        unitrace_device_t device = {input->device, input->pci_id, input->cpu_model};
+        *out = unitrace_analyze(job, options, &device);
+        if (!*out)
+            rc = pf_error_set(err, PF_ENOMEM, "out of memory");
+    }
+    unitrace_job_destroy(&job);
+    return rc;
+}
+
+/* Runs one profiler's analysis over one set of files. */
+static pf_status_t s_run_one(const analyzer_input_t *input, const char *profiler,
+                             const analysis_options_t *options, feedback_t **out, pf_error_t *err)
+{
+    if (!profiler || strcmp(profiler, "auto") == 0)
+        profiler = analyzer_detect(input->files, input->count);
+    if (strcmp(profiler, "ncu") == 0)
+        return s_run_ncu(input, options, out, err);
+    if (strcmp(profiler, "unitrace") == 0 || strcmp(profiler, "unitrace_sampling") == 0)
+        return s_run_unitrace(input, options, out, err);
+    return pf_error_set(err, PF_EBADINPUT, "unknown profiler \"%s\" (this build analyzes: %s)",
+                        profiler, analyzer_profilers());
+}
+
 pf_status_t analyzer_run(const analyzer_input_t *input, const analysis_options_t *options,
                          feedback_t **out, pf_error_t *err)
 {
     assert(input && options && out);
     *out = NULL;
-    if (input->count == 0)
-        return pf_error_set(err, PF_EBADINPUT, "no input files");
     const char *profiler = input->profiler;
-    if (!profiler || strcmp(profiler, "auto") == 0)
-        profiler = "ncu";
-    if (strcmp(profiler, "ncu") == 0)
-        return s_run_ncu(input, options, out, err);
-    return pf_error_set(err, PF_EBADINPUT, "unknown profiler \"%s\" (this build analyzes: %s)",
-                        profiler, analyzer_profilers());
+    if ((!profiler || strcmp(profiler, "auto") == 0) && input->language && *input->language) {
+        pf_status_t rc = select_analyzer(input->language, input->gpu_arch, NULL, &profiler, err);
+        if (rc != PF_OK)
+            return rc;
+    } else if (profiler && strcmp(profiler, "auto") != 0 && input->language && *input->language) {
+        /* A named profiler must suit the language (KernelFoundry's table). */
+        pf_status_t rc = select_analyzer(input->language, input->gpu_arch, profiler, &profiler, err);
+        if (rc != PF_OK)
+            return rc;
+    }
+
+    /* The reference implementation's files are analyzed apart and summarised
+     * beside the candidate's feedback. */
+    size_t own = 0, ref = 0;
+    for (size_t i = 0; i < input->count; i++)
+        input->files[i].reference ? ref++ : own++;
+    if (own == 0)
+        return pf_error_set(err, PF_EBADINPUT, "no input files%s", ref ? " besides the reference's" : "");
+    analyzer_file_t *split = malloc(input->count * sizeof *split);
+    if (!split)
+        return pf_error_set(err, PF_ENOMEM, "out of memory");
+    size_t a = 0, b = own;
+    for (size_t i = 0; i < input->count; i++)
+        split[input->files[i].reference ? b++ : a++] = input->files[i];
+    analyzer_input_t part = *input;
+    part.files = split;
+    part.count = own;
+    pf_status_t rc = s_run_one(&part, profiler, options, out, err);
+    if (rc == PF_OK && ref > 0) {
+        analyzer_input_t refpart = *input;
+        refpart.files = split + own;
+        refpart.count = ref;
+        refpart.with_collated = 0;
+        feedback_t *reference = NULL;
+        pf_error_t ref_err;
+        pf_error_clear(&ref_err);
+        /* The reference may use another profiler than the candidate. */
+        if (s_run_one(&refpart, NULL, options, &reference, &ref_err) == PF_OK)
+            feedback_set_reference(*out, feedback_profiler(reference), feedback_total_kernels(reference),
+                                   feedback_total_time_ns(reference));
+        else
+            feedback_add_note(*out, "the reference implementation's profile could not be read: %s",
+                              ref_err.msg);
+        feedback_destroy(&reference);
+    }
+    free(split);
+    return rc;
 }

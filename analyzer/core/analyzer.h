@@ -8,6 +8,7 @@
 #ifndef ANALYZER_H
 #define ANALYZER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "analysis.h"
@@ -20,18 +21,28 @@ typedef struct {
     const char *path;     /* read from this file ("-" is stdin) when set ... */
     const char *bytes;    /* ... else these bytes */
     size_t len;
+    bool reference;       /* from the task's reference implementation (pass "ncu_ref.000") */
 } analyzer_file_t;
 
 typedef struct {
     const analyzer_file_t *files;
     size_t count;
-    const char *profiler;  /* "ncu", or NULL / "auto" to detect */
+    const char *profiler;  /* "ncu", "unitrace", "vtune", or NULL / "auto" */
+    const char *language;  /* with gpu_arch, picks the profiler when it is NULL/"auto" */
+    const char *gpu_arch;
     const char *device;    /* GPU name from the worker when the files lack it */
+    const char *pci_id;    /* PCI device id ("0xe20b"), or NULL */
+    const char *cpu_model; /* CPU model, which names integrated GPUs, or NULL */
     int with_collated;     /* attach the collated per-launch data to the feedback */
 } analyzer_input_t;
 
 /* The profilers this build analyzes, as a comma-separated list for messages. */
 const char *analyzer_profilers(void);
+
+/* The profiler that wrote these files, judged from names and first bytes:
+ * "unitrace" (trace.metrics.<pid>, chrome JSON, GpuTime[ns] columns), else
+ * "ncu". Files given as paths are peeked at, not consumed. */
+const char *analyzer_detect(const analyzer_file_t *files, size_t count);
 
 /* Runs the analysis. Returns PF_OK with *out set (its status may still say
  * the profiler failed or profiled nothing), or an error for input that could

@@ -28,6 +28,10 @@ struct feedback_t {
     fb_finding_t *findings;
     size_t finding_count, finding_cap;
     string_list_t errors, notes, missing;
+    bool has_reference;
+    char reference_profiler[16];
+    size_t reference_kernels;
+    double reference_time_ns;
     json_t *collated;
 };
 
@@ -290,6 +294,24 @@ const char *feedback_missing(const feedback_t *self, size_t i)
 {
     assert(i < self->missing.count);
     return self->missing.items[i];
+}
+
+void feedback_set_reference(feedback_t *self, const char *profiler, size_t kernels, double time_ns)
+{
+    self->has_reference = true;
+    snprintf(self->reference_profiler, sizeof self->reference_profiler, "%s", profiler ? profiler : "");
+    self->reference_kernels = kernels;
+    self->reference_time_ns = time_ns;
+}
+
+bool feedback_reference(const feedback_t *self, const char **profiler, size_t *kernels, double *time_ns)
+{
+    if (!self->has_reference)
+        return false;
+    *profiler = self->reference_profiler;
+    *kernels = self->reference_kernels;
+    *time_ns = self->reference_time_ns;
+    return true;
 }
 
 void feedback_set_collated(feedback_t *self, json_t *collated)

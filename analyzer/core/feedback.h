@@ -59,6 +59,7 @@ typedef struct {
     double time_ns;     /* NAN when no duration was measured */
     double share;       /* of all profiled time, 0..1; NAN when unknown */
     char bottleneck[32];
+    char segment[128];  /* the benchmark window it ran in, or "" */
     fb_metric_t metrics[FB_KERNEL_METRICS];
     size_t metric_count;
 } fb_kernel_t;
@@ -125,6 +126,12 @@ size_t feedback_note_count(const feedback_t *self);
 const char *feedback_note(const feedback_t *self, size_t index);
 size_t feedback_missing_count(const feedback_t *self);
 const char *feedback_missing(const feedback_t *self, size_t index);
+
+/* The reference implementation's profile, collated beside this one: its
+ * profiler, kernel count and total GPU time (NAN when unknown). */
+void feedback_set_reference(feedback_t *self, const char *profiler, size_t kernels, double time_ns);
+/* False when the job had no reference profile. */
+bool feedback_reference(const feedback_t *self, const char **profiler, size_t *kernels, double *time_ns);
 
 /* The collated data the findings came from (profiler-specific JSON), owned. */
 void feedback_set_collated(feedback_t *self, json_t *collated);

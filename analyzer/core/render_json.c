@@ -141,6 +141,8 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
     s_number(tb, kernel->share);
     s_key(tb, 3, "bottleneck", false);
     s_string(tb, kernel->bottleneck);
+    s_key(tb, 3, "segment", false);
+    s_string(tb, kernel->segment);
     s_key(tb, 3, "metrics", false);
     textbuf_append(tb, "{");
     for (size_t m = 0; m < kernel->metric_count; m++) {
@@ -177,6 +179,17 @@ char *render_json(const feedback_t *fb, bool with_collated)
                    feedback_total_kernels(fb), feedback_total_launches(fb), feedback_kernel_count(fb));
     s_number(&tb, feedback_total_time_ns(fb));
     textbuf_append(&tb, "}");
+    const char *ref_profiler;
+    size_t ref_kernels;
+    double ref_time;
+    if (feedback_reference(fb, &ref_profiler, &ref_kernels, &ref_time)) {
+        s_key(&tb, 1, "reference", false);
+        textbuf_append(&tb, "{\"profiler\": ");
+        s_string(&tb, ref_profiler);
+        textbuf_printf(&tb, ", \"kernels\": %zu, \"total_time_ns\": ", ref_kernels);
+        s_number(&tb, ref_time);
+        textbuf_append(&tb, "}");
+    }
     s_key(&tb, 1, "kernels", false);
     textbuf_append(&tb, "[");
     size_t next = 0;

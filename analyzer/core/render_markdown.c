@@ -44,6 +44,11 @@ char *render_markdown(const feedback_t *fb)
         textbuf_printf(&tb, "\n## %zu. `", k + 1);
         s_cell(&tb, kernel->name);
         textbuf_append(&tb, "`\n\n");
+        if (kernel->segment[0]) {
+            textbuf_append(&tb, "Benchmark ");
+            s_cell(&tb, kernel->segment);
+            textbuf_append(&tb, "; ");
+        }
         if (!isnan(kernel->share))
             textbuf_printf(&tb, "%.1f%% of profiled time; ", 100 * kernel->share);
         textbuf_printf(&tb, "%s over %zu launch%s; grid %s, block %s; limiter: **%s**\n\n", time,

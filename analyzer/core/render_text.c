@@ -36,6 +36,20 @@ static void s_header(textbuf_t *tb, const feedback_t *fb)
                    total, feedback_status_name(feedback_status(fb)));
     for (size_t i = 0; i < feedback_error_count(fb); i++)
         textbuf_printf(tb, "Error: %s\n", feedback_error(fb, i));
+    const char *ref_profiler;
+    size_t ref_kernels;
+    double ref_time;
+    if (feedback_reference(fb, &ref_profiler, &ref_kernels, &ref_time)) {
+        char ref[32];
+        render_duration(ref_time, ref, sizeof ref);
+        textbuf_printf(tb, "Reference implementation (%s): %zu kernel%s, %s", ref_profiler, ref_kernels,
+                       ref_kernels == 1 ? "" : "s", ref);
+        double own = feedback_total_time_ns(fb);
+        if (!isnan(own) && !isnan(ref_time) && ref_time > 0)
+            textbuf_printf(tb, "; this version takes %.2fx the reference's GPU time%s", own / ref_time,
+                           own < ref_time ? " (faster)" : own > ref_time ? " (slower)" : "");
+        textbuf_append(tb, "\n");
+    }
 }
 
 static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k)
@@ -46,12 +60,22 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k)
     int shown = (int) strlen(kernel->name) > KERNEL_NAME_SHOWN ? KERNEL_NAME_SHOWN : (int) strlen(kernel->name);
     textbuf_printf(tb, "\n%zu. %.*s%s", k + 1, shown, kernel->name,
                    shown < (int) strlen(kernel->name) ? "..." : "");
-    if (!isnan(kernel->share))
-        textbuf_printf(tb, " (%.1f%% of time, %s", 100 * kernel->share, time);
+    if (kernel->segment[0])
+        textbuf_printf(tb, " [benchmark %s]", kernel->segment);
+    if (!isnan(kernel->share) && isnan(kernel->time_ns))
+        textbuf_printf(tb, " (%.1f%% of samples", 100 * kernel->share); /* metric sampling */
+    else if (!isnan(kernel->share))
+        textbuf_printf(tb, " (%.1f%% of %s time, %s", 100 * kernel->share,
+                       kernel->segment[0] ? "its benchmark's" : "profiled", time);
     else
         textbuf_printf(tb, " (%s", time);
-    textbuf_printf(tb, ", %zu launch%s, grid %s x block %s)\n", kernel->launches,
-                   kernel->launches == 1 ? "" : "es", kernel->grid, kernel->block);
+    textbuf_printf(tb, ", %zu %s", kernel->launches,
+                   isnan(kernel->time_ns) && !isnan(kernel->share)
+                       ? (kernel->launches == 1 ? "sample" : "samples")
+                       : (kernel->launches == 1 ? "launch" : "launches"));
+    if (kernel->grid[0] || kernel->block[0])
+        textbuf_printf(tb, ", grid %s x block %s", kernel->grid, kernel->block);
+    textbuf_append(tb, ")\n");
 }
 
 static void s_finding(textbuf_t *tb, const fb_finding_t *f, int rank)

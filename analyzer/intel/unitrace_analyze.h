@@ -1,0 +1,46 @@
+/* unitrace_analyze: Intel GPU feedback from unitrace, in metric-query mode
+ * (SYCL, PyTorch/Triton on XPU: three passes ComputeBasic, MemoryProfile,
+ * VectorEngineProfile plus a chrome timeline each) and metric-sampling mode
+ * (OpenCL: samples averaged per kernel, matched across passes by name).
+ *
+ * Collation follows KernelFoundry's UnitraceProfilerFeedback: a pass's group
+ * is recognised from its columns, benchmark windows come from the ITT task
+ * "ittapi::model run loop[::label]", rows join the timeline on
+ * GlobalInstanceId, and more than three windows are reduced to the median and
+ * the slowest. Analysis goes further: every kernel above the time threshold,
+ * its limiter first (device memory, SLM, an ALU pipe, SLM bank conflicts,
+ * stalls, occupancy), evidence against the device's roofs, instruction mix,
+ * and one action each; without roofs the counters' own utilizations are used. */
+#ifndef UNITRACE_ANALYZE_H
+#define UNITRACE_ANALYZE_H
+
+#include <stddef.h>
+
+#include "analysis.h"
+#include "feedback.h"
+#include "pf_error.h"
+
+typedef struct unitrace_job_t unitrace_job_t;
+
+unitrace_job_t *unitrace_job_new(void);
+void unitrace_job_destroy(unitrace_job_t **self_p);
+
+/* Adds one file of one pass. Metrics tables (trace.metrics.<pid>) and chrome
+ * timelines (*.json) are kept; anything else (the text summary trace.<pid>)
+ * is skipped with a note. A file that claims to be one of those and is not
+ * gets an error naming it. */
+pf_status_t unitrace_job_add(unitrace_job_t *self, const char *pass_key, const char *name,
+                             const char *bytes, size_t len, pf_error_t *err);
+
+/* The device as the worker knows it; any field may be NULL. */
+typedef struct {
+    const char *gpu_name;
+    const char *pci_id;
+    const char *cpu_model;
+} unitrace_device_t;
+
+/* A new feedback (caller destroys), or NULL when memory ran out. */
+feedback_t *unitrace_analyze(const unitrace_job_t *job, const analysis_options_t *options,
+                             const unitrace_device_t *device);
+
+#endif
