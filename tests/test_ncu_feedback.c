@@ -320,3 +320,57 @@ Test(ncu_render, markdown_has_a_table_per_kernel)
     free(md);
     feedback_destroy(&fb);
 }
+
+/* Many kernels, many findings: the findings array grows while a kernel's
+ * analysis still refers to its primary finding (a use-after-free the fuzzer
+ * found in the unitrace analyzer; ASan fails this test if it comes back). */
+Test(ncu_feedback, findings_stay_valid_when_the_list_grows)
+{
+    FILE *f = fopen(H200 "raw_metrics.csv", "rb");
+    cr_assert_not_null(f);
+    static char src[1 << 16];
+    size_t len = fread(src, 1, sizeof src, f);
+    fclose(f);
+    src[len] = '\0';
+    /* Header and units rows, then the nine launches five times under new names. */
+    char *rows = strstr(src, "\n\"0\",");
+    cr_assert_not_null(rows);
+    rows++;
+    size_t head = (size_t) (rows - src);
+    size_t cap = len * 6;
+    char *csv = malloc(cap);
+    memcpy(csv, src, head);
+    size_t n = head;
+    int id = 0;
+    for (int copy = 0; copy < 5; copy++) {
+        for (const char *line = rows; *line;) {
+            const char *end = strchr(line, '\n');
+            size_t l = end ? (size_t) (end - line) + 1 : strlen(line);
+            const char *name = strstr(line, "(");
+            const char *comma = strchr(line, ',');
+            cr_assert(name && comma);
+            n += (size_t) snprintf(csv + n, cap - n, "\"%d\"", id++);
+            /* Copy up to the kernel name's '(' and add a suffix to the name. */
+            size_t upto = (size_t) (name - comma);
+            memcpy(csv + n, comma, upto);
+            n += upto;
+            n += (size_t) snprintf(csv + n, cap - n, "_v%d", copy);
+            memcpy(csv + n, name, l - (size_t) (name - line));
+            n += l - (size_t) (name - line);
+            line += l;
+        }
+    }
+    ncu_data_t *data = ncu_data_new();
+    pf_error_t err;
+    cr_assert_eq(ncu_csv_parse_buffer(data, "many", csv, n, &err), PF_OK, "%s", err.msg);
+    cr_expect_eq(ncu_data_count(data), 45);
+    analysis_options_t options;
+    analysis_options_default(&options);
+    options.min_share = 0;
+    feedback_t *fb = ncu_analyze(data, &options, NULL);
+    cr_expect_eq(feedback_kernel_count(fb), 45);
+    cr_expect_gt(feedback_finding_count(fb), 32, "enough findings to grow the list");
+    feedback_destroy(&fb);
+    ncu_data_destroy(&data);
+    free(csv);
+}

@@ -536,9 +536,10 @@ static fb_finding_t *s_primary(kctx_t *c)
     return f;
 }
 
-static void s_secondary(kctx_t *c, const fb_finding_t *primary)
+/* `primary` is the category of the kernel's primary finding ("" if none):
+ * a copy, since adding findings moves them. */
+static void s_secondary(kctx_t *c, const char *pcat)
 {
-    const char *pcat = primary ? primary->category : "";
     bool slm_used = has(c->slm_bpns) && c->slm_bpns > 0;
     if (strcmp(pcat, "slm_bank_conflicts") != 0 && has(c->conflict_rate) &&
         c->conflict_rate >= CONFLICT_SECONDARY && slm_used) {
@@ -870,7 +871,9 @@ static void s_analyze_segment(actx_t *a, const char *label, const char *shown_la
             if (has(c.alu_pct[i]))
                 feedback_kernel_metric(kernel, s_alu_events[i][0], c.alu_pct[i]);
         fb_finding_t *primary = s_primary(&c);
-        s_secondary(&c, primary);
+        char category[32];
+        snprintf(category, sizeof category, "%s", primary ? primary->category : "");
+        s_secondary(&c, category);
         analyzed++;
     }
     if (skipped)

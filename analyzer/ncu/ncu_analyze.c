@@ -53,7 +53,9 @@ typedef struct {
     double sm_clock_hz;    /* from the capture, else the device attribute */
     const roof_t *roof;
     double headroom;       /* 100 - max(SM%, memory%), or NAN */
-    fb_finding_t *primary;
+    /* The primary finding's category, copied: findings live in a growing
+     * array, so a pointer to one dies with the next finding added. */
+    char primary[32];
 } ctx_t;
 
 static double V(const ctx_t *c, ncu_metric_t m) { return c->k->v[m]; }
@@ -695,7 +697,7 @@ static void s_primary(ctx_t *c)
         snprintf(feedback_kernel(c->fb, c->index)->bottleneck,
                  sizeof feedback_kernel(c->fb, c->index)->bottleneck, "%s", f->category);
     }
-    c->primary = f;
+    snprintf(c->primary, sizeof c->primary, "%s", f ? f->category : "");
 }
 
 /* ----- secondary findings ------------------------------------------------- */
@@ -708,7 +710,7 @@ static void s_occupancy(ctx_t *c)
                      "--section Occupancy");
         return;
     }
-    if (c->primary && strcmp(c->primary->category, "small_grid") == 0)
+    if (strcmp(c->primary, "small_grid") == 0)
         return; /* low occupancy is the small grid itself */
     static const struct {
         ncu_metric_t metric;
@@ -865,7 +867,7 @@ static void s_divergence(ctx_t *c)
 /* Memory inefficiencies that are real but not the kernel's main limiter. */
 static void s_memory_secondary(ctx_t *c)
 {
-    const char *primary = c->primary ? c->primary->category : "";
+    const char *primary = c->primary;
     const char *how = NULL;
     double rate = s_bank_rate(c, &how);
     if (has(rate) && rate >= BANK_SECONDARY_RATE && strcmp(primary, "bank_conflicts") != 0) {
