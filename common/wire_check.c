@@ -490,6 +490,8 @@ static pf_status_t s_check_pass_output(const Profeed__PassOutput *pass, const ch
         s_path(path, sizeof path, "%s.worker", where);
         rc = s_check_worker(pass->worker, path, err);
     }
+    if (rc == PF_OK)
+        rc = s_check_str(pass->replay_source, where, "replay_source", WIRE_MAX_LINE_LEN, STR_LINE, err);
     return rc;
 }
 
@@ -696,6 +698,31 @@ static pf_status_t s_check_error(const Profeed__Error *e, const char *where, pf_
     return rc;
 }
 
+static pf_status_t s_check_farm_status(const Profeed__FarmStatus *st, const char *where,
+                                       pf_error_t *err)
+{
+    pf_status_t rc = s_check_count(st->n_workers, WIRE_MAX_STATUS_WORKERS, where, "workers", err);
+    for (size_t i = 0; rc == PF_OK && i < st->n_workers; i++) {
+        char path[PATH_LEN];
+        s_path(path, sizeof path, "%s.workers[%zu]", where, i);
+        if (!st->workers[i]->worker)
+            rc = s_fail(err, PF_EBADINPUT, path, "worker", "missing");
+        else {
+            char sub[PATH_LEN];
+            s_path(sub, sizeof sub, "%s.worker", path);
+            rc = s_check_ready(st->workers[i]->worker, sub, err);
+        }
+    }
+    if (rc == PF_OK)
+        rc = s_check_count(st->n_job_ids, WIRE_MAX_HEARTBEAT_JOBS, where, "job_ids", err);
+    for (size_t i = 0; rc == PF_OK && i < st->n_job_ids; i++) {
+        char field[32];
+        s_path(field, sizeof field, "job_ids[%zu]", i);
+        rc = s_check_id(st->job_ids[i], where, field, true, err);
+    }
+    return rc;
+}
+
 static pf_status_t s_check_envelope(const Profeed__Envelope *env, pf_error_t *err)
 {
     const char *where = "Envelope";
@@ -730,6 +757,10 @@ static pf_status_t s_check_envelope(const Profeed__Envelope *env, pf_error_t *er
         return s_check_feedback(env->feedback, "Envelope.feedback", err);
     case PROFEED__ENVELOPE__BODY_ERROR:
         return s_check_error(env->error, "Envelope.error", err);
+    case PROFEED__ENVELOPE__BODY_STATUS_REQUEST:
+        return PF_OK;
+    case PROFEED__ENVELOPE__BODY_STATUS:
+        return s_check_farm_status(env->status, "Envelope.status", err);
     default:
         return s_fail(err, PF_EBADINPUT, where, "body",
                       "not set (an empty envelope, or a body type newer than this build)");

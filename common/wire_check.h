@@ -43,6 +43,7 @@
 #define WIRE_MAX_PROFILERS 16
 #define WIRE_MAX_SLOTS 1024
 #define WIRE_MAX_HEARTBEAT_JOBS 1024
+#define WIRE_MAX_STATUS_WORKERS 4096 /* workers listed in one FarmStatus */
 #define WIRE_MAX_TIMEOUT_S 86400     /* a day: longer is a stuck job, not a slow one */
 
 /* Checks a decoded Envelope, JobRequest, PassOutput or Feedback (the messages

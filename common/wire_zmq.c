@@ -1,0 +1,122 @@
+#include "wire_zmq.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "pf_log.h"
+
+void wire_zmq_configure(zsock_t *sock, size_t max_msg, int hwm)
+{
+    assert(sock);
+    zsock_set_sndhwm(sock, hwm);
+    zsock_set_rcvhwm(sock, hwm);
+    /* A few bytes of slack over the message limit for framing: the unpacker
+     * enforces the exact limit and answers with an error, while libzmq's
+     * limit drops peers that send far more. */
+    zsock_set_maxmsgsize(sock, (int) (max_msg > INT32_MAX - 1024 ? INT32_MAX : max_msg + 1024));
+    zsock_set_linger(sock, 0);
+    zsock_set_sndtimeo(sock, 0);
+    if (zsock_type(sock) == ZMQ_ROUTER)
+        zsock_set_router_mandatory(sock, 1);
+}
+
+pf_status_t wire_zmq_send(zsock_t *sock, zframe_t *peer, const Profeed__Envelope *env,
+                          size_t max_msg, pf_error_t *err)
+{
+    size_t size = 0;
+    uint8_t *bytes = wire_envelope_pack(env, max_msg, &size, err);
+    if (!bytes)
+        return err ? err->code : PF_EBADINPUT;
+    zmsg_t *msg = zmsg_new();
+    if (peer)
+        zmsg_append(msg, &(zframe_t *) {zframe_dup(peer)});
+    zframe_t *body = zframe_new(bytes, size);
+    free(bytes);
+    zmsg_append(msg, &body);
+    if (zmsg_send(&msg, sock) != 0) {
+        zmsg_destroy(&msg);
+        return pf_error_set(err, PF_EIO, "send failed: %s", zmq_strerror(zmq_errno()));
+    }
+    return PF_OK;
+}
+
+Profeed__Envelope *wire_zmq_recv(zsock_t *sock, bool router, zframe_t **peer_p, size_t max_msg,
+                                 pf_error_t *err)
+{
+    if (peer_p)
+        *peer_p = NULL;
+    pf_error_clear(err);
+    zmsg_t *msg = zmsg_recv(sock);
+    if (!msg)
+        return NULL;
+    Profeed__Envelope *env = NULL;
+    if (router) {
+        zframe_t *peer = zmsg_pop(msg);
+        if (peer_p)
+            *peer_p = peer;
+        else
+            zframe_destroy(&peer);
+    }
+    size_t frames = zmsg_size(msg);
+    if (frames != 1) {
+        pf_error_set(err, PF_EBADINPUT, "message of %zu frames; profeed sends one frame (an Envelope)",
+                     frames);
+        goto cleanup;
+    }
+    zframe_t *body = zmsg_first(msg);
+    env = wire_envelope_unpack(zframe_data(body), zframe_size(body), max_msg, err);
+cleanup:
+    zmsg_destroy(&msg);
+    return env;
+}
+
+const char *wire_zmq_peer_name(zframe_t *peer, char *buf, size_t cap)
+{
+    assert(cap >= 1);
+    buf[0] = '\0';
+    if (!peer)
+        return buf;
+    const uint8_t *data = zframe_data(peer);
+    size_t n = zframe_size(peer);
+    size_t out = 0;
+    for (size_t i = 0; i < n && out + 3 <= cap; i++)
+        out += (size_t) snprintf(buf + out, cap - out, "%02x", data[i]);
+    return buf;
+}
+
+void wire_zmq_send_error(zsock_t *sock, zframe_t *peer, Profeed__ErrorCode code,
+                         const char *job_id, const char *component, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap); /* a cut-short error text is still an answer */
+    va_end(ap);
+    Profeed__Error error;
+    profeed__error__init(&error);
+    error.has_code = 1;
+    error.code = code;
+    error.text = text;
+    /* An id that would not pass validation is left out rather than echoed. */
+    if (job_id && wire_check_id(job_id, "job_id", NULL) == PF_OK)
+        error.job_id = (char *) job_id;
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_ERROR;
+    env.error = &error;
+    pf_error_t err;
+    if (wire_zmq_send(sock, peer, &env, 64 * 1024 * 2, &err) != PF_OK) {
+        char name[WIRE_ZMQ_PEER_LEN];
+        pf_log_debug(component, "could not answer peer %s with an error: %s",
+                     wire_zmq_peer_name(peer, name, sizeof name), err.msg);
+    }
+}
+
+int64_t wire_zmq_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

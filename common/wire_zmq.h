@@ -1,0 +1,52 @@
+/* wire_zmq: Envelopes over ZeroMQ sockets, the one framing every profeed
+ * socket uses.
+ *
+ * A message is one frame holding a packed Envelope. ROUTER sockets see the
+ * peer's routing id as an extra first frame. Anything else (more frames, an
+ * empty frame, bytes that fail wire_envelope_unpack) is refused with an error
+ * naming the peer, so the caller can log it and answer with Error. Sends never
+ * block: a peer that is gone or at its high-water mark makes the send fail,
+ * and the caller decides (the broker's heartbeats and requeues recover). */
+#ifndef WIRE_ZMQ_H
+#define WIRE_ZMQ_H
+
+#include <czmq.h>
+#include <stdbool.h>
+
+#include "pf_error.h"
+#include "wire.h"
+
+/* A routing id as hex, for log lines and as a map key: at most 255 bytes. */
+#define WIRE_ZMQ_PEER_LEN (255 * 2 + 1)
+
+/* Applies the options every profeed socket gets: bounded high-water marks,
+ * inbound size limit (a larger message disconnects the peer), no linger, and
+ * non-blocking sends; ROUTER sockets also get ROUTER_MANDATORY, so a send to
+ * a gone peer is an error instead of a silent drop. */
+void wire_zmq_configure(zsock_t *sock, size_t max_msg, int hwm);
+
+/* Packs and sends `env`, after a copy of `peer` when it is not NULL (ROUTER).
+ * Returns PF_OK, or PF_EIO (peer gone or full) / a pack error in `err`. */
+pf_status_t wire_zmq_send(zsock_t *sock, zframe_t *peer, const Profeed__Envelope *env,
+                          size_t max_msg, pf_error_t *err);
+
+/* Receives one message. With `router`, the first frame is the peer's routing
+ * id and is returned in *peer_p (the caller's, also on error, NULL when none
+ * came). Returns the valid Envelope (caller destroys it) or NULL with `err`
+ * set; NULL with err->code PF_OK means the receive was interrupted. */
+Profeed__Envelope *wire_zmq_recv(zsock_t *sock, bool router, zframe_t **peer_p, size_t max_msg,
+                                 pf_error_t *err);
+
+/* Writes `peer` as hex into `buf` (WIRE_ZMQ_PEER_LEN bytes) and returns it. */
+const char *wire_zmq_peer_name(zframe_t *peer, char *buf, size_t cap);
+
+/* Sends Error{code, text, job_id} to `peer` (when known); failures are only
+ * logged, since the error is itself the answer to bad input. */
+void wire_zmq_send_error(zsock_t *sock, zframe_t *peer, Profeed__ErrorCode code,
+                         const char *job_id, const char *component, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Milliseconds on a monotonic clock. */
+int64_t wire_zmq_now_ms(void);
+
+#endif
