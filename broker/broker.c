@@ -1,0 +1,796 @@
+#include "broker.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "job_table.h"
+#include "pf_log.h"
+#include "wire.h"
+#include "wire_zmq.h"
+#include "worker_pool.h"
+
+#define LOG "broker"
+
+void broker_config_default(broker_config_t *config)
+{
+    memset(config, 0, sizeof *config);
+    config->agent_endpoint = "tcp://127.0.0.1:5555";
+    config->worker_endpoint = "tcp://127.0.0.1:5556";
+    /* Paranoid Pirate's numbers: 1 s heartbeats, dead after 3 missed. */
+    config->heartbeat_ms = 1000;
+    config->liveness = 3;
+    config->max_attempts = 3;
+    config->default_timeout_s = 600;
+    config->retain_ms = 10 * 60 * 1000;
+    config->max_msg = WIRE_MAX_MSG;
+    /* Pass outputs can be tens of MB: a small queue per peer bounds memory. */
+    config->hwm = 100;
+}
+
+typedef struct {
+    const broker_config_t *config;
+    zsock_t *agents;
+    zsock_t *workers;
+    job_table_t *jobs;
+    worker_pool_t *pool;
+    int64_t next_tick_ms;
+} broker_t;
+
+static int64_t s_expiry(broker_t *self)
+{
+    return wire_zmq_now_ms() + (int64_t) self->config->heartbeat_ms * self->config->liveness;
+}
+
+/* ------------------------------------------------------------------------
+ * Sending */
+
+static void s_send(broker_t *self, zsock_t *sock, zframe_t *peer, Profeed__Envelope *env,
+                   const char *what, const char *job_id)
+{
+    pf_error_t err;
+    if (wire_zmq_send(sock, peer, env, self->config->max_msg, &err) != PF_OK) {
+        char name[WIRE_ZMQ_PEER_LEN];
+        pf_log_warn(LOG, "job %s: could not send %s to peer %s: %s", job_id ? job_id : "-", what,
+                    wire_zmq_peer_name(peer, name, sizeof name), err.msg);
+    }
+}
+
+static void s_to_agent(broker_t *self, job_t *job, Profeed__Envelope *env, const char *what)
+{
+    if (job->agent_len == 0)
+        return;
+    zframe_t *peer = zframe_new(job->agent, job->agent_len);
+    pf_error_t err;
+    /* An agent that went away gets its answer when it resubmits the job id. */
+    if (wire_zmq_send(self->agents, peer, env, self->config->max_msg, &err) != PF_OK)
+        pf_log_debug(LOG, "job %s: agent not reachable for %s: %s", job->id, what, err.msg);
+    zframe_destroy(&peer);
+}
+
+static void s_progress(broker_t *self, job_t *job, const char *state)
+{
+    Profeed__Progress progress;
+    profeed__progress__init(&progress);
+    progress.job_id = job->id;
+    if (job->pass_count) {
+        progress.has_pass_count = progress.has_passes_done = 1;
+        progress.pass_count = job->pass_count;
+        progress.passes_done = (uint32_t) job->pass_len;
+    }
+    progress.state = (char *) state;
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_PROGRESS;
+    env.progress = &progress;
+    s_to_agent(self, job, &env, "progress");
+}
+
+static void s_ack(broker_t *self, zsock_t *sock, zframe_t *peer, const char *job_id,
+                  const char *pass_key, bool duplicate)
+{
+    Profeed__Ack ack;
+    profeed__ack__init(&ack);
+    ack.job_id = (char *) job_id;
+    ack.pass_key = (char *) pass_key;
+    ack.has_duplicate = 1;
+    ack.duplicate = duplicate;
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_ACK;
+    env.ack = &ack;
+    s_send(self, sock, peer, &env, "ack", job_id);
+}
+
+/* Sends a finished job's stored Feedback to its agent. */
+static void s_send_feedback(broker_t *self, job_t *job)
+{
+    if (!job->feedback)
+        return;
+    pf_error_t err;
+    Profeed__Feedback *fb = wire_feedback_unpack(job->feedback, job->feedback_len, self->config->max_msg, &err);
+    if (!fb) {
+        pf_log_error(LOG, "job %s: stored feedback does not unpack: %s", job->id, err.msg);
+        return;
+    }
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_FEEDBACK;
+    env.feedback = fb;
+    s_to_agent(self, job, &env, "feedback");
+    wire_feedback_destroy(&fb);
+}
+
+/* ------------------------------------------------------------------------
+ * Job life */
+
+static void s_release(broker_t *self, job_t *job)
+{
+    if (job->state == JOB_COLLECTING && job->collector[0]) {
+        worker_t *c = worker_pool_find(self->pool, job->collector);
+        if (c && c->busy > 0)
+            c->busy--;
+    }
+    if (job->analyzer[0]) {
+        worker_t *a = worker_pool_find(self->pool, job->analyzer);
+        if (a && a->busy > 0)
+            a->busy--;
+    }
+}
+
+/* Finishes a job with `fb_bytes` (a packed Feedback) and sends it. */
+static void s_finish(broker_t *self, job_t *job, const uint8_t *fb_bytes, size_t len)
+{
+    s_release(self, job);
+    job_table_finish(self->jobs, job, fb_bytes, len, wire_zmq_now_ms());
+    pf_log_info(LOG, "job %s: finished (attempt %u)", job->id, (unsigned) job->attempt);
+    s_send_feedback(self, job);
+}
+
+/* Finishes a job the farm could not complete, with a Feedback saying why. */
+static void s_finish_failed(broker_t *self, job_t *job, Profeed__FeedbackStatus status, const char *why)
+{
+    Profeed__Feedback fb;
+    profeed__feedback__init(&fb);
+    fb.job_id = job->id;
+    fb.has_status = 1;
+    fb.status = status;
+    char *errors[1] = {(char *) why};
+    fb.errors = errors;
+    fb.n_errors = 1;
+    fb.text = (char *) why;
+    size_t len = 0;
+    pf_error_t err;
+    uint8_t *bytes = wire_feedback_pack(&fb, self->config->max_msg, &len, &err);
+    if (!bytes) {
+        pf_log_error(LOG, "job %s: cannot pack the failure feedback: %s", job->id, err.msg);
+        return;
+    }
+    pf_log_warn(LOG, "job %s: failed: %s", job->id, why);
+    s_finish(self, job, bytes, len);
+    free(bytes);
+}
+
+/* Sends the job's retained passes (all, or only the last one) to its analyzer. */
+static void s_send_passes(broker_t *self, job_t *job, bool all)
+{
+    worker_t *a = worker_pool_find(self->pool, job->analyzer);
+    if (!a || job->pass_len == 0)
+        return;
+    for (size_t i = all ? 0 : job->pass_len - 1; i < job->pass_len; i++) {
+        pf_error_t err;
+        Profeed__PassOutput *pass = wire_pass_output_unpack(job->passes[i].bytes, job->passes[i].len,
+                                                            self->config->max_msg, &err);
+        if (!pass) {
+            pf_log_error(LOG, "job %s: retained pass does not unpack: %s", job->id, err.msg);
+            continue;
+        }
+        Profeed__Dispatch d;
+        profeed__dispatch__init(&d);
+        d.has_attempt = 1;
+        d.attempt = job->attempt;
+        d.work_case = PROFEED__DISPATCH__WORK_PASS_OUTPUT;
+        d.pass_output = pass;
+        d.has_pass_count = 1;
+        d.pass_count = job->pass_count;
+        d.metadata = job->request->metadata;
+        d.has_language = 1;
+        d.language = job->request->language;
+        Profeed__Envelope env;
+        wire_envelope_init(&env);
+        env.body_case = PROFEED__ENVELOPE__BODY_DISPATCH;
+        env.dispatch = &d;
+        s_send(self, self->workers, a->routing_id, &env, "pass output", job->id);
+        wire_pass_output_destroy(&pass);
+    }
+}
+
+/* Pins the job to an analyzer when it has none and sends what it must see. */
+static void s_ensure_analyzer(broker_t *self, job_t *job, bool newest_only)
+{
+    if (job->state != JOB_COLLECTING && job->state != JOB_ANALYZING)
+        return;
+    if (job->analyzer[0]) {
+        if (newest_only)
+            s_send_passes(self, job, false);
+        return;
+    }
+    if (job->pass_len == 0)
+        return;
+    worker_t *a = worker_pool_pick_analyzer(self->pool, job->profiler);
+    if (!a) {
+        pf_log_warn(LOG, "job %s: no analyzer for %s yet; passes are kept until one registers",
+                    job->id, worker_pool_profiler_name(job->profiler));
+        return;
+    }
+    job_table_set_analyzer(self->jobs, job, a->key);
+    a->busy++;
+    pf_log_info(LOG, "job %s: pinned to analyzer %s (%s)", job->id, a->ready->worker_id, a->key);
+    s_send_passes(self, job, true);
+}
+
+/* Hands queued jobs, oldest first, to free collectors that can run them. */
+static void s_dispatch(broker_t *self)
+{
+    uint64_t after = 0;
+    job_t *job;
+    while ((job = job_table_next_queued(self->jobs, after)) != NULL) {
+        after = job->seq;
+        const Profeed__JobRequest *req = job->request;
+        worker_t *c = worker_pool_pick_collector(self->pool, req->gpu_arch,
+                                                 req->has_profiler ? req->profiler
+                                                                   : PROFEED__PROFILER__PROFILER_UNSPECIFIED);
+        if (!c)
+            continue;
+        Profeed__Dispatch d;
+        profeed__dispatch__init(&d);
+        d.has_attempt = 1;
+        d.attempt = job->attempt + 1;
+        d.work_case = PROFEED__DISPATCH__WORK_JOB;
+        d.job = job->request;
+        Profeed__Envelope env;
+        wire_envelope_init(&env);
+        env.body_case = PROFEED__ENVELOPE__BODY_DISPATCH;
+        env.dispatch = &d;
+        pf_error_t err;
+        if (wire_zmq_send(self->workers, c->routing_id, &env, self->config->max_msg, &err) != PF_OK) {
+            /* Unreachable: its connection is gone. The next tick removes it. */
+            pf_log_warn(LOG, "job %s: collector %s unreachable: %s", job->id, c->ready->worker_id, err.msg);
+            c->expiry_ms = 0;
+            continue;
+        }
+        job_table_dispatched(self->jobs, job, c->key);
+        c->busy++;
+        pf_log_info(LOG, "job %s: attempt %u on collector %s (%s)", job->id, (unsigned) job->attempt,
+                    c->ready->worker_id, c->key);
+        s_progress(self, job, "collecting");
+    }
+}
+
+/* A worker is gone (silent, unreachable, or replaced by its own restart):
+ * requeue the jobs it collected, move the jobs pinned to it elsewhere. */
+static void s_worker_lost(broker_t *self, const char *key, const char *why)
+{
+    worker_t *w = worker_pool_find(self->pool, key);
+    if (!w)
+        return;
+    pf_log_warn(LOG, "worker %s (%s, peer %s) lost: %s", w->ready->worker_id,
+                w->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR ? "collector" : "analyzer", key, why);
+    zlistx_t *affected = zlistx_new();
+    for (job_t *job = job_table_first(self->jobs); job; job = job_table_next(self->jobs)) {
+        if ((job->state == JOB_COLLECTING && strcmp(job->collector, key) == 0) ||
+            (job->state != JOB_FINISHED && strcmp(job->analyzer, key) == 0))
+            zlistx_add_end(affected, job);
+    }
+    for (job_t *job = zlistx_first(affected); job; job = zlistx_next(affected)) {
+        if (strcmp(job->analyzer, key) == 0) {
+            job_table_set_analyzer(self->jobs, job, "");
+            pf_log_info(LOG, "job %s: its analyzer died; moving %zu retained passes", job->id, job->pass_len);
+        }
+        if (job->state == JOB_COLLECTING && strcmp(job->collector, key) == 0) {
+            uint32_t attempt = job->attempt;
+            if (job_table_requeue(self->jobs, job, self->config->max_attempts)) {
+                pf_log_info(LOG, "job %s: collector died during attempt %u; requeued", job->id,
+                            (unsigned) attempt);
+                s_progress(self, job, "requeued");
+            } else {
+                char why_job[512];
+                snprintf(why_job, sizeof why_job,
+                         "the collector died during attempt %u of %u (%s); no attempts left",
+                         (unsigned) attempt, (unsigned) self->config->max_attempts, why);
+                s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES,
+                                why_job);
+            }
+        }
+    }
+    worker_pool_remove(self->pool, key);
+    for (job_t *job = zlistx_first(affected); job; job = zlistx_next(affected))
+        s_ensure_analyzer(self, job, false);
+    zlistx_destroy(&affected);
+}
+
+/* ------------------------------------------------------------------------
+ * Agents */
+
+static void s_status(broker_t *self, zframe_t *peer)
+{
+    size_t n = worker_pool_size(self->pool);
+    Profeed__FarmStatus st;
+    profeed__farm_status__init(&st);
+    Profeed__WorkerStatus *items = calloc(n ? n : 1, sizeof *items);
+    Profeed__WorkerStatus **ptrs = calloc(n ? n : 1, sizeof *ptrs);
+    size_t jobs = job_table_count(self->jobs, JOB_COLLECTING) + job_table_count(self->jobs, JOB_ANALYZING);
+    char **ids = calloc(jobs ? jobs : 1, sizeof *ids);
+    if (!items || !ptrs || !ids)
+        goto cleanup;
+    int64_t now = wire_zmq_now_ms();
+    for (worker_t *w = worker_pool_first(self->pool); w && st.n_workers < n; w = worker_pool_next(self->pool)) {
+        Profeed__WorkerStatus *ws = &items[st.n_workers];
+        profeed__worker_status__init(ws);
+        ws->worker = w->ready;
+        ws->has_busy = ws->has_idle_ms = 1;
+        ws->busy = w->busy;
+        int64_t idle = now - w->last_heard_ms;
+        ws->idle_ms = idle < 0 ? 0 : idle > UINT32_MAX ? UINT32_MAX : (uint32_t) idle;
+        ptrs[st.n_workers++] = ws;
+    }
+    st.workers = ptrs;
+    for (job_t *job = job_table_first(self->jobs); job; job = job_table_next(self->jobs)) {
+        if ((job->state == JOB_COLLECTING || job->state == JOB_ANALYZING) && st.n_job_ids < jobs &&
+            st.n_job_ids < WIRE_MAX_HEARTBEAT_JOBS)
+            ids[st.n_job_ids++] = job->id;
+    }
+    st.job_ids = ids;
+    st.has_queued = st.has_in_flight = st.has_finished = 1;
+    st.queued = (uint32_t) job_table_count(self->jobs, JOB_QUEUED);
+    st.in_flight = (uint32_t) jobs;
+    st.finished = (uint32_t) job_table_count(self->jobs, JOB_FINISHED);
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_STATUS;
+    env.status = &st;
+    s_send(self, self->agents, peer, &env, "status", NULL);
+cleanup:
+    free(items);
+    free(ptrs);
+    free(ids);
+}
+
+static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, Profeed__JobRequest *submitted)
+{
+    const char *job_id = submitted->job_id;
+    size_t len = 0;
+    pf_error_t err;
+    uint8_t *bytes = wire_job_request_pack(submitted, self->config->max_msg, &len, &err);
+    if (!bytes) {
+        wire_zmq_send_error(self->agents, peer, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST, job_id, LOG,
+                            "%s", err.msg);
+        return;
+    }
+    job_t *job = job_table_find(self->jobs, job_id);
+    if (!job) {
+        char reason[1024];
+        Profeed__Profiler profiler = submitted->has_profiler ? submitted->profiler
+                                                             : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
+        if (!worker_pool_can_serve(self->pool, submitted->gpu_arch, profiler, reason, sizeof reason)) {
+            pf_log_info(LOG, "job %s from agent %s refused: %s", job_id, peer_name, reason);
+            wire_zmq_send_error(self->agents, peer, PROFEED__ERROR_CODE__ERROR_CODE_NO_CAPABLE_WORKER,
+                                job_id, LOG, "%s", reason);
+            free(bytes);
+            return;
+        }
+    }
+    /* The table keeps a standalone copy of the request, decoded from the
+     * bytes it also keeps for comparison. */
+    Profeed__JobRequest *request = wire_job_request_unpack(bytes, len, self->config->max_msg, &err);
+    if (!request) {
+        pf_log_error(LOG, "job %s: a request that packed does not unpack: %s", job_id, err.msg);
+        free(bytes);
+        return;
+    }
+    char id[WIRE_MAX_ID_LEN + 1];
+    snprintf(id, sizeof id, "%s", job_id);
+    uint32_t timeout_s = submitted->has_timeout_s ? submitted->timeout_s : self->config->default_timeout_s;
+    int64_t deadline = wire_zmq_now_ms() + (int64_t) timeout_s * 1000;
+    job_submit_t rc = job_table_submit(self->jobs, &request, bytes, len, zframe_data(peer),
+                                       zframe_size(peer), deadline, &job);
+    free(bytes);
+    switch (rc) {
+    case JOB_SUBMIT_NOMEM:
+        wire_zmq_send_error(self->agents, peer, PROFEED__ERROR_CODE__ERROR_CODE_OVERLOADED, id, LOG,
+                            "out of memory");
+        return;
+    case JOB_SUBMIT_CONFLICT:
+        pf_log_info(LOG, "job %s from agent %s: id reused with a different request", id, peer_name);
+        wire_zmq_send_error(self->agents, peer, PROFEED__ERROR_CODE__ERROR_CODE_DUPLICATE_JOB, id, LOG,
+                            "job id %s is already used by a different request", id);
+        return;
+    case JOB_SUBMIT_SAME:
+        pf_log_info(LOG, "job %s from agent %s: resubmitted while %s", id, peer_name, job_state_name(job->state));
+        s_ack(self, self->agents, peer, id, NULL, true);
+        if (job->state == JOB_FINISHED)
+            s_send_feedback(self, job);
+        else
+            s_progress(self, job, job_state_name(job->state));
+        return;
+    case JOB_SUBMIT_NEW:
+        pf_log_info(LOG, "job %s from agent %s: queued", id, peer_name);
+        s_ack(self, self->agents, peer, id, NULL, false);
+        s_progress(self, job, "queued");
+        s_dispatch(self);
+        return;
+    }
+}
+
+static void s_agent_heartbeat(broker_t *self, zframe_t *peer, const Profeed__Heartbeat *hb)
+{
+    for (size_t i = 0; i < hb->n_job_ids; i++) {
+        job_t *job = job_table_find(self->jobs, hb->job_ids[i]);
+        if (!job) {
+            /* A restarted broker forgot it: the agent resubmits. */
+            wire_zmq_send_error(self->agents, peer, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
+                                hb->job_ids[i], LOG, "job %s is not known here; submit it again",
+                                hb->job_ids[i]);
+            continue;
+        }
+        memcpy(job->agent, zframe_data(peer), zframe_size(peer));
+        job->agent_len = zframe_size(peer);
+    }
+    Profeed__Heartbeat reply;
+    profeed__heartbeat__init(&reply);
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_HEARTBEAT;
+    env.heartbeat = &reply;
+    s_send(self, self->agents, peer, &env, "heartbeat", NULL);
+}
+
+static void s_on_agent(broker_t *self)
+{
+    zframe_t *peer = NULL;
+    pf_error_t err;
+    Profeed__Envelope *env = wire_zmq_recv(self->agents, true, &peer, self->config->max_msg, &err);
+    char name[WIRE_ZMQ_PEER_LEN];
+    wire_zmq_peer_name(peer, name, sizeof name);
+    if (!env) {
+        if (err.code != PF_OK) {
+            pf_log_warn(LOG, "agent peer %s: refused a message: %s", name, err.msg);
+            if (peer && zframe_size(peer) > 0)
+                wire_zmq_send_error(self->agents, peer,
+                                    err.code == PF_EPROTO ? PROFEED__ERROR_CODE__ERROR_CODE_VERSION_MISMATCH
+                                                          : PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
+                                    NULL, LOG, "%s", err.msg);
+        }
+        zframe_destroy(&peer);
+        return;
+    }
+    switch (env->body_case) {
+    case PROFEED__ENVELOPE__BODY_SUBMIT: s_submit(self, peer, name, env->submit); break;
+    case PROFEED__ENVELOPE__BODY_HEARTBEAT: s_agent_heartbeat(self, peer, env->heartbeat); break;
+    case PROFEED__ENVELOPE__BODY_STATUS_REQUEST: s_status(self, peer); break;
+    default:
+        pf_log_warn(LOG, "agent peer %s: sent a message agents do not send (body %d)", name, (int) env->body_case);
+        wire_zmq_send_error(self->agents, peer, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST, NULL, LOG,
+                            "agents send submit, heartbeat or status_request; got body %d", (int) env->body_case);
+        break;
+    }
+    wire_envelope_destroy(&env);
+    zframe_destroy(&peer);
+}
+
+/* ------------------------------------------------------------------------
+ * Workers */
+
+static void s_on_ready(broker_t *self, zframe_t *peer, const char *key, Profeed__Envelope **env_p)
+{
+    Profeed__Ready *ready = (*env_p)->ready;
+    char worker_id[WIRE_MAX_ID_LEN + 1];
+    snprintf(worker_id, sizeof worker_id, "%s", ready->worker_id);
+    bool collector = ready->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR;
+    char replaced[JOB_WORKER_KEY_LEN];
+    worker_t *w = worker_pool_ready(self->pool, peer, key, env_p, s_expiry(self), replaced, sizeof replaced);
+    if (!w) {
+        pf_log_error(LOG, "worker %s (peer %s): out of memory registering it", worker_id, key);
+        return;
+    }
+    w->last_heard_ms = wire_zmq_now_ms();
+    pf_log_info(LOG, "worker %s (peer %s) ready: %s, %zu GPU kinds, %zu profilers, %u slots", worker_id,
+                key, collector ? "collector" : "analyzer", w->ready->n_gpus, w->ready->n_profilers,
+                (unsigned) w->slots);
+    if (replaced[0])
+        s_worker_lost(self, replaced, "it registered again from a new connection");
+    /* Jobs whose passes waited for an analyzer. */
+    if (!collector) {
+        zlistx_t *waiting = zlistx_new();
+        for (job_t *job = job_table_first(self->jobs); job; job = job_table_next(self->jobs)) {
+            if (job->state != JOB_FINISHED && !job->analyzer[0] && job->pass_len > 0)
+                zlistx_add_end(waiting, job);
+        }
+        for (job_t *job = zlistx_first(waiting); job; job = zlistx_next(waiting))
+            s_ensure_analyzer(self, job, false);
+        zlistx_destroy(&waiting);
+    }
+    s_dispatch(self);
+}
+
+static void s_on_plan(broker_t *self, worker_t *w, const Profeed__Progress *p)
+{
+    job_t *job = job_table_find(self->jobs, p->job_id);
+    if (!job || job->state != JOB_COLLECTING || strcmp(job->collector, w->key) != 0 || !p->has_pass_count) {
+        pf_log_debug(LOG, "job %s: a stale plan from %s ignored", p->job_id, w->ready->worker_id);
+        return;
+    }
+    pf_error_t err;
+    if (job_table_plan(self->jobs, job, p->pass_count, &err) != PF_OK) {
+        pf_log_warn(LOG, "job %s: collector %s: %s", job->id, w->ready->worker_id, err.msg);
+        return;
+    }
+    s_progress(self, job, "collecting");
+}
+
+static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, const Profeed__PassOutput *pass)
+{
+    job_t *job = job_table_find(self->jobs, pass->job_id);
+    if (!job) {
+        wire_zmq_send_error(self->workers, peer, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB, pass->job_id, LOG,
+                            "job %s is not known here", pass->job_id);
+        return;
+    }
+    size_t len = 0;
+    pf_error_t err;
+    uint8_t *bytes = wire_pass_output_pack(pass, self->config->max_msg, &len, &err);
+    if (!bytes) {
+        wire_zmq_send_error(self->workers, peer, PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL, job->id, LOG,
+                            "%s", err.msg);
+        return;
+    }
+    job_pass_result_t rc = job_table_pass(self->jobs, job, w->key, pass->pass_key,
+                                          pass->has_profiler ? pass->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED,
+                                          bytes, len, &err);
+    free(bytes);
+    switch (rc) {
+    case JOB_PASS_DUPLICATE:
+        s_ack(self, self->workers, peer, job->id, pass->pass_key, true);
+        return;
+    case JOB_PASS_REFUSED:
+        pf_log_warn(LOG, "job %s: pass %s from %s refused: %s", job->id, pass->pass_key, w->ready->worker_id, err.msg);
+        wire_zmq_send_error(self->workers, peer, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB, job->id, LOG,
+                            "%s", err.msg);
+        return;
+    case JOB_PASS_NEW: break;
+    }
+    s_ack(self, self->workers, peer, job->id, pass->pass_key, false);
+    pf_log_info(LOG, "job %s: pass %s (%zu of %u) from %s", job->id, pass->pass_key, job->pass_len,
+                (unsigned) job->pass_count, w->ready->worker_id);
+    if (job->state == JOB_ANALYZING && w->busy > 0)
+        w->busy--; /* collection is over: the slot is free */
+    s_ensure_analyzer(self, job, true);
+    s_progress(self, job, job->state == JOB_ANALYZING ? "analyzing" : "collecting");
+    if (job->state == JOB_ANALYZING)
+        s_dispatch(self);
+}
+
+static void s_on_feedback(broker_t *self, worker_t *w, const Profeed__Feedback *fb)
+{
+    job_t *job = job_table_find(self->jobs, fb->job_id);
+    if (!job || job->state == JOB_FINISHED || strcmp(job->analyzer, w->key) != 0) {
+        pf_log_debug(LOG, "job %s: feedback from %s not expected (finished or moved); ignored",
+                     fb->job_id ? fb->job_id : "-", w->ready->worker_id);
+        return;
+    }
+    size_t len = 0;
+    pf_error_t err;
+    uint8_t *bytes = wire_feedback_pack(fb, self->config->max_msg, &len, &err);
+    if (!bytes) {
+        pf_log_error(LOG, "job %s: feedback does not pack: %s", job->id, err.msg);
+        return;
+    }
+    s_finish(self, job, bytes, len);
+    free(bytes);
+    s_dispatch(self);
+}
+
+static void s_on_worker_error(broker_t *self, worker_t *w, const Profeed__Error *e)
+{
+    job_t *job = job_table_find(self->jobs, e->job_id);
+    pf_log_warn(LOG, "job %s: worker %s reports error %d: %s", e->job_id ? e->job_id : "-",
+                w->ready->worker_id, (int) e->code, e->text ? e->text : "");
+    if (!job || job->state == JOB_FINISHED)
+        return;
+    bool ours = (job->state == JOB_COLLECTING && strcmp(job->collector, w->key) == 0) ||
+                strcmp(job->analyzer, w->key) == 0;
+    if (!ours)
+        return;
+    if (e->code == PROFEED__ERROR_CODE__ERROR_CODE_OVERLOADED && job->state == JOB_COLLECTING &&
+        strcmp(job->collector, w->key) == 0) {
+        /* The collector's slots and ours disagreed: try elsewhere. */
+        if (w->busy > 0)
+            w->busy--;
+        if (job_table_requeue(self->jobs, job, self->config->max_attempts))
+            s_dispatch(self);
+        else
+            s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES,
+                            "no collector had a free slot for the job after its attempts");
+        return;
+    }
+    s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT,
+                    e->text && *e->text ? e->text : "the worker could not run the job");
+    s_dispatch(self);
+}
+
+static void s_on_worker(broker_t *self)
+{
+    zframe_t *peer = NULL;
+    pf_error_t err;
+    Profeed__Envelope *env = wire_zmq_recv(self->workers, true, &peer, self->config->max_msg, &err);
+    char key[WIRE_ZMQ_PEER_LEN];
+    wire_zmq_peer_name(peer, key, sizeof key);
+    if (!env) {
+        if (err.code != PF_OK) {
+            pf_log_warn(LOG, "worker peer %s: refused a message: %s", key, err.msg);
+            if (peer && zframe_size(peer) > 0)
+                wire_zmq_send_error(self->workers, peer,
+                                    err.code == PF_EPROTO ? PROFEED__ERROR_CODE__ERROR_CODE_VERSION_MISMATCH
+                                                          : PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
+                                    NULL, LOG, "%s", err.msg);
+        }
+        zframe_destroy(&peer);
+        return;
+    }
+    if (env->body_case == PROFEED__ENVELOPE__BODY_READY) {
+        s_on_ready(self, peer, key, &env);
+        goto cleanup;
+    }
+    worker_t *w = worker_pool_find(self->pool, key);
+    if (!w) {
+        /* After a broker restart: the worker re-registers on this error. */
+        wire_zmq_send_error(self->workers, peer, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST, NULL, LOG,
+                            "peer not registered: send Ready first");
+        goto cleanup;
+    }
+    w->expiry_ms = s_expiry(self);
+    w->last_heard_ms = wire_zmq_now_ms();
+    switch (env->body_case) {
+    case PROFEED__ENVELOPE__BODY_HEARTBEAT: break;
+    case PROFEED__ENVELOPE__BODY_PROGRESS: s_on_plan(self, w, env->progress); break;
+    case PROFEED__ENVELOPE__BODY_PASS_OUTPUT: s_on_pass(self, w, peer, env->pass_output); break;
+    case PROFEED__ENVELOPE__BODY_FEEDBACK: s_on_feedback(self, w, env->feedback); break;
+    case PROFEED__ENVELOPE__BODY_ERROR: s_on_worker_error(self, w, env->error); break;
+    case PROFEED__ENVELOPE__BODY_ACK: break;
+    default:
+        pf_log_warn(LOG, "worker %s (peer %s): sent a message workers do not send (body %d)",
+                    w->ready->worker_id, key, (int) env->body_case);
+        wire_zmq_send_error(self->workers, peer, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST, NULL, LOG,
+                            "workers do not send body %d", (int) env->body_case);
+        break;
+    }
+cleanup:
+    wire_envelope_destroy(&env);
+    zframe_destroy(&peer);
+}
+
+/* ------------------------------------------------------------------------
+ * Timers */
+
+static void s_tick(broker_t *self)
+{
+    int64_t now = wire_zmq_now_ms();
+    Profeed__Heartbeat hb;
+    profeed__heartbeat__init(&hb);
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_HEARTBEAT;
+    env.heartbeat = &hb;
+    for (worker_t *w = worker_pool_first(self->pool); w; w = worker_pool_next(self->pool)) {
+        pf_error_t err;
+        /* A worker whose connection is gone cannot be reached: it is dead now,
+         * not in liveness x interval. */
+        if (wire_zmq_send(self->workers, w->routing_id, &env, self->config->max_msg, &err) != PF_OK)
+            w->expiry_ms = 0;
+    }
+    worker_t *w;
+    while ((w = worker_pool_expired(self->pool, now)) != NULL)
+        s_worker_lost(self, w->key, w->expiry_ms == 0 ? "its connection is gone" : "no heartbeat");
+    zlistx_t *late = zlistx_new();
+    for (job_t *job = job_table_first(self->jobs); job; job = job_table_next(self->jobs)) {
+        if (job->state != JOB_FINISHED && job->deadline_ms < now)
+            zlistx_add_end(late, job);
+    }
+    for (job_t *job = zlistx_first(late); job; job = zlistx_next(late))
+        s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_TIMED_OUT,
+                        "the job did not finish within its time limit");
+    zlistx_destroy(&late);
+    job_table_expire(self->jobs, now - self->config->retain_ms);
+    s_dispatch(self);
+}
+
+static int s_write_endpoints(const broker_config_t *config, zsock_t *agents, zsock_t *workers)
+{
+    if (!config->endpoints_file)
+        return 0;
+    char tmp[4096];
+    int n = snprintf(tmp, sizeof tmp, "%s.tmp", config->endpoints_file);
+    if (n < 0 || (size_t) n >= sizeof tmp)
+        return -1;
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "agent=%s\nworker=%s\n", zsock_endpoint(agents), zsock_endpoint(workers));
+    if (fclose(f) != 0)
+        return -1;
+    /* rename: a reader never sees half a file. */
+    return rename(tmp, config->endpoints_file);
+}
+
+int broker_run(const broker_config_t *config, zsock_t *pipe)
+{
+    assert(config);
+    broker_t self = {.config = config};
+    int rc = -1;
+    self.agents = zsock_new(ZMQ_ROUTER);
+    self.workers = zsock_new(ZMQ_ROUTER);
+    self.jobs = job_table_new();
+    self.pool = worker_pool_new();
+    zpoller_t *poller = NULL;
+    if (!self.agents || !self.workers || !self.jobs || !self.pool)
+        goto cleanup;
+    wire_zmq_configure(self.agents, config->max_msg, config->hwm);
+    wire_zmq_configure(self.workers, config->max_msg, config->hwm);
+    if (zsock_bind(self.agents, "%s", config->agent_endpoint) < 0) {
+        pf_log_error(LOG, "cannot bind the agent endpoint %s: %s", config->agent_endpoint, zmq_strerror(zmq_errno()));
+        goto cleanup;
+    }
+    if (zsock_bind(self.workers, "%s", config->worker_endpoint) < 0) {
+        pf_log_error(LOG, "cannot bind the worker endpoint %s: %s", config->worker_endpoint, zmq_strerror(zmq_errno()));
+        goto cleanup;
+    }
+    if (s_write_endpoints(config, self.agents, self.workers) != 0) {
+        pf_log_error(LOG, "cannot write the endpoints file %s", config->endpoints_file);
+        goto cleanup;
+    }
+    pf_log_info(LOG, "serving agents on %s, workers on %s (heartbeat %d ms x %d)", zsock_endpoint(self.agents),
+                zsock_endpoint(self.workers), config->heartbeat_ms, config->liveness);
+    poller = zpoller_new(self.agents, self.workers, NULL);
+    if (pipe) {
+        zpoller_add(poller, pipe);
+        zsock_signal(pipe, 0);
+    }
+    rc = 0;
+    self.next_tick_ms = wire_zmq_now_ms() + config->heartbeat_ms;
+    while (true) {
+        int64_t wait = self.next_tick_ms - wire_zmq_now_ms();
+        void *which = zpoller_wait(poller, wait < 0 ? 0 : (int) wait);
+        if (zpoller_terminated(poller))
+            break;
+        if (which == pipe && pipe) {
+            char *command = zstr_recv(pipe);
+            bool term = !command || streq(command, "$TERM");
+            zstr_free(&command);
+            if (term)
+                break;
+        } else if (which == self.agents) {
+            s_on_agent(&self);
+        } else if (which == self.workers) {
+            s_on_worker(&self);
+        }
+        if (wire_zmq_now_ms() >= self.next_tick_ms) {
+            s_tick(&self);
+            self.next_tick_ms = wire_zmq_now_ms() + config->heartbeat_ms;
+        }
+    }
+    pf_log_info(LOG, "stopping");
+cleanup:
+    if (rc != 0 && pipe)
+        zsock_signal(pipe, 1);
+    zpoller_destroy(&poller);
+    job_table_destroy(&self.jobs);
+    worker_pool_destroy(&self.pool);
+    zsock_destroy(&self.agents);
+    zsock_destroy(&self.workers);
+    return rc;
+}
+
+void broker_actor(zsock_t *pipe, void *args)
+{
+    broker_run((const broker_config_t *) args, pipe);
+}

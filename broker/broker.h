@@ -1,0 +1,39 @@
+/* broker: the profeed-broker's event loop.
+ *
+ * Two ROUTER sockets: agents connect to `agent_endpoint` (submit, heartbeat,
+ * status), collectors and analyzers to `worker_endpoint` (Ready, Heartbeat,
+ * Progress, PassOutput, Feedback, Error). Messages feed the job table
+ * (job_table.h) and the worker pool (worker_pool.h); the loop sends what they
+ * decide. It runs as the process's main loop (pipe NULL: stops on SIGINT or
+ * SIGTERM) or as a zactor for `profeed submit --local` (stops on $TERM). */
+#ifndef BROKER_H
+#define BROKER_H
+
+#include <czmq.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    const char *agent_endpoint;   /* bound: "tcp://127.0.0.1:5555", "tcp://127.0.0.1:*", "inproc://..." */
+    const char *worker_endpoint;
+    const char *endpoints_file;   /* when set, the bound endpoints are written there (for scripts) */
+    int heartbeat_ms;             /* both ways; a peer silent for heartbeat_ms x liveness is dead */
+    int liveness;
+    uint32_t max_attempts;        /* collection attempts before a job fails */
+    uint32_t default_timeout_s;   /* for jobs that give none */
+    int64_t retain_ms;            /* finished jobs are remembered this long (idempotent resubmission) */
+    size_t max_msg;               /* largest message accepted */
+    int hwm;                      /* per-peer high-water mark, messages */
+} broker_config_t;
+
+void broker_config_default(broker_config_t *config);
+
+/* Runs until interrupted (pipe NULL) or told $TERM on `pipe`. Returns 0, or
+ * -1 when an endpoint could not be bound (logged). With a pipe, the broker
+ * signals it once bound (0) or failed (-1), as zactor wants. */
+int broker_run(const broker_config_t *config, zsock_t *pipe);
+
+/* zactor entry point: `args` is a broker_config_t that outlives the actor. */
+void broker_actor(zsock_t *pipe, void *args);
+
+#endif

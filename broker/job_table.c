@@ -1,0 +1,296 @@
+#include "job_table.h"
+
+#include <assert.h>
+#include <czmq.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pf_log.h"
+#include "wire.h"
+
+struct job_table_t {
+    zhashx_t *jobs; /* id -> job_t, owned */
+    uint64_t next_seq;
+};
+
+static void s_job_free(job_t **job_p)
+{
+    job_t *job = *job_p;
+    if (!job)
+        return;
+    wire_job_request_destroy(&job->request);
+    free(job->request_bytes);
+    for (size_t i = 0; i < job->pass_len; i++)
+        free(job->passes[i].bytes);
+    free(job->passes);
+    free(job->feedback);
+    free(job);
+    *job_p = NULL;
+}
+
+static void s_job_destructor(void **item) { s_job_free((job_t **) item); }
+
+job_table_t *job_table_new(void)
+{
+    job_table_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->jobs = zhashx_new();
+    if (!self->jobs) {
+        free(self);
+        return NULL;
+    }
+    zhashx_set_destructor(self->jobs, s_job_destructor);
+    return self;
+}
+
+void job_table_destroy(job_table_t **self_p)
+{
+    assert(self_p);
+    job_table_t *self = *self_p;
+    if (!self)
+        return;
+    zhashx_destroy(&self->jobs);
+    free(self);
+    *self_p = NULL;
+}
+
+const char *job_state_name(job_state_t state)
+{
+    switch (state) {
+    case JOB_QUEUED: return "queued";
+    case JOB_COLLECTING: return "collecting";
+    case JOB_ANALYZING: return "analyzing";
+    case JOB_FINISHED: return "finished";
+    }
+    return "unknown";
+}
+
+/* The one function that changes job->state. The allowed moves are the arrows
+ * of the diagram in job_table.h; anything else is a bug of the broker. */
+static void s_transition(job_t *job, job_state_t to)
+{
+    bool ok = false;
+    switch (job->state) {
+    case JOB_QUEUED: ok = to == JOB_COLLECTING || to == JOB_FINISHED; break;
+    case JOB_COLLECTING: ok = to == JOB_QUEUED || to == JOB_ANALYZING || to == JOB_FINISHED; break;
+    case JOB_ANALYZING: ok = to == JOB_FINISHED; break;
+    case JOB_FINISHED: ok = false; break;
+    }
+    assert(ok && "job_table: a transition the state machine does not have");
+    (void) ok;
+    pf_log_debug("broker", "job %s: %s -> %s", job->id, job_state_name(job->state), job_state_name(to));
+    job->state = to;
+}
+
+static void s_drop_passes(job_t *job)
+{
+    for (size_t i = 0; i < job->pass_len; i++)
+        free(job->passes[i].bytes);
+    free(job->passes);
+    job->passes = NULL;
+    job->pass_len = 0;
+    job->pass_count = 0;
+}
+
+job_submit_t job_table_submit(job_table_t *self, Profeed__JobRequest **request_p,
+                              const uint8_t *bytes, size_t len, const uint8_t *agent,
+                              size_t agent_len, int64_t deadline_ms, job_t **job_p)
+{
+    assert(self && request_p && *request_p && bytes && job_p);
+    assert(agent_len <= sizeof((job_t *) 0)->agent);
+    *job_p = NULL;
+    Profeed__JobRequest *request = *request_p;
+    job_t *job = zhashx_lookup(self->jobs, request->job_id);
+    if (job) {
+        wire_job_request_destroy(request_p);
+        if (job->request_len != len || memcmp(job->request_bytes, bytes, len) != 0)
+            return JOB_SUBMIT_CONFLICT;
+        memcpy(job->agent, agent, agent_len);
+        job->agent_len = agent_len;
+        *job_p = job;
+        return JOB_SUBMIT_SAME;
+    }
+    job = calloc(1, sizeof *job);
+    uint8_t *copy = malloc(len ? len : 1);
+    if (!job || !copy) {
+        free(job);
+        free(copy);
+        wire_job_request_destroy(request_p);
+        return JOB_SUBMIT_NOMEM;
+    }
+    memcpy(copy, bytes, len);
+    snprintf(job->id, sizeof job->id, "%s", request->job_id); /* validated: <= 128 bytes */
+    job->state = JOB_QUEUED;
+    job->seq = ++self->next_seq;
+    job->request = request;
+    *request_p = NULL;
+    job->request_bytes = copy;
+    job->request_len = len;
+    memcpy(job->agent, agent, agent_len);
+    job->agent_len = agent_len;
+    job->deadline_ms = deadline_ms;
+    job->profiler = request->has_profiler ? request->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
+    zhashx_insert(self->jobs, job->id, job);
+    *job_p = job;
+    return JOB_SUBMIT_NEW;
+}
+
+job_t *job_table_find(job_table_t *self, const char *id)
+{
+    assert(self);
+    return id ? zhashx_lookup(self->jobs, id) : NULL;
+}
+
+job_t *job_table_next_queued(job_table_t *self, uint64_t after_seq)
+{
+    assert(self);
+    job_t *best = NULL;
+    for (job_t *job = zhashx_first(self->jobs); job; job = zhashx_next(self->jobs)) {
+        if (job->state == JOB_QUEUED && job->seq > after_seq && (!best || job->seq < best->seq))
+            best = job;
+    }
+    return best;
+}
+
+void job_table_dispatched(job_table_t *self, job_t *job, const char *collector)
+{
+    assert(self && job && collector);
+    (void) self; /* used only by the asserts */
+    s_transition(job, JOB_COLLECTING);
+    snprintf(job->collector, sizeof job->collector, "%s", collector);
+    job->attempt++;
+    s_drop_passes(job);
+}
+
+pf_status_t job_table_plan(job_table_t *self, job_t *job, uint32_t pass_count, pf_error_t *err)
+{
+    assert(self && job);
+    (void) self; /* used only by the asserts */
+    if (job->state != JOB_COLLECTING)
+        return pf_error_set(err, PF_EPROTO, "job %s: a pass plan while %s", job->id, job_state_name(job->state));
+    if (pass_count == 0 || pass_count > WIRE_MAX_PASSES * 4)
+        return pf_error_set(err, PF_EBADINPUT, "job %s: a plan of %u passes", job->id, (unsigned) pass_count);
+    if (job->pass_len > pass_count)
+        return pf_error_set(err, PF_EPROTO, "job %s: a plan of %u passes after %zu arrived", job->id,
+                            (unsigned) pass_count, job->pass_len);
+    job->pass_count = pass_count;
+    return PF_OK;
+}
+
+job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *collector,
+                                 const char *pass_key, Profeed__Profiler profiler,
+                                 const uint8_t *bytes, size_t len, pf_error_t *err)
+{
+    assert(self && job && collector && pass_key && bytes);
+    (void) self; /* used only by the asserts */
+    for (size_t i = 0; i < job->pass_len; i++) {
+        if (strcmp(job->passes[i].pass_key, pass_key) == 0)
+            return JOB_PASS_DUPLICATE;
+    }
+    if (job->state != JOB_COLLECTING) {
+        pf_error_set(err, PF_EPROTO, "job %s is %s, not collecting", job->id, job_state_name(job->state));
+        return JOB_PASS_REFUSED;
+    }
+    if (strcmp(job->collector, collector) != 0) {
+        pf_error_set(err, PF_EPROTO, "job %s is collected by another worker (a stale attempt)", job->id);
+        return JOB_PASS_REFUSED;
+    }
+    if (job->pass_count == 0 || job->pass_len >= job->pass_count) {
+        pf_error_set(err, PF_EPROTO, "job %s: pass %s beyond the announced plan of %u", job->id,
+                     pass_key, (unsigned) job->pass_count);
+        return JOB_PASS_REFUSED;
+    }
+    job_pass_t *grown = realloc(job->passes, (job->pass_len + 1) * sizeof *grown);
+    uint8_t *copy = malloc(len ? len : 1);
+    if (!grown || !copy) {
+        if (grown)
+            job->passes = grown;
+        free(copy);
+        pf_error_set(err, PF_ENOMEM, "job %s: out of memory retaining pass %s", job->id, pass_key);
+        return JOB_PASS_REFUSED;
+    }
+    job->passes = grown;
+    memcpy(copy, bytes, len);
+    job_pass_t *pass = &job->passes[job->pass_len++];
+    snprintf(pass->pass_key, sizeof pass->pass_key, "%s", pass_key);
+    pass->bytes = copy;
+    pass->len = len;
+    if (job->profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED)
+        job->profiler = profiler;
+    if (job->pass_len == job->pass_count) {
+        s_transition(job, JOB_ANALYZING);
+        job->collector[0] = '\0';
+    }
+    return JOB_PASS_NEW;
+}
+
+void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer)
+{
+    assert(self && job && analyzer);
+    (void) self; /* used only by the asserts */
+    assert(job->state == JOB_COLLECTING || job->state == JOB_ANALYZING);
+    snprintf(job->analyzer, sizeof job->analyzer, "%s", analyzer);
+}
+
+bool job_table_requeue(job_table_t *self, job_t *job, uint32_t max_attempts)
+{
+    assert(self && job && job->state == JOB_COLLECTING);
+    (void) self; /* used only by the asserts */
+    if (job->attempt >= max_attempts)
+        return false;
+    s_transition(job, JOB_QUEUED);
+    job->collector[0] = '\0';
+    s_drop_passes(job);
+    return true;
+}
+
+void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, size_t len,
+                      int64_t now_ms)
+{
+    assert(self && job && feedback);
+    (void) self; /* used only by the asserts */
+    s_transition(job, JOB_FINISHED);
+    job->collector[0] = '\0';
+    job->analyzer[0] = '\0';
+    s_drop_passes(job);
+    free(job->feedback);
+    job->feedback = malloc(len ? len : 1);
+    if (job->feedback) {
+        memcpy(job->feedback, feedback, len);
+        job->feedback_len = len;
+    } else {
+        job->feedback_len = 0; /* a resubmission then runs it again */
+    }
+    job->finished_ms = now_ms;
+}
+
+size_t job_table_expire(job_table_t *self, int64_t before_ms)
+{
+    assert(self);
+    zlistx_t *gone = zlistx_new();
+    for (job_t *job = zhashx_first(self->jobs); job; job = zhashx_next(self->jobs)) {
+        if (job->state == JOB_FINISHED && job->finished_ms < before_ms)
+            zlistx_add_end(gone, job->id);
+    }
+    size_t n = zlistx_size(gone);
+    for (char *id = zlistx_first(gone); id; id = zlistx_next(gone)) {
+        char copy[WIRE_MAX_ID_LEN + 1];
+        snprintf(copy, sizeof copy, "%s", id); /* the key dies with the job */
+        zhashx_delete(self->jobs, copy);
+    }
+    zlistx_destroy(&gone);
+    return n;
+}
+
+size_t job_table_count(job_table_t *self, job_state_t state)
+{
+    size_t n = 0;
+    for (job_t *job = zhashx_first(self->jobs); job; job = zhashx_next(self->jobs))
+        n += job->state == state;
+    return n;
+}
+
+job_t *job_table_first(job_table_t *self) { return zhashx_first(self->jobs); }
+job_t *job_table_next(job_table_t *self) { return zhashx_next(self->jobs); }

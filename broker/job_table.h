@@ -1,0 +1,130 @@
+/* job_table: every job the broker knows, and the only place a job changes
+ * state.
+ *
+ *            submit            dispatched           all passes in
+ *   (new) ----------> QUEUED ------------> COLLECTING ------------> ANALYZING
+ *                       ^                      |                       |
+ *                       +--- collector lost ---+                       | feedback
+ *                            (attempts left)   |                       v
+ *                                              +-- no attempts left -> FINISHED
+ *   any state but FINISHED -- timed out / refused by a worker ------> FINISHED
+ *
+ * The analyzer a job is pinned to is not a state: it is chosen when the first
+ * pass arrives, dropped when that analyzer dies, and chosen again (the
+ * retained pass outputs are sent again) in COLLECTING or ANALYZING.
+ *
+ * Sockets feed the table events (job_table_* calls) and send what it decided;
+ * the table itself does no I/O, so a durable journal can log each call of the
+ * transition functions here and replay them on start. A finished job keeps its
+ * packed Feedback for `retain_ms`, so resubmitting its id gets the same answer
+ * without running it again. */
+#ifndef JOB_TABLE_H
+#define JOB_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pf_error.h"
+#include "profeed.pb-c.h"
+#include "wire_check.h"
+
+/* A worker key: its routing id in hex (at most 255 bytes). */
+#define JOB_WORKER_KEY_LEN 512
+
+typedef enum { JOB_QUEUED, JOB_COLLECTING, JOB_ANALYZING, JOB_FINISHED } job_state_t;
+
+/* One retained pass output, packed as it came from the collector. */
+typedef struct {
+    char pass_key[WIRE_MAX_ID_LEN + 1];
+    uint8_t *bytes;
+    size_t len;
+} job_pass_t;
+
+typedef struct {
+    char id[WIRE_MAX_ID_LEN + 1];
+    job_state_t state;
+    uint64_t seq;                       /* submission order: queued jobs go first-in first-out */
+    Profeed__JobRequest *request;       /* owned, valid */
+    uint8_t *request_bytes;             /* packed, to tell a resubmission from a new request */
+    size_t request_len;
+    uint8_t agent[256];                 /* routing id of the agent to answer */
+    size_t agent_len;
+    char collector[JOB_WORKER_KEY_LEN];   /* worker key while COLLECTING */
+    char analyzer[JOB_WORKER_KEY_LEN];    /* pinned analyzer, "" when none */
+    uint32_t attempt;                   /* collection attempts started */
+    uint32_t pass_count;                /* announced by the collector; 0 until then */
+    job_pass_t *passes;                 /* of the current attempt */
+    size_t pass_len;
+    Profeed__Profiler profiler;         /* of the passes, once one arrived */
+    int64_t deadline_ms;                /* the job times out then */
+    int64_t finished_ms;
+    uint8_t *feedback;                  /* packed Feedback once FINISHED */
+    size_t feedback_len;
+} job_t;
+
+typedef struct job_table_t job_table_t;
+
+job_table_t *job_table_new(void);
+void job_table_destroy(job_table_t **self_p);
+
+const char *job_state_name(job_state_t state);
+
+/* Result of a submission. */
+typedef enum {
+    JOB_SUBMIT_NEW,       /* a new job, now QUEUED */
+    JOB_SUBMIT_SAME,      /* the same request again: nothing redone */
+    JOB_SUBMIT_CONFLICT,  /* the id is taken by a different request */
+    JOB_SUBMIT_NOMEM,     /* out of memory; nothing was kept */
+} job_submit_t;
+
+/* Submits `request` (packed as `bytes`; the table takes ownership of the
+ * unpacked request when the job is new, else destroys it) from the agent with
+ * routing id `agent`. A resubmission also moves the answer to that agent (it
+ * may have reconnected). *job_p is the job in every case but a conflict. */
+job_submit_t job_table_submit(job_table_t *self, Profeed__JobRequest **request_p,
+                              const uint8_t *bytes, size_t len, const uint8_t *agent,
+                              size_t agent_len, int64_t deadline_ms, job_t **job_p);
+
+job_t *job_table_find(job_table_t *self, const char *id);
+
+/* The oldest QUEUED job after `after` (NULL: from the start) in submission
+ * order, for the dispatcher; NULL when none. */
+job_t *job_table_next_queued(job_table_t *self, uint64_t after_seq);
+
+/* QUEUED -> COLLECTING on `collector`; starts attempt attempt+1. */
+void job_table_dispatched(job_table_t *self, job_t *job, const char *collector);
+
+/* The collector announced how many passes this attempt has. */
+pf_status_t job_table_plan(job_table_t *self, job_t *job, uint32_t pass_count, pf_error_t *err);
+
+/* Result of a pass output. */
+typedef enum { JOB_PASS_NEW, JOB_PASS_DUPLICATE, JOB_PASS_REFUSED } job_pass_result_t;
+
+/* Retains one pass output (a copy of `bytes`) of the current attempt; when it
+ * was the last, COLLECTING -> ANALYZING. REFUSED (with `err`) when the job is
+ * not collecting, or the pass comes from another collector than the job's. */
+job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *collector,
+                                 const char *pass_key, Profeed__Profiler profiler,
+                                 const uint8_t *bytes, size_t len, pf_error_t *err);
+
+/* Pins the job to an analyzer ("" unpins it: the analyzer died). */
+void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer);
+
+/* The job's collector died or gave up: COLLECTING -> QUEUED with the retained
+ * passes dropped, or, after `max_attempts`, false (the caller finishes it). */
+bool job_table_requeue(job_table_t *self, job_t *job, uint32_t max_attempts);
+
+/* Any state but FINISHED -> FINISHED with this packed Feedback (copied). */
+void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, size_t len,
+                      int64_t now_ms);
+
+/* Forgets jobs FINISHED before `before_ms`; returns how many. */
+size_t job_table_expire(job_table_t *self, int64_t before_ms);
+
+/* Counts by state, and iteration over all jobs (order unspecified). */
+size_t job_table_count(job_table_t *self, job_state_t state);
+job_t *job_table_first(job_table_t *self);
+job_t *job_table_next(job_table_t *self);
+
+#endif

@@ -1,0 +1,196 @@
+#include "worker_pool.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "wire.h"
+
+struct worker_pool_t {
+    zhashx_t *workers; /* key -> worker_t, owned */
+};
+
+static void s_worker_destructor(void **item)
+{
+    worker_t *w = *item;
+    if (!w)
+        return;
+    zframe_destroy(&w->routing_id);
+    wire_envelope_destroy(&w->ready_env);
+    free(w);
+    *item = NULL;
+}
+
+worker_pool_t *worker_pool_new(void)
+{
+    worker_pool_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->workers = zhashx_new();
+    zhashx_set_destructor(self->workers, s_worker_destructor);
+    return self;
+}
+
+void worker_pool_destroy(worker_pool_t **self_p)
+{
+    assert(self_p);
+    if (!*self_p)
+        return;
+    zhashx_destroy(&(*self_p)->workers);
+    free(*self_p);
+    *self_p = NULL;
+}
+
+const char *worker_pool_profiler_name(Profeed__Profiler profiler)
+{
+    switch (profiler) {
+    case PROFEED__PROFILER__PROFILER_NCU: return "ncu";
+    case PROFEED__PROFILER__PROFILER_UNITRACE: return "unitrace";
+    case PROFEED__PROFILER__PROFILER_VTUNE: return "vtune";
+    default: return "any";
+    }
+}
+
+worker_t *worker_pool_ready(worker_pool_t *self, zframe_t *routing_id, const char *key,
+                            Profeed__Envelope **ready_env_p, int64_t expiry_ms, char *replaced,
+                            size_t replaced_cap)
+{
+    assert(self && routing_id && key && ready_env_p && *ready_env_p);
+    Profeed__Ready *ready = (*ready_env_p)->ready;
+    replaced[0] = '\0';
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        if (strcmp(w->key, key) != 0 && strcmp(w->ready->worker_id, ready->worker_id) == 0) {
+            snprintf(replaced, replaced_cap, "%s", w->key);
+            break;
+        }
+    }
+    worker_t *w = zhashx_lookup(self->workers, key);
+    if (w) {
+        /* A second Ready on one connection: the worker restarted its state
+         * (a new announcement replaces the old one). */
+        wire_envelope_destroy(&w->ready_env);
+    } else {
+        w = calloc(1, sizeof *w);
+        if (!w)
+            return NULL;
+        snprintf(w->key, sizeof w->key, "%s", key);
+        w->routing_id = zframe_dup(routing_id);
+        zhashx_insert(self->workers, w->key, w);
+    }
+    w->ready_env = *ready_env_p;
+    *ready_env_p = NULL;
+    w->ready = w->ready_env->ready;
+    w->role = w->ready->role;
+    w->slots = w->ready->has_slots ? w->ready->slots : 1;
+    w->expiry_ms = expiry_ms;
+    return w;
+}
+
+worker_t *worker_pool_find(worker_pool_t *self, const char *key)
+{
+    return zhashx_lookup(self->workers, key);
+}
+
+void worker_pool_remove(worker_pool_t *self, const char *key)
+{
+    char copy[JOB_WORKER_KEY_LEN];
+    snprintf(copy, sizeof copy, "%s", key); /* `key` may live in the worker */
+    zhashx_delete(self->workers, copy);
+}
+
+worker_t *worker_pool_expired(worker_pool_t *self, int64_t now_ms)
+{
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        if (w->expiry_ms < now_ms)
+            return w;
+    }
+    return NULL;
+}
+
+static bool s_has_profiler(const worker_t *w, Profeed__Profiler profiler)
+{
+    if (profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED)
+        return true;
+    for (size_t i = 0; i < w->ready->n_profilers; i++) {
+        if (w->ready->profilers[i] == profiler)
+            return true;
+    }
+    return false;
+}
+
+static bool s_has_arch(const worker_t *w, const char *arch)
+{
+    if (!arch || !*arch)
+        return true;
+    for (size_t i = 0; i < w->ready->n_gpus; i++) {
+        const char *have = w->ready->gpus[i]->arch;
+        if (have && strcmp(have, arch) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool worker_pool_can_serve(worker_pool_t *self, const char *arch, Profeed__Profiler profiler,
+                           char *reason, size_t cap)
+{
+    size_t used = 0;
+    int n = snprintf(reason, cap, "no collector has a GPU of arch \"%s\" with profiler %s; offered:",
+                     arch && *arch ? arch : "any", worker_pool_profiler_name(profiler));
+    used = n > 0 && (size_t) n < cap ? (size_t) n : cap - 1;
+    size_t collectors = 0;
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        if (w->role != PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR)
+            continue;
+        if (s_has_arch(w, arch) && s_has_profiler(w, profiler))
+            return true;
+        collectors++;
+        for (size_t i = 0; i < w->ready->n_gpus && used + 1 < cap; i++) {
+            n = snprintf(reason + used, cap - used, " %s (%s)", w->ready->gpus[i]->name,
+                         w->ready->gpus[i]->arch ? w->ready->gpus[i]->arch : "?");
+            used = n > 0 && used + (size_t) n < cap ? used + (size_t) n : cap - 1;
+        }
+        for (size_t i = 0; i < w->ready->n_profilers && used + 1 < cap; i++) {
+            n = snprintf(reason + used, cap - used, " %s",
+                         worker_pool_profiler_name(w->ready->profilers[i]));
+            used = n > 0 && used + (size_t) n < cap ? used + (size_t) n : cap - 1;
+        }
+        if (used + 2 < cap) {
+            reason[used++] = ';';
+            reason[used] = '\0';
+        }
+    }
+    if (collectors == 0)
+        snprintf(reason, cap, "no collector is registered with the broker");
+    return false;
+}
+
+worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, Profeed__Profiler profiler)
+{
+    worker_t *best = NULL;
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        if (w->role != PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR || w->busy >= w->slots)
+            continue;
+        if (!s_has_arch(w, arch) || !s_has_profiler(w, profiler))
+            continue;
+        /* Compare busy/slots without division: a/b < c/d <=> a*d < c*b. */
+        if (!best || (uint64_t) w->busy * best->slots < (uint64_t) best->busy * w->slots)
+            best = w;
+    }
+    return best;
+}
+
+worker_t *worker_pool_pick_analyzer(worker_pool_t *self, Profeed__Profiler profiler)
+{
+    worker_t *best = NULL;
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        if (w->role != PROFEED__WORKER_ROLE__WORKER_ROLE_ANALYZER || !s_has_profiler(w, profiler))
+            continue;
+        if (!best || (uint64_t) w->busy * best->slots < (uint64_t) best->busy * w->slots)
+            best = w;
+    }
+    return best;
+}
+
+size_t worker_pool_size(worker_pool_t *self) { return zhashx_size(self->workers); }
+worker_t *worker_pool_first(worker_pool_t *self) { return zhashx_first(self->workers); }
+worker_t *worker_pool_next(worker_pool_t *self) { return zhashx_next(self->workers); }

@@ -1,0 +1,70 @@
+/* worker_pool: the collectors and analyzers the broker knows, and routing.
+ *
+ * A worker is known by its routing id (as hex, its key) and by the worker_id
+ * it announced in Ready. It stays known while it is heard from: each message
+ * moves its expiry to now + interval x liveness (Paranoid Pirate). A Ready
+ * with a worker_id already known under another routing id replaces the old
+ * entry (the worker restarted or reconnected). Routing: a job goes to the
+ * least-loaded collector (busy / slots) that has a GPU of the job's arch and
+ * runs its profiler; passes go to the analyzer with the fewest jobs among those
+ * that analyze the job's profiler. */
+#ifndef WORKER_POOL_H
+#define WORKER_POOL_H
+
+#include <czmq.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "job_table.h"
+#include "profeed.pb-c.h"
+
+typedef struct {
+    char key[JOB_WORKER_KEY_LEN];
+    zframe_t *routing_id;       /* owned */
+    Profeed__WorkerRole role;
+    Profeed__Ready *ready;      /* as announced, owned (an unpacked Envelope's body) */
+    Profeed__Envelope *ready_env;
+    uint32_t slots;
+    uint32_t busy;              /* jobs collecting here, or pinned here (analyzers) */
+    int64_t expiry_ms;
+    int64_t last_heard_ms;
+} worker_t;
+
+typedef struct worker_pool_t worker_pool_t;
+
+worker_pool_t *worker_pool_new(void);
+void worker_pool_destroy(worker_pool_t **self_p);
+
+/* Registers the worker of `ready_env` (taken over, *ready_env_p set NULL) at
+ * `routing_id` (copied). If its worker_id was known under another key, that
+ * key is written to `replaced` (else "") so the caller can treat the old entry
+ * as dead before removing it with worker_pool_remove(). */
+worker_t *worker_pool_ready(worker_pool_t *self, zframe_t *routing_id, const char *key,
+                            Profeed__Envelope **ready_env_p, int64_t expiry_ms, char *replaced,
+                            size_t replaced_cap);
+
+worker_t *worker_pool_find(worker_pool_t *self, const char *key);
+void worker_pool_remove(worker_pool_t *self, const char *key);
+
+/* The first worker whose expiry is before `now_ms`, or NULL. */
+worker_t *worker_pool_expired(worker_pool_t *self, int64_t now_ms);
+
+/* Whether any known collector could ever serve (arch, profiler): "" or
+ * UNSPECIFIED match anything. When none, `reason` says what is offered. */
+bool worker_pool_can_serve(worker_pool_t *self, const char *arch, Profeed__Profiler profiler,
+                           char *reason, size_t cap);
+
+/* The least-loaded collector with a free slot that can serve the job, or NULL. */
+worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, Profeed__Profiler profiler);
+
+/* The least-loaded analyzer that analyzes `profiler`, or NULL. */
+worker_t *worker_pool_pick_analyzer(worker_pool_t *self, Profeed__Profiler profiler);
+
+size_t worker_pool_size(worker_pool_t *self);
+worker_t *worker_pool_first(worker_pool_t *self);
+worker_t *worker_pool_next(worker_pool_t *self);
+
+/* "ncu", "unitrace", "vtune" (or "any"). */
+const char *worker_pool_profiler_name(Profeed__Profiler profiler);
+
+#endif
