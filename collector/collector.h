@@ -1,0 +1,46 @@
+/* collector: the profeed-collector's event loop.
+ *
+ * Connects a DEALER to the broker's worker endpoint, announces its GPUs and
+ * profilers with Ready, and runs each dispatched job in its own thread (a
+ * zactor per job, up to `slots` at once) so the loop keeps heartbeating while
+ * profilers run. A job's passes run one after another; each pass's output is
+ * sent as soon as the pass ends, after a Progress that tells the broker how
+ * many passes the job has. Two backends: real profilers on PATH (ncu, through
+ * proc_run: fork + execve, timeout, process-group kill, output cap), or
+ * `replay` of recorded captures (replay.h). If the broker falls silent for
+ * heartbeat x liveness, the collector reconnects with a new socket, cancels
+ * the jobs it was running (the broker requeues them when it sees the new
+ * connection), and registers again. */
+#ifndef COLLECTOR_H
+#define COLLECTOR_H
+
+#include <czmq.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    const char *broker_endpoint;  /* the broker's worker endpoint */
+    const char *worker_id;        /* stable across reconnects; default "collector-<host>-<pid>" */
+    const char *replay_map;       /* serve recorded captures from this map (replay.h); NULL = real profilers */
+    const char *gpu;              /* "NAME:ARCH[:COUNT]": the GPU to advertise instead of nvidia-smi's */
+    const char *workdir;          /* where commands run; NULL = the current directory */
+    int heartbeat_ms;
+    int liveness;
+    uint32_t slots;               /* jobs at once */
+    uint32_t pass_timeout_s;      /* per pass, when the job gives no timeout */
+    size_t max_output;            /* bytes of profiler output kept per pass */
+    int pass_delay_ms;            /* replay: how long each pass "runs" (demos, tests) */
+    size_t max_msg;
+} collector_config_t;
+
+void collector_config_default(collector_config_t *config);
+
+/* Runs until interrupted (pipe NULL) or $TERM on `pipe` (signalled once
+ * started). Returns 0, or -1 when it cannot start (no GPU or profiler to
+ * offer, a bad replay map), logged. */
+int collector_run(const collector_config_t *config, zsock_t *pipe);
+
+/* zactor entry point: `args` is a collector_config_t that outlives the actor. */
+void collector_actor(zsock_t *pipe, void *args);
+
+#endif

@@ -1,0 +1,47 @@
+/* proc_run: run one profiler command, safely, and keep what it printed.
+ *
+ * The command runs through fork + execve (never a shell, so no argument is
+ * ever interpreted), in its own process group, with a time limit: on timeout
+ * or cancellation the whole group gets SIGTERM, then SIGKILL after a grace
+ * period, so programs the profiler started die with it. Standard output is
+ * kept in memory up to `max_output` bytes (a run that prints more is stopped
+ * and marked truncated); the last bytes of standard error are kept for the
+ * pass's stderr_tail. */
+#ifndef PROC_RUN_H
+#define PROC_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pf_error.h"
+
+#define PROC_STDERR_TAIL 4096
+
+typedef struct {
+    char *const *argv;  /* argv[0]: a path, or a name looked up on PATH */
+    const char *cwd;    /* run there; NULL = the caller's directory */
+    int timeout_ms;     /* > 0 */
+    size_t max_output;  /* stdout bytes kept before the run is stopped */
+    int cancel_fd;      /* readable = stop now; -1 for none */
+} proc_spec_t;
+
+typedef struct {
+    int exit_status;        /* the exit code, or 128 + signal number */
+    bool timed_out, cancelled, truncated;
+    char *output;           /* stdout, malloc'd (caller frees), NUL-terminated */
+    size_t output_len;
+    char stderr_tail[PROC_STDERR_TAIL + 1];
+    int64_t duration_ms;
+} proc_result_t;
+
+/* Resolves `name` on PATH (or checks it when it contains a '/'); returns
+ * false when there is no executable file of that name. */
+bool proc_find(const char *name, char *path, size_t cap);
+
+/* Runs the command. PF_OK when it ran (whatever its exit status: see
+ * `result`); PF_ENOTFOUND / PF_EIO with `err` when it could not start (the
+ * message names the program and the reason). Free result->output. */
+pf_status_t proc_run(const proc_spec_t *spec, proc_result_t *result, pf_error_t *err);
+
+#endif

@@ -1,0 +1,44 @@
+/* replay: recorded profiler captures served as if a profiler had just run.
+ *
+ * For machines without a GPU (demos, CI, load tests). A map file names, for
+ * each program, the passes of its recorded capture, one line per pass:
+ *
+ *     # program   pass key   [exit=N]  files (relative to the map's folder)
+ *     kernels     ncu.000    ../ncu/h200/full_raw.csv ../ncu/h200/full_details.csv
+ *     crash       ncu.000    exit=9    ../ncu/h200/err_crash_stdout.txt
+ *
+ * A job is matched by the base name of its command's argv[0]; a program named
+ * `*` matches any command. The pass outputs carry `replay_source` (the map and
+ * the files), so the feedback says the profile was replayed and from where. */
+#ifndef REPLAY_H
+#define REPLAY_H
+
+#include <stddef.h>
+
+#include "pf_error.h"
+
+#define REPLAY_MAX_FILES 16
+
+typedef struct {
+    char program[128];
+    char pass_key[129];
+    int exit_status;
+    char *files[REPLAY_MAX_FILES];    /* resolved paths, owned */
+    size_t file_count;
+} replay_pass_t;
+
+typedef struct replay_t replay_t;
+
+/* Loads a map; NULL with `err` naming the file, line and problem. Every file
+ * it names must be readable now. */
+replay_t *replay_load(const char *map_path, pf_error_t *err);
+void replay_destroy(replay_t **self_p);
+
+const char *replay_path(const replay_t *self);
+
+/* The passes recorded for `program` (a base name), else those of `*`, in
+ * map order: writes at most `cap` into `out` and returns how many. Safe to
+ * call from several job threads at once. */
+size_t replay_find(const replay_t *self, const char *program, const replay_pass_t **out, size_t cap);
+
+#endif
