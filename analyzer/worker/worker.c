@@ -1,0 +1,447 @@
+#include "worker.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "analyzer.h"
+#include "feedback.h"
+#include "feedback_wire.h"
+#include "pf_log.h"
+#include "render.h"
+#include "wire.h"
+#include "wire_zmq.h"
+
+#define LOG "analyzer"
+
+void worker_config_default(worker_config_t *config)
+{
+    memset(config, 0, sizeof *config);
+    config->broker_endpoint = "tcp://127.0.0.1:5556";
+    config->heartbeat_ms = 1000;
+    config->liveness = 3;
+    config->max_jobs = 256;
+    config->max_msg = WIRE_MAX_MSG;
+}
+
+/* The passes of one job, for its newest attempt. Each pass is kept inside
+ * the Envelope it came in (owned). */
+typedef struct {
+    char job_id[WIRE_MAX_ID_LEN + 1];
+    uint32_t attempt;
+    uint32_t pass_count;
+    Profeed__Envelope **passes;
+    size_t pass_len;
+} job_passes_t;
+
+typedef struct {
+    const worker_config_t *config;
+    char worker_id[WIRE_MAX_ID_LEN + 1];
+    char host[256];
+    zsock_t *sock;
+    zpoller_t *poller;
+    zhashx_t *jobs; /* job id -> job_passes_t */
+    int liveness;
+    int backoff_ms;
+    int64_t next_heartbeat_ms;
+    int64_t last_ready_ms;
+} worker_t;
+
+static void s_job_free(job_passes_t **job_p)
+{
+    job_passes_t *job = *job_p;
+    if (!job)
+        return;
+    for (size_t i = 0; i < job->pass_len; i++)
+        wire_envelope_destroy(&job->passes[i]);
+    free(job->passes);
+    free(job);
+    *job_p = NULL;
+}
+
+static void s_job_destructor(void **item) { s_job_free((job_passes_t **) item); }
+
+static void s_send(worker_t *self, Profeed__Envelope *env, const char *what, const char *job_id)
+{
+    pf_error_t err;
+    if (wire_zmq_send(self->sock, NULL, env, self->config->max_msg, &err) != PF_OK)
+        pf_log_warn(LOG, "job %s: could not send %s to the broker: %s", job_id ? job_id : "-", what, err.msg);
+}
+
+static void s_send_ready(worker_t *self)
+{
+    /* The profilers analyzer_run() understands; "ncu" today. */
+    Profeed__Profiler profilers[4];
+    size_t n = 0;
+    const char *list = analyzer_profilers();
+    if (strstr(list, "ncu"))
+        profilers[n++] = PROFEED__PROFILER__PROFILER_NCU;
+    if (strstr(list, "unitrace"))
+        profilers[n++] = PROFEED__PROFILER__PROFILER_UNITRACE;
+    if (strstr(list, "vtune"))
+        profilers[n++] = PROFEED__PROFILER__PROFILER_VTUNE;
+    Profeed__Ready ready;
+    profeed__ready__init(&ready);
+    ready.has_role = 1;
+    ready.role = PROFEED__WORKER_ROLE__WORKER_ROLE_ANALYZER;
+    ready.worker_id = self->worker_id;
+    ready.host = self->host;
+    ready.profilers = profilers;
+    ready.n_profilers = n;
+    ready.has_slots = 1;
+    ready.slots = self->config->max_jobs;
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_READY;
+    env.ready = &ready;
+    s_send(self, &env, "ready", NULL);
+    self->last_ready_ms = wire_zmq_now_ms();
+}
+
+static void s_send_heartbeat(worker_t *self)
+{
+    char *ids[WIRE_MAX_HEARTBEAT_JOBS];
+    Profeed__Heartbeat hb;
+    profeed__heartbeat__init(&hb);
+    hb.worker_id = self->worker_id;
+    for (job_passes_t *job = zhashx_first(self->jobs); job && hb.n_job_ids < WIRE_MAX_HEARTBEAT_JOBS;
+         job = zhashx_next(self->jobs))
+        ids[hb.n_job_ids++] = job->job_id;
+    hb.job_ids = ids;
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_HEARTBEAT;
+    env.heartbeat = &hb;
+    s_send(self, &env, "heartbeat", NULL);
+}
+
+static int s_connect(worker_t *self)
+{
+    if (self->sock) {
+        zpoller_remove(self->poller, self->sock);
+        zsock_destroy(&self->sock);
+    }
+    self->sock = zsock_new(ZMQ_DEALER);
+    if (!self->sock)
+        return -1;
+    wire_zmq_configure(self->sock, self->config->max_msg, 100);
+    if (zsock_connect(self->sock, "%s", self->config->broker_endpoint) != 0) {
+        pf_log_error(LOG, "cannot connect to %s", self->config->broker_endpoint);
+        return -1;
+    }
+    zpoller_add(self->poller, self->sock);
+    self->liveness = self->config->liveness;
+    s_send_ready(self);
+    return 0;
+}
+
+static const char *s_profiler_name(Profeed__Profiler p)
+{
+    switch (p) {
+    case PROFEED__PROFILER__PROFILER_NCU: return "ncu";
+    case PROFEED__PROFILER__PROFILER_UNITRACE: return "unitrace";
+    case PROFEED__PROFILER__PROFILER_VTUNE: return "vtune";
+    default: return "auto";
+    }
+}
+
+static char *s_strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *copy = malloc(n);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
+}
+
+/* A deep copy of the WorkerInfo the passes were measured on, for the
+ * Feedback (which frees it with the rest of the message). */
+static Profeed__WorkerInfo *s_copy_worker(const Profeed__WorkerInfo *w)
+{
+    Profeed__WorkerInfo *copy = malloc(sizeof *copy);
+    if (!copy)
+        return NULL;
+    profeed__worker_info__init(copy);
+    copy->host = s_strdup(w->host);
+    copy->gpu_name = s_strdup(w->gpu_name);
+    copy->arch = s_strdup(w->arch);
+    copy->compute_capability = s_strdup(w->compute_capability);
+    copy->driver_version = s_strdup(w->driver_version);
+    copy->profiler_version = s_strdup(w->profiler_version);
+    copy->cpu_model = s_strdup(w->cpu_model);
+    copy->has_device_id = w->has_device_id;
+    copy->device_id = w->device_id;
+    copy->has_sm_count = w->has_sm_count;
+    copy->sm_count = w->sm_count;
+    copy->has_sm_clock_mhz = w->has_sm_clock_mhz;
+    copy->sm_clock_mhz = w->sm_clock_mhz;
+    copy->has_mem_clock_mhz = w->has_mem_clock_mhz;
+    copy->mem_clock_mhz = w->mem_clock_mhz;
+    copy->has_memory_bytes = w->has_memory_bytes;
+    copy->memory_bytes = w->memory_bytes;
+    return copy;
+}
+
+static int s_pass_order(const void *a, const void *b)
+{
+    const Profeed__Envelope *x = *(Profeed__Envelope *const *) a, *y = *(Profeed__Envelope *const *) b;
+    return strcmp(x->dispatch->pass_output->pass_key, y->dispatch->pass_output->pass_key);
+}
+
+/* Collates and analyzes a job whose passes are all in; builds its Feedback. */
+static Profeed__Feedback *s_analyze(job_passes_t *job)
+{
+    qsort(job->passes, job->pass_len, sizeof *job->passes, s_pass_order);
+    size_t nfiles = 0;
+    for (size_t i = 0; i < job->pass_len; i++)
+        nfiles += job->passes[i]->dispatch->pass_output->n_files;
+    const Profeed__PassOutput *first = job->passes[0]->dispatch->pass_output;
+    if (nfiles == 0) {
+        char text[4096];
+        snprintf(text, sizeof text, "the profiler wrote no output (pass %s exited with status %d)%s%.3000s",
+                 first->pass_key, (int) first->exit_status, first->stderr_tail && *first->stderr_tail ? ": " : "",
+                 first->stderr_tail ? first->stderr_tail : "");
+        return feedback_wire_new_error(job->job_id, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_PROFILER_ERROR, text);
+    }
+    analyzer_file_t *files = calloc(nfiles, sizeof *files);
+    if (!files)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < job->pass_len; i++) {
+        const Profeed__PassOutput *pass = job->passes[i]->dispatch->pass_output;
+        for (size_t f = 0; f < pass->n_files; f++) {
+            files[k].pass_key = pass->pass_key;
+            files[k].name = pass->files[f]->name;
+            files[k].bytes = (const char *) pass->files[f]->content.data;
+            files[k].len = pass->files[f]->content.len;
+            k++;
+        }
+    }
+    analyzer_input_t input = {
+        .files = files,
+        .count = nfiles,
+        .profiler = s_profiler_name(first->has_profiler ? first->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED),
+        .device = first->worker ? first->worker->gpu_name : NULL,
+    };
+    analysis_options_t options;
+    analysis_options_default(&options);
+    feedback_t *fb = NULL;
+    pf_error_t err;
+    pf_error_clear(&err);
+    pf_status_t rc = analyzer_run(&input, &options, &fb, &err);
+    free(files);
+    Profeed__Feedback *msg = NULL;
+    if (rc != PF_OK) {
+        msg = feedback_wire_new_error(job->job_id, rc == PF_ENOMEM ? PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT
+                                                                   : PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT,
+                                      err.msg);
+    } else {
+        for (size_t i = 0; i < job->pass_len; i++) {
+            const Profeed__PassOutput *pass = job->passes[i]->dispatch->pass_output;
+            if (pass->replay_source)
+                feedback_add_note(fb, "replayed: pass %s is a recorded capture (%.900s), not measured for this job",
+                                  pass->pass_key, pass->replay_source);
+            if (pass->exit_status != 0)
+                feedback_add_note(fb, "pass %s: the profiler exited with status %d", pass->pass_key,
+                                  (int) pass->exit_status);
+        }
+        char *text = render_text(fb, 0);
+        char *json = render_json(fb, false);
+        if (text && json)
+            msg = feedback_wire_new(fb, job->job_id, text, json);
+        free(text);
+        free(json);
+        feedback_destroy(&fb);
+    }
+    if (msg && first->worker)
+        msg->worker = s_copy_worker(first->worker);
+    return msg;
+}
+
+static void s_finish(worker_t *self, job_passes_t *job)
+{
+    int64_t start = wire_zmq_now_ms();
+    Profeed__Feedback *fb = s_analyze(job);
+    if (!fb) {
+        wire_zmq_send_error(self->sock, NULL, PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL, job->job_id, LOG,
+                            "out of memory analyzing the job");
+    } else {
+        Profeed__Envelope env;
+        wire_envelope_init(&env);
+        env.body_case = PROFEED__ENVELOPE__BODY_FEEDBACK;
+        env.feedback = fb;
+        pf_error_t err;
+        if (wire_zmq_send(self->sock, NULL, &env, self->config->max_msg, &err) != PF_OK) {
+            pf_log_error(LOG, "job %s: feedback not sent: %s", job->job_id, err.msg);
+            wire_zmq_send_error(self->sock, NULL, PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL, job->job_id, LOG,
+                                "the feedback could not be sent: %s", err.msg);
+        } else {
+            pf_log_info(LOG, "job %s: feedback sent (%zu passes, %zu findings, %lld ms)", job->job_id,
+                        job->pass_len, fb->n_findings, (long long) (wire_zmq_now_ms() - start));
+        }
+        feedback_wire_destroy(&fb);
+    }
+    char id[WIRE_MAX_ID_LEN + 1];
+    snprintf(id, sizeof id, "%s", job->job_id);
+    zhashx_delete(self->jobs, id);
+}
+
+static void s_on_dispatch(worker_t *self, Profeed__Envelope **env_p)
+{
+    Profeed__Dispatch *d = (*env_p)->dispatch;
+    if (d->work_case != PROFEED__DISPATCH__WORK_PASS_OUTPUT) {
+        pf_log_warn(LOG, "broker sent a job to an analyzer; ignored");
+        return;
+    }
+    const Profeed__PassOutput *pass = d->pass_output;
+    uint32_t attempt = d->has_attempt ? d->attempt : 1;
+    job_passes_t *job = zhashx_lookup(self->jobs, pass->job_id);
+    if (job && attempt < job->attempt) {
+        pf_log_info(LOG, "job %s: pass %s of old attempt %u ignored", pass->job_id, pass->pass_key, (unsigned) attempt);
+        return;
+    }
+    if (job && attempt > job->attempt) {
+        /* Collected again from the start: the older passes are void. */
+        for (size_t i = 0; i < job->pass_len; i++)
+            wire_envelope_destroy(&job->passes[i]);
+        job->pass_len = 0;
+    }
+    if (!job) {
+        if (zhashx_size(self->jobs) >= self->config->max_jobs) {
+            wire_zmq_send_error(self->sock, NULL, PROFEED__ERROR_CODE__ERROR_CODE_OVERLOADED, pass->job_id, LOG,
+                                "this analyzer holds %u jobs already", (unsigned) self->config->max_jobs);
+            return;
+        }
+        job = calloc(1, sizeof *job);
+        if (!job)
+            return;
+        snprintf(job->job_id, sizeof job->job_id, "%s", pass->job_id);
+        zhashx_insert(self->jobs, job->job_id, job);
+    }
+    job->attempt = attempt;
+    job->pass_count = d->pass_count;
+    for (size_t i = 0; i < job->pass_len; i++) {
+        if (streq(job->passes[i]->dispatch->pass_output->pass_key, pass->pass_key)) {
+            pf_log_debug(LOG, "job %s: pass %s again; ignored", job->job_id, pass->pass_key);
+            return;
+        }
+    }
+    Profeed__Envelope **grown = realloc(job->passes, (job->pass_len + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    job->passes = grown;
+    job->passes[job->pass_len++] = *env_p;
+    *env_p = NULL;
+    pf_log_info(LOG, "job %s: pass %s (%zu of %u, attempt %u)", job->job_id, pass->pass_key, job->pass_len,
+                (unsigned) job->pass_count, (unsigned) attempt);
+    if (job->pass_len >= job->pass_count)
+        s_finish(self, job);
+}
+
+static void s_on_broker(worker_t *self)
+{
+    pf_error_t err;
+    Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, self->config->max_msg, &err);
+    if (!env) {
+        if (err.code != PF_OK)
+            pf_log_warn(LOG, "broker %s: refused a message: %s", self->config->broker_endpoint, err.msg);
+        return;
+    }
+    self->liveness = self->config->liveness;
+    self->backoff_ms = self->config->heartbeat_ms;
+    switch (env->body_case) {
+    case PROFEED__ENVELOPE__BODY_DISPATCH: s_on_dispatch(self, &env); break;
+    case PROFEED__ENVELOPE__BODY_HEARTBEAT:
+    case PROFEED__ENVELOPE__BODY_ACK: break;
+    case PROFEED__ENVELOPE__BODY_ERROR:
+        pf_log_warn(LOG, "job %s: broker says: %s", env->error->job_id ? env->error->job_id : "-",
+                    env->error->text ? env->error->text : "");
+        if (!env->error->job_id && wire_zmq_now_ms() - self->last_ready_ms >= self->config->heartbeat_ms)
+            s_send_ready(self);
+        break;
+    default: pf_log_warn(LOG, "broker sent an unexpected message (body %d); ignored", (int) env->body_case); break;
+    }
+    wire_envelope_destroy(&env);
+}
+
+int worker_run(const worker_config_t *config, zsock_t *pipe)
+{
+    assert(config);
+    worker_t self = {.config = config};
+    int rc = -1;
+    if (gethostname(self.host, sizeof self.host) != 0)
+        snprintf(self.host, sizeof self.host, "unknown");
+    self.host[sizeof self.host - 1] = '\0';
+    if (config->worker_id)
+        snprintf(self.worker_id, sizeof self.worker_id, "%s", config->worker_id);
+    else
+        snprintf(self.worker_id, sizeof self.worker_id, "analyzer-%.64s-%ld", self.host, (long) getpid());
+    pf_error_t err;
+    if (wire_check_id(self.worker_id, "--worker-id", &err) != PF_OK) {
+        pf_log_error(LOG, "%s", err.msg);
+        if (pipe)
+            zsock_signal(pipe, 1);
+        return -1;
+    }
+    self.jobs = zhashx_new();
+    zhashx_set_destructor(self.jobs, s_job_destructor);
+    self.poller = zpoller_new(NULL);
+    if (s_connect(&self) != 0)
+        goto cleanup;
+    if (pipe) {
+        zpoller_add(self.poller, pipe);
+        zsock_signal(pipe, 0);
+    }
+    pf_log_info(LOG, "%s: analyzing %s, broker %s", self.worker_id, analyzer_profilers(), config->broker_endpoint);
+    rc = 0;
+    self.backoff_ms = config->heartbeat_ms;
+    self.next_heartbeat_ms = wire_zmq_now_ms() + config->heartbeat_ms;
+    while (true) {
+        int64_t wait = self.next_heartbeat_ms - wire_zmq_now_ms();
+        void *which = zpoller_wait(self.poller, wait < 0 ? 0 : (int) wait);
+        if (zpoller_terminated(self.poller))
+            break;
+        if (pipe && which == pipe) {
+            char *cmd = zstr_recv(pipe);
+            bool term = !cmd || streq(cmd, "$TERM");
+            zstr_free(&cmd);
+            if (term)
+                break;
+        } else if (which == self.sock) {
+            s_on_broker(&self);
+        }
+        if (wire_zmq_now_ms() >= self.next_heartbeat_ms) {
+            if (--self.liveness <= 0) {
+                pf_log_warn(LOG, "broker %s silent; reconnecting in %d ms", config->broker_endpoint, self.backoff_ms);
+                /* The broker moves our jobs to another analyzer when it sees us
+                 * come back on a new connection. */
+                zhashx_purge(self.jobs);
+                zclock_sleep(self.backoff_ms);
+                if (self.backoff_ms < 32 * config->heartbeat_ms)
+                    self.backoff_ms *= 2;
+                if (s_connect(&self) != 0)
+                    break;
+            } else {
+                s_send_heartbeat(&self);
+            }
+            self.next_heartbeat_ms = wire_zmq_now_ms() + config->heartbeat_ms;
+        }
+    }
+    pf_log_info(LOG, "%s: stopping", self.worker_id);
+cleanup:
+    if (rc != 0 && pipe)
+        zsock_signal(pipe, 1);
+    zhashx_destroy(&self.jobs);
+    zpoller_destroy(&self.poller);
+    zsock_destroy(&self.sock);
+    return rc;
+}
+
+void worker_actor(zsock_t *pipe, void *args)
+{
+    worker_run((const worker_config_t *) args, pipe);
+}
