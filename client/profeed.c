@@ -2,13 +2,16 @@
  *
  *   profeed analyze [options] FILE...   offline feedback from profiler output
  *
- * Farm commands (submit, status, keygen) join as the farm lands. */
+ *   profeed submit [options] -- CMD...  profile a command on the farm
+ *   profeed status                     the farm's workers and jobs */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd_analyze.h"
+#include "cmd_status.h"
+#include "cmd_submit.h"
 #include "profeed_client.h"
 
 static void s_usage(FILE *out)
@@ -18,6 +21,8 @@ static void s_usage(FILE *out)
             "\n"
             "commands:\n"
             "  analyze FILE...   turn profiler output into optimization feedback (offline)\n"
+            "  submit -- CMD...  profile a command on the farm and print the feedback\n"
+            "  status            the farm's workers, queue and jobs in flight\n"
             "  version           print the version\n"
             "  help              this text; 'profeed <command> --help' for a command\n");
 }
@@ -31,6 +36,10 @@ int main(int argc, char **argv)
     const char *command = argv[1];
     if (strcmp(command, "analyze") == 0)
         return cmd_analyze(argc - 1, argv + 1);
+    if (strcmp(command, "submit") == 0)
+        return cmd_submit(argc - 1, argv + 1);
+    if (strcmp(command, "status") == 0)
+        return cmd_status(argc - 1, argv + 1);
     if (strcmp(command, "version") == 0 || strcmp(command, "--version") == 0) {
         printf("profeed %s\n", PROFEED_VERSION);
         return 0;

@@ -21,6 +21,8 @@ typedef enum {
     PROFEED_ERROR = 1,          /* out of memory or another failure of ours */
     PROFEED_BAD_INPUT = 2,      /* an input file is unreadable or malformed */
     PROFEED_PROFILER_ERROR = 3, /* the profiler itself reported an error */
+    PROFEED_UNAVAILABLE = 4,    /* farm: refused (no capable worker) or no answer in time */
+    PROFEED_FAILED = 5,         /* farm: the job timed out or failed after its retries */
 } profeed_result_t;
 
 typedef enum { PROFEED_FORMAT_TEXT, PROFEED_FORMAT_JSON, PROFEED_FORMAT_MARKDOWN } profeed_format_t;
@@ -53,6 +55,57 @@ void profeed_analyze_options_init(profeed_analyze_options_t *options);
 profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
                                        const profeed_analyze_options_t *options, char **output,
                                        char **error);
+
+/* ---------------------------------------------------------------------
+ * The farm: submit a job to a broker and wait for its feedback.
+ *
+ * A farm handle is one connection (a DEALER socket) to a broker's agent
+ * endpoint. While it waits it heartbeats the broker; if the broker falls
+ * silent (heartbeat_ms x liveness) it reconnects and submits the job again,
+ * which is safe because the job id makes submission idempotent: a broker that
+ * already ran the job answers with the same feedback. Not thread-safe: one
+ * handle per thread. */
+typedef struct profeed_farm_t profeed_farm_t;
+
+typedef struct {
+    const char *job_id;       /* NULL: a new random id (UUID) */
+    const char *agent_id;     /* NULL: none */
+    const char *language;     /* "cuda", "triton", "pytorch", "sycl" or "ocl" */
+    const char *gpu_arch;     /* "sm_90"; NULL = any */
+    const char *profiler;     /* "ncu", "unitrace", "vtune"; NULL = the collector picks */
+    const char *const *argv;  /* the command to profile */
+    size_t argc;
+    unsigned timeout_s;       /* 0: the broker's default */
+} profeed_job_t;
+
+/* Called on every progress report: state is "queued", "collecting",
+ * "analyzing", "requeued"; done/count are passes (count 0 = not known yet). */
+typedef void(profeed_progress_fn)(const char *job_id, const char *state, unsigned done, unsigned count,
+                                  void *arg);
+
+/* Connects to `endpoint` ("tcp://127.0.0.1:5555", "inproc://..."). 0 for
+ * heartbeat_ms / liveness picks 1000 / 3. NULL when the endpoint is invalid. */
+profeed_farm_t *profeed_farm_new(const char *endpoint, int heartbeat_ms, int liveness);
+void profeed_farm_destroy(profeed_farm_t **self_p);
+
+/* Submits `job` and waits up to `wait_ms` (0 = forever) for its feedback.
+ * `format` picks what *output gets: PROFEED_FORMAT_TEXT (the LLM-ready text)
+ * or PROFEED_FORMAT_JSON (the JSON document; Markdown is not carried by the
+ * farm and gives the text). Returns PROFEED_OK (feedback, also "no kernels"),
+ * PROFEED_PROFILER_ERROR, PROFEED_BAD_INPUT, PROFEED_FAILED (timed out, or
+ * failed after retries: the feedback says why), or PROFEED_UNAVAILABLE
+ * (refused or no answer: *error says why). *output and *error are the
+ * caller's to free() and may be NULL; `job_id_out` (may be NULL, 129 bytes)
+ * receives the job id. */
+profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job, int wait_ms,
+                                  profeed_format_t format, profeed_progress_fn *progress, void *arg,
+                                  char **output, char **error, char *job_id_out);
+
+/* Asks the broker what it is doing: workers, queue depth, jobs in flight.
+ * *output gets text, or JSON with `json`. PROFEED_UNAVAILABLE when no answer
+ * came within wait_ms. */
+profeed_result_t profeed_farm_status(profeed_farm_t *self, int wait_ms, int json, char **output,
+                                     char **error);
 
 #ifdef __cplusplus
 }

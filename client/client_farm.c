@@ -1,0 +1,438 @@
+/* client_farm: the client library's farm calls (submit and wait, status). */
+#include <assert.h>
+#include <czmq.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pf_error.h"
+#include "profeed_client.h"
+#include "wire.h"
+#include "wire_zmq.h"
+
+/* Control messages only come back; a feedback is the largest of them. */
+#define FARM_MAX_MSG WIRE_MAX_MSG
+
+struct profeed_farm_t {
+    char *endpoint;
+    zsock_t *sock;
+    int heartbeat_ms;
+    int liveness;
+};
+
+static char *s_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = malloc(n);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
+}
+
+static char *s_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *s_printf(const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap); /* a cut-short message is still a message */
+    va_end(ap);
+    return s_strdup(buf);
+}
+
+static int s_connect(profeed_farm_t *self)
+{
+    zsock_destroy(&self->sock);
+    self->sock = zsock_new(ZMQ_DEALER);
+    if (!self->sock)
+        return -1;
+    wire_zmq_configure(self->sock, FARM_MAX_MSG, 1000);
+    return zsock_connect(self->sock, "%s", self->endpoint);
+}
+
+profeed_farm_t *profeed_farm_new(const char *endpoint, int heartbeat_ms, int liveness)
+{
+    if (!endpoint)
+        return NULL;
+    profeed_farm_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->endpoint = s_strdup(endpoint);
+    self->heartbeat_ms = heartbeat_ms > 0 ? heartbeat_ms : 1000;
+    self->liveness = liveness > 0 ? liveness : 3;
+    if (!self->endpoint || s_connect(self) != 0)
+        profeed_farm_destroy(&self);
+    return self;
+}
+
+void profeed_farm_destroy(profeed_farm_t **self_p)
+{
+    assert(self_p);
+    profeed_farm_t *self = *self_p;
+    if (!self)
+        return;
+    zsock_destroy(&self->sock);
+    free(self->endpoint);
+    free(self);
+    *self_p = NULL;
+}
+
+static bool s_language(const char *name, Profeed__Language *out)
+{
+    static const struct {
+        const char *name;
+        Profeed__Language value;
+    } table[] = {
+        {"cuda", PROFEED__LANGUAGE__LANGUAGE_CUDA},       {"triton", PROFEED__LANGUAGE__LANGUAGE_TRITON},
+        {"pytorch", PROFEED__LANGUAGE__LANGUAGE_PYTORCH}, {"sycl", PROFEED__LANGUAGE__LANGUAGE_SYCL},
+        {"ocl", PROFEED__LANGUAGE__LANGUAGE_OCL},
+    };
+    for (size_t i = 0; name && i < sizeof table / sizeof table[0]; i++) {
+        if (strcmp(name, table[i].name) == 0) {
+            *out = table[i].value;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool s_profiler(const char *name, Profeed__Profiler *out)
+{
+    if (!name) {
+        *out = PROFEED__PROFILER__PROFILER_UNSPECIFIED;
+        return true;
+    }
+    if (strcmp(name, "ncu") == 0)
+        *out = PROFEED__PROFILER__PROFILER_NCU;
+    else if (strcmp(name, "unitrace") == 0)
+        *out = PROFEED__PROFILER__PROFILER_UNITRACE;
+    else if (strcmp(name, "vtune") == 0)
+        *out = PROFEED__PROFILER__PROFILER_VTUNE;
+    else
+        return false;
+    return true;
+}
+
+static pf_status_t s_send(profeed_farm_t *self, Profeed__Envelope *env, pf_error_t *err)
+{
+    return wire_zmq_send(self->sock, NULL, env, FARM_MAX_MSG, err);
+}
+
+static profeed_result_t s_feedback_result(const Profeed__Feedback *fb)
+{
+    switch (fb->status) {
+    case PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_OK:
+    case PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_NO_KERNELS: return PROFEED_OK;
+    case PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_PROFILER_ERROR: return PROFEED_PROFILER_ERROR;
+    case PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT: return PROFEED_BAD_INPUT;
+    default: return PROFEED_FAILED;
+    }
+}
+
+/* A JSON answer for feedback that carries no JSON document (the broker's own
+ * failure feedback): status and errors. */
+static char *s_minimal_json(const Profeed__Feedback *fb)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "job_id", json_string(fb->job_id ? fb->job_id : ""));
+    const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(&profeed__feedback_status__descriptor,
+                                                                       (int) fb->status);
+    json_object_set_new(root, "status", json_string(v ? v->name : "unknown"));
+    json_t *errors = json_array();
+    for (size_t i = 0; i < fb->n_errors; i++)
+        json_array_append_new(errors, json_string(fb->errors[i]));
+    json_object_set_new(root, "errors", errors);
+    char *out = json_dumps(root, JSON_INDENT(2));
+    json_decref(root);
+    return out;
+}
+
+profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job, int wait_ms,
+                                  profeed_format_t format, profeed_progress_fn *progress, void *arg,
+                                  char **output, char **error, char *job_id_out)
+{
+    assert(self && job);
+    char *out_local = NULL, *err_local = NULL;
+    if (!output)
+        output = &out_local;
+    if (!error)
+        error = &err_local;
+    *output = *error = NULL;
+    profeed_result_t result = PROFEED_UNAVAILABLE;
+
+    Profeed__JobRequest req;
+    profeed__job_request__init(&req);
+    Profeed__Command command;
+    profeed__command__init(&command);
+    char id[WIRE_MAX_ID_LEN + 1];
+    if (job->job_id) {
+        snprintf(id, sizeof id, "%s", job->job_id);
+    } else {
+        zuuid_t *uuid = zuuid_new();
+        snprintf(id, sizeof id, "%s", zuuid_str_canonical(uuid));
+        zuuid_destroy(&uuid);
+    }
+    if (job_id_out)
+        snprintf(job_id_out, WIRE_MAX_ID_LEN + 1, "%s", id);
+    req.job_id = id;
+    req.agent_id = (char *) job->agent_id;
+    req.has_language = 1;
+    req.has_profiler = 1;
+    if (!s_language(job->language, &req.language)) {
+        *error = s_printf("unknown language \"%s\" (cuda, triton, pytorch, sycl or ocl)",
+                          job->language ? job->language : "");
+        result = PROFEED_BAD_INPUT;
+        goto done;
+    }
+    if (!s_profiler(job->profiler, &req.profiler)) {
+        *error = s_printf("unknown profiler \"%s\" (ncu, unitrace or vtune)", job->profiler);
+        result = PROFEED_BAD_INPUT;
+        goto done;
+    }
+    if (req.profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED)
+        req.has_profiler = 0;
+    req.gpu_arch = (char *) job->gpu_arch;
+    command.argv = (char **) job->argv;
+    command.n_argv = job->argc;
+    req.target_case = PROFEED__JOB_REQUEST__TARGET_COMMAND;
+    req.command = &command;
+    if (job->timeout_s) {
+        req.has_timeout_s = 1;
+        req.timeout_s = job->timeout_s;
+    }
+    Profeed__Envelope submit;
+    wire_envelope_init(&submit);
+    submit.body_case = PROFEED__ENVELOPE__BODY_SUBMIT;
+    submit.submit = &req;
+    pf_error_t err;
+    if (s_send(self, &submit, &err) != PF_OK) {
+        *error = s_printf("%s", err.msg);
+        result = err.code == PF_EIO ? PROFEED_UNAVAILABLE : PROFEED_BAD_INPUT;
+        goto done;
+    }
+
+    char *ids[1] = {id};
+    Profeed__Heartbeat hb;
+    profeed__heartbeat__init(&hb);
+    hb.job_ids = ids;
+    hb.n_job_ids = 1;
+    Profeed__Envelope ping;
+    wire_envelope_init(&ping);
+    ping.body_case = PROFEED__ENVELOPE__BODY_HEARTBEAT;
+    ping.heartbeat = &hb;
+
+    int64_t deadline = wait_ms > 0 ? wire_zmq_now_ms() + wait_ms : INT64_MAX;
+    int64_t next_hb = wire_zmq_now_ms() + self->heartbeat_ms;
+    int liveness = self->liveness;
+    while (true) {
+        int64_t now = wire_zmq_now_ms();
+        if (now >= deadline) {
+            *error = s_printf("no feedback for job %s within %d ms", id, wait_ms);
+            result = PROFEED_UNAVAILABLE;
+            break;
+        }
+        if (now >= next_hb) {
+            if (--liveness <= 0) {
+                /* The broker is gone or restarted: a new connection, and the
+                 * job again (idempotent by its id). */
+                if (s_connect(self) != 0 || s_send(self, &submit, &err) != PF_OK) {
+                    *error = s_printf("cannot reach the broker at %s", self->endpoint);
+                    break;
+                }
+                liveness = self->liveness;
+            } else {
+                s_send(self, &ping, &err);
+            }
+            next_hb = now + self->heartbeat_ms;
+        }
+        int64_t wait = next_hb - now;
+        if (deadline - now < wait)
+            wait = deadline - now;
+        zmq_pollitem_t item = {.socket = zsock_resolve(self->sock), .events = ZMQ_POLLIN};
+        int rc = zmq_poll(&item, 1, (long) wait);
+        if (rc < 0) {
+            *error = s_printf("interrupted");
+            result = PROFEED_ERROR;
+            break;
+        }
+        if (rc == 0)
+            continue;
+        Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, FARM_MAX_MSG, &err);
+        if (!env)
+            continue; /* a bad message from the broker: not ours to act on */
+        liveness = self->liveness;
+        bool finished = false;
+        switch (env->body_case) {
+        case PROFEED__ENVELOPE__BODY_PROGRESS:
+            if (progress && env->progress->job_id && strcmp(env->progress->job_id, id) == 0)
+                progress(id, env->progress->state ? env->progress->state : "", env->progress->passes_done,
+                         env->progress->pass_count, arg);
+            break;
+        case PROFEED__ENVELOPE__BODY_FEEDBACK: {
+            const Profeed__Feedback *fb = env->feedback;
+            if (!fb->job_id || strcmp(fb->job_id, id) != 0)
+                break;
+            result = s_feedback_result(fb);
+            if (format == PROFEED_FORMAT_JSON)
+                *output = fb->json ? s_strdup(fb->json) : s_minimal_json(fb);
+            else
+                *output = s_strdup(fb->text ? fb->text : "");
+            if (result != PROFEED_OK && fb->n_errors)
+                *error = s_strdup(fb->errors[0]);
+            finished = true;
+            break;
+        }
+        case PROFEED__ENVELOPE__BODY_ERROR: {
+            const Profeed__Error *e = env->error;
+            if (e->job_id && strcmp(e->job_id, id) != 0)
+                break;
+            if (e->code == PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB) {
+                s_send(self, &submit, &err); /* a restarted broker: submit again */
+                break;
+            }
+            *error = s_printf("%s", e->text ? e->text : "the broker refused the job");
+            result = e->code == PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST ||
+                             e->code == PROFEED__ERROR_CODE__ERROR_CODE_DUPLICATE_JOB
+                         ? PROFEED_BAD_INPUT
+                         : PROFEED_UNAVAILABLE;
+            finished = true;
+            break;
+        }
+        default: break;
+        }
+        wire_envelope_destroy(&env);
+        if (finished)
+            break;
+    }
+done:
+    free(out_local);
+    free(err_local);
+    return result;
+}
+
+static void s_status_text(const Profeed__FarmStatus *st, char **output)
+{
+    size_t cap = 4096 + st->n_workers * 512 + st->n_job_ids * 160, used = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return;
+#define APPEND(...)                                                                          \
+    do {                                                                                     \
+        int n_ = snprintf(buf + used, cap - used, __VA_ARGS__);                              \
+        used = n_ > 0 && used + (size_t) n_ < cap ? used + (size_t) n_ : cap - 1;            \
+    } while (0)
+    APPEND("workers: %zu\n", st->n_workers);
+    for (size_t i = 0; i < st->n_workers; i++) {
+        const Profeed__WorkerStatus *w = st->workers[i];
+        const Profeed__Ready *r = w->worker;
+        bool collector = r->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR;
+        APPEND("  %-9s %s on %s, busy %u/%u, heard %u ms ago", collector ? "collector" : "analyzer", r->worker_id,
+               r->host ? r->host : "?", (unsigned) w->busy, (unsigned) (r->has_slots ? r->slots : 1),
+               (unsigned) w->idle_ms);
+        for (size_t g = 0; g < r->n_gpus; g++)
+            APPEND(", %s (%s) x%u", r->gpus[g]->name, r->gpus[g]->arch ? r->gpus[g]->arch : "?",
+                   (unsigned) (r->gpus[g]->has_count ? r->gpus[g]->count : 1));
+        APPEND("\n");
+    }
+    APPEND("jobs: %u queued, %u in flight, %u finished (remembered)\n", (unsigned) st->queued,
+           (unsigned) st->in_flight, (unsigned) st->finished);
+    for (size_t i = 0; i < st->n_job_ids; i++)
+        APPEND("  %s\n", st->job_ids[i]);
+#undef APPEND
+    *output = buf;
+}
+
+static void s_status_json(const Profeed__FarmStatus *st, char **output)
+{
+    json_t *root = json_object();
+    json_t *workers = json_array();
+    for (size_t i = 0; i < st->n_workers; i++) {
+        const Profeed__WorkerStatus *w = st->workers[i];
+        const Profeed__Ready *r = w->worker;
+        json_t *o = json_object();
+        json_object_set_new(o, "role", json_string(r->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR
+                                                       ? "collector" : "analyzer"));
+        json_object_set_new(o, "worker_id", json_string(r->worker_id));
+        json_object_set_new(o, "host", json_string(r->host ? r->host : ""));
+        json_object_set_new(o, "busy", json_integer(w->busy));
+        json_object_set_new(o, "slots", json_integer(r->has_slots ? r->slots : 1));
+        json_object_set_new(o, "idle_ms", json_integer(w->idle_ms));
+        json_t *gpus = json_array();
+        for (size_t g = 0; g < r->n_gpus; g++) {
+            json_t *gpu = json_object();
+            json_object_set_new(gpu, "name", json_string(r->gpus[g]->name));
+            json_object_set_new(gpu, "arch", json_string(r->gpus[g]->arch ? r->gpus[g]->arch : ""));
+            json_object_set_new(gpu, "count", json_integer(r->gpus[g]->has_count ? r->gpus[g]->count : 1));
+            json_array_append_new(gpus, gpu);
+        }
+        json_object_set_new(o, "gpus", gpus);
+        json_array_append_new(workers, o);
+    }
+    json_object_set_new(root, "workers", workers);
+    json_object_set_new(root, "queued", json_integer(st->queued));
+    json_object_set_new(root, "in_flight", json_integer(st->in_flight));
+    json_object_set_new(root, "finished", json_integer(st->finished));
+    json_t *jobs = json_array();
+    for (size_t i = 0; i < st->n_job_ids; i++)
+        json_array_append_new(jobs, json_string(st->job_ids[i]));
+    json_object_set_new(root, "jobs_in_flight", jobs);
+    *output = json_dumps(root, JSON_INDENT(2));
+    json_decref(root);
+}
+
+profeed_result_t profeed_farm_status(profeed_farm_t *self, int wait_ms, int json, char **output,
+                                     char **error)
+{
+    assert(self);
+    char *out_local = NULL, *err_local = NULL;
+    if (!output)
+        output = &out_local;
+    if (!error)
+        error = &err_local;
+    *output = *error = NULL;
+    Profeed__StatusRequest request;
+    profeed__status_request__init(&request);
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_STATUS_REQUEST;
+    env.status_request = &request;
+    pf_error_t err;
+    profeed_result_t result = PROFEED_UNAVAILABLE;
+    if (s_send(self, &env, &err) != PF_OK) {
+        *error = s_printf("%s", err.msg);
+        goto done;
+    }
+    int64_t deadline = wire_zmq_now_ms() + (wait_ms > 0 ? wait_ms : 5000);
+    while (true) {
+        int64_t left = deadline - wire_zmq_now_ms();
+        if (left <= 0) {
+            *error = s_printf("no answer from the broker at %s", self->endpoint);
+            break;
+        }
+        zmq_pollitem_t item = {.socket = zsock_resolve(self->sock), .events = ZMQ_POLLIN};
+        int rc = zmq_poll(&item, 1, (long) left);
+        if (rc < 0) {
+            *error = s_printf("interrupted");
+            result = PROFEED_ERROR;
+            break;
+        }
+        if (rc == 0)
+            continue;
+        Profeed__Envelope *reply = wire_zmq_recv(self->sock, false, NULL, FARM_MAX_MSG, &err);
+        if (reply && reply->body_case == PROFEED__ENVELOPE__BODY_STATUS) {
+            if (json)
+                s_status_json(reply->status, output);
+            else
+                s_status_text(reply->status, output);
+            result = *output ? PROFEED_OK : PROFEED_ERROR;
+            wire_envelope_destroy(&reply);
+            break;
+        }
+        wire_envelope_destroy(&reply);
+    }
+done:
+    free(out_local);
+    free(err_local);
+    return result;
+}

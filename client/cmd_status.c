@@ -1,0 +1,69 @@
+#include "cmd_status.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "profeed_client.h"
+
+static void s_help(FILE *out)
+{
+    fprintf(out, "usage: profeed status [--endpoint tcp://HOST:PORT] [--json] [--wait-ms N]\n"
+                 "\n"
+                 "Shows the broker's workers (collectors with their GPUs, analyzers), how busy\n"
+                 "each is, the queue depth and the jobs in flight.\n"
+                 "\n"
+                 "  --endpoint E   the broker's agent endpoint (default tcp://127.0.0.1:5555)\n"
+                 "  --json         JSON instead of text\n"
+                 "  --wait-ms N    how long to wait for the answer (default 3000)\n"
+                 "exit status: 0 answered, 4 no answer.\n");
+}
+
+int cmd_status(int argc, char **argv)
+{
+    enum { O_ENDPOINT = 256, O_JSON, O_WAIT };
+    static const struct option longopts[] = {
+        {"endpoint", required_argument, NULL, O_ENDPOINT},
+        {"json", no_argument, NULL, O_JSON},
+        {"wait-ms", required_argument, NULL, O_WAIT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *endpoint = "tcp://127.0.0.1:5555";
+    int json = 0;
+    long long wait_ms = 3000;
+    optind = 1;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case O_ENDPOINT: endpoint = optarg; break;
+        case O_JSON: json = 1; break;
+        case O_WAIT:
+            if (!cli_parse_int("profeed status", "--wait-ms", optarg, 1, 3600000, &wait_ms))
+                return 2;
+            break;
+        case 'h': s_help(stdout); return 0;
+        default: s_help(stderr); return 2;
+        }
+    }
+    profeed_farm_t *farm = profeed_farm_new(endpoint, 0, 0);
+    if (!farm) {
+        fprintf(stderr, "profeed status: cannot connect to \"%s\"\n", endpoint);
+        return 2;
+    }
+    char *output = NULL, *error = NULL;
+    profeed_result_t rc = profeed_farm_status(farm, (int) wait_ms, json, &output, &error);
+    profeed_farm_destroy(&farm);
+    if (output) {
+        fputs(output, stdout);
+        if (json)
+            fputc('\n', stdout);
+    }
+    if (error)
+        fprintf(stderr, "profeed status: %s\n", error);
+    free(output);
+    free(error);
+    return (int) rc;
+}

@@ -1,0 +1,235 @@
+#include "cmd_submit.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <czmq.h>
+
+#include "broker.h"
+#include "cli_util.h"
+#include "collector.h"
+#include "pf_log.h"
+#include "proc_run.h"
+#include "profeed_client.h"
+#include "worker.h"
+
+static void s_help(FILE *out)
+{
+    fprintf(out,
+            "usage: profeed submit --language LANG [options] -- COMMAND [ARGS...]\n"
+            "\n"
+            "Runs COMMAND under a profiler on the farm (a collector with a matching GPU),\n"
+            "has its output analyzed, and prints the feedback. Progress goes to stderr when\n"
+            "it is a terminal.\n"
+            "\n"
+            "options:\n"
+            "  --language LANG      cuda, triton, pytorch, sycl or ocl (required)\n"
+            "  --arch ARCH          the GPU architecture wanted, e.g. sm_90 (default: any)\n"
+            "  --profiler NAME      ncu, unitrace or vtune (default: the collector picks)\n"
+            "  --json               print the feedback as JSON instead of text\n"
+            "  --endpoint E         the broker's agent endpoint (default tcp://127.0.0.1:5555)\n"
+            "  --job-id ID          a job id of your own (default: a new UUID); submitting the\n"
+            "                       same id again returns the same feedback\n"
+            "  --timeout-s N        the job's time limit (default: the broker's)\n"
+            "  --wait-s N           give up waiting after N seconds (default: wait for the job)\n"
+            "  --local              run broker, collector and analyzer in this process (inproc);\n"
+            "                       the collector runs ncu when it is on PATH, else --replay\n"
+            "  --replay MAP         with --local: replay recorded captures (default, without ncu:\n"
+            "                       the bundled H200 map " PROFEED_DEFAULT_REPLAY ")\n"
+            "  --pass-delay-ms N    with --local --replay: each replayed pass takes N ms\n"
+            "  -h, --help           this text\n"
+            "\n"
+            "exit status: 0 feedback, 2 bad input, 3 the profiler reported an error,\n"
+            "4 refused or no answer (no capable worker, broker unreachable), 5 the job timed\n"
+            "out or failed after retries, 1 other failure.\n");
+}
+
+static void s_progress(const char *job_id, const char *state, unsigned done, unsigned count, void *arg)
+{
+    (void) arg;
+    if (count)
+        fprintf(stderr, "profeed: job %s: %s (%u of %u passes)\n", job_id, state, done, count);
+    else
+        fprintf(stderr, "profeed: job %s: %s\n", job_id, state);
+}
+
+/* The three roles in this process, over inproc endpoints. */
+typedef struct {
+    broker_config_t broker;
+    collector_config_t collector;
+    worker_config_t worker;
+    char agents[64], workers[64];
+    zactor_t *broker_actor, *collector_actor, *worker_actor;
+} local_farm_t;
+
+static void s_local_stop(local_farm_t *farm)
+{
+    zactor_destroy(&farm->collector_actor);
+    zactor_destroy(&farm->worker_actor);
+    zactor_destroy(&farm->broker_actor);
+}
+
+static int s_local_start(local_farm_t *farm, const char *replay, int pass_delay_ms)
+{
+    snprintf(farm->agents, sizeof farm->agents, "inproc://profeed-agents-%ld", (long) getpid());
+    snprintf(farm->workers, sizeof farm->workers, "inproc://profeed-workers-%ld", (long) getpid());
+    broker_config_default(&farm->broker);
+    farm->broker.agent_endpoint = farm->agents;
+    farm->broker.worker_endpoint = farm->workers;
+    /* inproc peers die only with the process: short heartbeats are cheap. */
+    farm->broker.heartbeat_ms = 250;
+    collector_config_default(&farm->collector);
+    farm->collector.broker_endpoint = farm->workers;
+    farm->collector.worker_id = "local-collector";
+    farm->collector.heartbeat_ms = 250;
+    farm->collector.pass_delay_ms = pass_delay_ms;
+    char ncu[4096];
+    if (replay || !proc_find("ncu", ncu, sizeof ncu)) {
+        farm->collector.replay_map = replay ? replay : PROFEED_DEFAULT_REPLAY;
+        fprintf(stderr, "profeed: --local: no GPU profiling; replaying recorded captures from %s\n",
+                farm->collector.replay_map);
+    }
+    worker_config_default(&farm->worker);
+    farm->worker.broker_endpoint = farm->workers;
+    farm->worker.worker_id = "local-analyzer";
+    farm->worker.heartbeat_ms = 250;
+    farm->broker_actor = zactor_new(broker_actor, &farm->broker);
+    if (!farm->broker_actor)
+        return -1;
+    farm->collector_actor = zactor_new(collector_actor, &farm->collector);
+    farm->worker_actor = zactor_new(worker_actor, &farm->worker);
+    if (!farm->collector_actor || !farm->worker_actor)
+        return -1;
+    return 0;
+}
+
+/* Waits until the local broker lists both local workers, so the job is not
+ * refused for want of a collector that is still registering. */
+static int s_local_wait(profeed_farm_t *farm)
+{
+    for (int i = 0; i < 50; i++) {
+        char *out = NULL;
+        if (profeed_farm_status(farm, 1000, 0, &out, NULL) == PROFEED_OK && out &&
+            strstr(out, "collector") && strstr(out, "analyzer")) {
+            free(out);
+            return 0;
+        }
+        free(out);
+        zclock_sleep(50);
+    }
+    return -1;
+}
+
+int cmd_submit(int argc, char **argv)
+{
+    enum { O_LANG = 256, O_ARCH, O_PROFILER, O_JSON, O_ENDPOINT, O_JOBID, O_TIMEOUT, O_WAIT, O_LOCAL, O_REPLAY,
+           O_DELAY };
+    static const struct option longopts[] = {
+        {"language", required_argument, NULL, O_LANG},
+        {"arch", required_argument, NULL, O_ARCH},
+        {"profiler", required_argument, NULL, O_PROFILER},
+        {"json", no_argument, NULL, O_JSON},
+        {"endpoint", required_argument, NULL, O_ENDPOINT},
+        {"job-id", required_argument, NULL, O_JOBID},
+        {"timeout-s", required_argument, NULL, O_TIMEOUT},
+        {"wait-s", required_argument, NULL, O_WAIT},
+        {"local", no_argument, NULL, O_LOCAL},
+        {"replay", required_argument, NULL, O_REPLAY},
+        {"pass-delay-ms", required_argument, NULL, O_DELAY},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    profeed_job_t job = {0};
+    const char *endpoint = "tcp://127.0.0.1:5555";
+    const char *replay = NULL;
+    int json = 0, local = 0;
+    long long v, wait_s = 0, delay_ms = 0;
+    optind = 1;
+    int opt;
+    /* '+': stop at the first non-option, so the command's own flags stay its. */
+    while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case O_LANG: job.language = optarg; break;
+        case O_ARCH: job.gpu_arch = optarg; break;
+        case O_PROFILER: job.profiler = optarg; break;
+        case O_JSON: json = 1; break;
+        case O_ENDPOINT: endpoint = optarg; break;
+        case O_JOBID: job.job_id = optarg; break;
+        case O_TIMEOUT:
+            if (!cli_parse_int("profeed submit", "--timeout-s", optarg, 1, 86400, &v))
+                return 2;
+            job.timeout_s = (unsigned) v;
+            break;
+        case O_WAIT:
+            if (!cli_parse_int("profeed submit", "--wait-s", optarg, 1, 7 * 86400, &wait_s))
+                return 2;
+            break;
+        case O_LOCAL: local = 1; break;
+        case O_REPLAY: replay = optarg; break;
+        case O_DELAY:
+            if (!cli_parse_int("profeed submit", "--pass-delay-ms", optarg, 0, 3600000, &delay_ms))
+                return 2;
+            break;
+        case 'h': s_help(stdout); return 0;
+        default: s_help(stderr); return 2;
+        }
+    }
+    if (!job.language) {
+        fprintf(stderr, "profeed submit: --language is required\n");
+        s_help(stderr);
+        return 2;
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "profeed submit: no command to profile (after --)\n");
+        return 2;
+    }
+    job.argv = (const char *const *) argv + optind;
+    job.argc = (size_t) (argc - optind);
+
+    local_farm_t lf;
+    memset(&lf, 0, sizeof lf);
+    if (local) {
+        /* Quiet roles: their log lines would bury the feedback. */
+        if (pf_log_level() < PF_LOG_WARN)
+            pf_log_set_level(PF_LOG_WARN);
+        if (s_local_start(&lf, replay, (int) delay_ms) != 0) {
+            fprintf(stderr, "profeed submit: --local: the in-process farm did not start\n");
+            s_local_stop(&lf);
+            return 1;
+        }
+        endpoint = lf.agents;
+    }
+    profeed_farm_t *farm = profeed_farm_new(endpoint, local ? 250 : 0, 0);
+    if (!farm) {
+        fprintf(stderr, "profeed submit: cannot connect to \"%s\"\n", endpoint);
+        s_local_stop(&lf);
+        return 2;
+    }
+    if (local && s_local_wait(farm) != 0) {
+        fprintf(stderr, "profeed submit: --local: the in-process workers did not register\n");
+        profeed_farm_destroy(&farm);
+        s_local_stop(&lf);
+        return 1;
+    }
+    char *output = NULL, *error = NULL;
+    char job_id[129];
+    profeed_result_t rc = profeed_farm_run(farm, &job, (int) (wait_s * 1000),
+                                           json ? PROFEED_FORMAT_JSON : PROFEED_FORMAT_TEXT,
+                                           isatty(STDERR_FILENO) ? s_progress : NULL, NULL, &output, &error, job_id);
+    profeed_farm_destroy(&farm);
+    s_local_stop(&lf);
+    if (output) {
+        fputs(output, stdout);
+        size_t len = strlen(output);
+        if (len == 0 || output[len - 1] != '\n')
+            fputc('\n', stdout);
+    }
+    if (error)
+        fprintf(stderr, "profeed submit: job %s: %s\n", job_id, error);
+    free(output);
+    free(error);
+    return (int) rc;
+}
