@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The farm with real processes on loopback: farm_test.sh BUILD_DIR REPLAY_MAP
+#
+# One broker (ephemeral ports), two replay collectors, two analyzers. Checks:
+#  1. four concurrent agents, each gets the feedback of its own capture;
+#  2. kill -9 of the collector running a job: the job completes on the other;
+#  3. kill -9 of the analyzer a job is pinned to: it completes on the other;
+#  4. garbage, multi-frame, empty, wrong-version and oversized frames to both
+#     endpoints are answered with Error and the broker keeps serving;
+#  5. resubmitting a finished job id returns the same feedback at once;
+#  6. broker restart on the same ports: workers re-register, jobs run again.
+# Every process started here is stopped on exit, failure included.
+set -uo pipefail
+build=$1
+map=$2
+profeed=$build/client/profeed
+dir=$(mktemp -d "${TMPDIR:-/tmp}/profeed-farm.XXXXXX")
+pids=()
+fail=0
+
+cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+  sleep 0.3
+  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+  # Sanitizer reports of the processes fail the test through ctest's regex.
+  grep -h "Sanitizer" "$dir"/*.log 2>/dev/null
+  if [ "$fail" -ne 0 ]; then
+    for f in "$dir"/*.log; do echo "----- $f"; tail -40 "$f"; done
+  fi
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+
+check() { # check DESCRIPTION COMMAND...
+  if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fail=1; fi
+}
+
+hb=(--heartbeat-ms 200 --liveness 3)
+start_broker() { # start_broker AGENT_EP WORKER_EP
+  "$build/broker/profeed-broker" --agents "$1" --workers "$2" --endpoints-file "$dir/endpoints" \
+    "${hb[@]}" --max-msg-mb 1 --max-attempts 3 >>"$dir/broker.log" 2>&1 &
+  broker_pid=$!
+  pids+=("$broker_pid")
+  for _ in $(seq 100); do [ -s "$dir/endpoints" ] && break; sleep 0.05; done
+  agent_ep=$(sed -n 's/^agent=//p' "$dir/endpoints")
+  worker_ep=$(sed -n 's/^worker=//p' "$dir/endpoints")
+}
+start_collector() { # start_collector NAME
+  "$build/collector/profeed-collector" --broker "$worker_ep" --worker-id "$1" --replay "$map" \
+    --pass-delay-ms 400 "${hb[@]}" >>"$dir/$1.log" 2>&1 &
+  pids+=("$!")
+  eval "pid_$1=$!"
+}
+start_analyzer() {
+  "$build/analyzer/profeed-analyzer" --broker "$worker_ep" --worker-id "$1" "${hb[@]}" >>"$dir/$1.log" 2>&1 &
+  pids+=("$!")
+  eval "pid_$1=$!"
+}
+wait_workers() { # wait_workers N: until the broker lists N workers
+  for _ in $(seq 100); do
+    n=$("$profeed" status --endpoint "$agent_ep" --json 2>/dev/null | grep -c '"worker_id"')
+    [ "$n" -ge "$1" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+submit() { # submit OUT PROGRAM [flags]: runs profeed submit in the background
+  local out=$1 prog=$2
+  shift 2
+  "$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --wait-s 60 "$@" -- "$prog" \
+    >"$dir/$out.out" 2>"$dir/$out.err" &
+  eval "job_$out=$!"
+}
+busy_worker() { # busy_worker ROLE: worker_id of a busy worker of that role
+  "$profeed" status --endpoint "$agent_ep" --json | tr -d ' \n' |
+    grep -o "\"role\":\"$1\",\"worker_id\":\"[^\"]*\",\"host\":\"[^\"]*\",\"busy\":[1-9]" |
+    sed 's/.*"worker_id":"\([^"]*\)".*/\1/' | head -1
+}
+
+start_broker "tcp://127.0.0.1:*" "tcp://127.0.0.1:*"
+start_collector c1
+start_collector c2
+start_analyzer a1
+start_analyzer a2
+check "broker lists two collectors and two analyzers" wait_workers 4
+
+# 1. Concurrent agents, one capture each.
+submit kernels kernels --job-id farm-kernels
+submit full full
+submit raw raw
+submit crash crash
+wait "$job_kernels"; rc_kernels=$?
+wait "$job_full"; rc_full=$?
+wait "$job_raw"; rc_raw=$?
+wait "$job_crash"; rc_crash=$?
+check "three-pass capture: exit 0" [ "$rc_kernels" -eq 0 ]
+check "three-pass capture: atomic_hist first, from the three pass files" \
+  grep -q "^1\. atomic_hist" "$dir/kernels.out"
+check "three-pass capture: says it was replayed and from where" grep -q "pass3_warps_occupancy.csv" "$dir/kernels.out"
+check "full capture: exit 0 and its own files" grep -q "full_details.csv" "$dir/full.out"
+check "full capture: the bank_conflict kernel is flagged" grep -q "bank" "$dir/full.out"
+check "raw capture: its own file" grep -q "raw_metrics.csv" "$dir/raw.out"
+check "full and raw exit 0" [ "$rc_full" -eq 0 -a "$rc_raw" -eq 0 ]
+check "crash capture: exit 3 (profiler error) quoting LaunchFailed" \
+  bash -c "[ $rc_crash -eq 3 ] && grep -q LaunchFailed '$dir/crash.out'"
+
+# 5. Idempotent resubmission: the same id gives the same feedback, not a new run.
+"$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --job-id farm-kernels --wait-s 10 \
+  -- kernels >"$dir/again.out" 2>/dev/null
+check "resubmitted job id: same feedback" cmp -s "$dir/kernels.out" "$dir/again.out"
+check "resubmitted job id: ran once" [ "$(grep -c 'job farm-kernels: attempt' "$dir/broker.log")" -eq 1 ]
+"$profeed" submit --endpoint "$agent_ep" --language cuda --job-id farm-kernels --wait-s 10 -- full \
+  >/dev/null 2>"$dir/conflict.err"
+check "job id reused for another request: refused" grep -q "already used" "$dir/conflict.err"
+"$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_75 --wait-s 10 -- kernels \
+  >/dev/null 2>"$dir/refused.err"
+check "unservable arch: refused at once with the reason" grep -q 'no collector has a GPU of arch "sm_75"' "$dir/refused.err"
+
+# 2. kill -9 the collector running a job (3 passes x 400 ms).
+submit kill_collector kernels --job-id farm-kill-collector
+sleep 0.6
+victim=$(busy_worker collector)
+check "a collector is busy with the job" [ -n "$victim" ]
+[ -n "$victim" ] && eval "kill -KILL \$pid_$victim"
+wait "$job_kill_collector"; rc=$?
+check "collector killed mid-job: the job completes" bash -c "[ $rc -eq 0 ] && grep -q '^1\. atomic_hist' '$dir/kill_collector.out'"
+check "collector killed mid-job: requeued by the broker" grep -q "job farm-kill-collector: collector died" "$dir/broker.log"
+[ "$victim" = c1 ] && start_collector c1 || start_collector c2
+
+# 3. kill -9 the analyzer a job is pinned to (pinned at its first pass).
+submit kill_analyzer kernels --job-id farm-kill-analyzer
+sleep 0.7
+victim=$(busy_worker analyzer)
+check "an analyzer holds the job" [ -n "$victim" ]
+[ -n "$victim" ] && eval "kill -KILL \$pid_$victim"
+wait "$job_kill_analyzer"; rc=$?
+check "analyzer killed mid-job: the job completes" bash -c "[ $rc -eq 0 ] && grep -q '^1\. atomic_hist' '$dir/kill_analyzer.out'"
+check "analyzer killed mid-job: passes moved to the other" grep -q "job farm-kill-analyzer: its analyzer died" "$dir/broker.log"
+[ "$victim" = a1 ] && start_analyzer a1 || start_analyzer a2
+
+# 4. Bad frames to both endpoints; 2 MiB is over the broker's 1 MiB limit.
+check "agent endpoint: bad frames answered with Error, still serving" \
+  "$build/tests/farm_poke" "$agent_ep" agents 2097152
+check "worker endpoint: bad frames answered with Error, still serving" \
+  "$build/tests/farm_poke" "$worker_ep" workers 2097152
+check "broker logs the bad frames with the peer" grep -q "peer [0-9a-f]*: refused a message" "$dir/broker.log"
+check "workers still registered after the bad frames" wait_workers 4
+submit after_poke raw
+wait "$job_after_poke"
+check "a job after the bad frames succeeds" grep -q "raw_metrics.csv" "$dir/after_poke.out"
+
+# 6. Broker restart on the same ports.
+kill -KILL "$broker_pid"
+wait "$broker_pid" 2>/dev/null
+rm -f "$dir/endpoints"
+start_broker "$agent_ep" "$worker_ep"
+check "after a broker restart the workers register again" wait_workers 4
+submit after_restart full
+wait "$job_after_restart"; rc=$?
+check "after a broker restart a job succeeds" bash -c "[ $rc -eq 0 ] && grep -q full_details.csv '$dir/after_restart.out'"
+
+exit $fail
