@@ -221,11 +221,20 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
             k++;
         }
     }
+    /* WorkerInfo carries the PCI device id as a number; the roofs table
+     * matches it as hex text ("0xe20b"), which names a GPU its marketing name
+     * may not (integrated and early-sample parts). */
+    const Profeed__WorkerInfo *worker = first->worker;
+    char pci_id[16] = "";
+    if (worker && worker->has_device_id)
+        snprintf(pci_id, sizeof pci_id, "0x%04x", (unsigned) worker->device_id);
     analyzer_input_t input = {
         .files = files,
         .count = nfiles,
         .profiler = s_profiler_name(first->has_profiler ? first->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED),
-        .device = first->worker ? first->worker->gpu_name : NULL,
+        .device = worker ? worker->gpu_name : NULL,
+        .pci_id = pci_id[0] ? pci_id : NULL,
+        .cpu_model = worker ? worker->cpu_model : NULL,
     };
     analysis_options_t options;
     analysis_options_default(&options);
