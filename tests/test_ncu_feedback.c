@@ -374,3 +374,23 @@ Test(ncu_feedback, findings_stay_valid_when_the_list_grows)
     ncu_data_destroy(&data);
     free(csv);
 }
+
+/* Cheaper pass plans, captured live on an H200 by bench/ncu_plans.sh: the
+ * default plan must find the same first findings as --set full. */
+Test(ncu_ground_truth, plan_speed_of_light_only)
+{
+    const char *files[] = {"../h200-plans/plan_sol.csv"};
+    s_expect_ground_truth(files, 1);
+}
+
+Test(ncu_ground_truth, plan_profeed_core_metrics)
+{
+    const char *files[] = {"../h200-plans/plan_profeed_core.csv"};
+    s_expect_ground_truth(files, 1);
+}
+
+Test(ncu_ground_truth, plan_five_sections)
+{
+    const char *files[] = {"../h200-plans/plan_five.csv"};
+    s_expect_ground_truth(files, 1);
+}
