@@ -406,3 +406,21 @@ Test(reference, the_reference_profile_is_summarised_beside_the_candidate)
     cr_expect_str_eq(feedback_profiler(fb), "unitrace");
     feedback_destroy(&fb);
 }
+
+Test(select, vtune_files_are_detected_and_ocl_defaults_to_vtune)
+{
+    analyzer_file_t files[1] = {{.path = INTEL "vtune/kf_pass1_full.tsv"}};
+    cr_expect_str_eq(analyzer_detect(files, 1), "vtune");
+    analyzer_input_t input = {.files = files, .count = 1, .language = "ocl", .gpu_arch = "bmg"};
+    analysis_options_t options;
+    analysis_options_default(&options);
+    feedback_t *fb = NULL;
+    pf_error_t err;
+    cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_OK, "%s", err.msg);
+    cr_expect_str_eq(feedback_profiler(fb), "vtune");
+    cr_expect_gt(feedback_kernel_count(fb), 0);
+    feedback_destroy(&fb);
+    input.profiler = "ncu";
+    cr_expect_eq(analyzer_run(&input, &options, &fb, &err), PF_EBADINPUT, "ncu is no OpenCL profiler");
+    cr_expect_not_null(strstr(err.msg, "Available profilers for 'ocl'"), "%s", err.msg);
+}

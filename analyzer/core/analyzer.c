@@ -12,12 +12,14 @@
 #include "ncu_csv.h"
 #include "select.h"
 #include "unitrace_analyze.h"
+#include "vtune_analyze.h"
+#include "vtune_report.h"
 
 /* A unitrace file is read whole: metrics tables and timelines are small
  * next to ncu captures, and the timeline is parsed as one JSON document. */
 #define UNITRACE_FILE_MAX ((size_t) 256 * 1024 * 1024)
 
-const char *analyzer_profilers(void) { return "ncu, unitrace"; }
+const char *analyzer_profilers(void) { return "ncu, unitrace, vtune"; }
 
 /* The name a file is known by in messages: "pass ncu.001: raw.csv". */
 static void s_source(const analyzer_file_t *file, char *out, size_t cap)
@@ -64,9 +66,13 @@ const char *analyzer_detect(const analyzer_file_t *files, size_t count)
         size_t nlen = strlen(name);
         if (strstr(name, ".metrics.") || (nlen > 5 && strcmp(name + nlen - 5, ".json") == 0))
             return "unitrace";
+        if (strstr(name, "vtune"))
+            return "vtune";
         size_t n = s_head(&files[i], head, sizeof head);
         if (s_contains(head, n, "GpuTime[ns]") || s_contains(head, n, "\"traceEvents\""))
             return "unitrace";
+        if (vtune_report_sniff(head, n))
+            return "vtune";
     }
     return "ncu";
 }
@@ -174,6 +180,41 @@ static pf_status_t s_run_unitrace(const analyzer_input_t *input, const analysis_
     return rc;
 }
 
+static pf_status_t s_run_vtune(const analyzer_input_t *input, const analysis_options_t *options,
+                               feedback_t **out, pf_error_t *err)
+{
+    vtune_report_t *report = vtune_report_new();
+    if (!report)
+        return pf_error_set(err, PF_ENOMEM, "out of memory");
+    pf_status_t rc = PF_OK;
+    for (size_t i = 0; i < input->count && rc == PF_OK; i++) {
+        const analyzer_file_t *file = &input->files[i];
+        if (file->path && !file->bytes) {
+            rc = vtune_report_parse_file(report, file->path, err);
+            continue;
+        }
+        char source[256];
+        s_source(file, source, sizeof source);
+        const char *bytes = file->bytes ? file->bytes : "";
+        size_t k = 0;
+        while (k < file->len && (bytes[k] == ' ' || bytes[k] == '\n' || bytes[k] == '\r' || bytes[k] == '\t'))
+            k++;
+        /* KernelFoundry's collector ships vtune_counters.json; a report is text. */
+        rc = k < file->len && bytes[k] == '{'
+                 ? vtune_report_parse_json(report, source, bytes, file->len, err)
+                 : vtune_report_parse(report, source, bytes, file->len, err);
+    }
+    if (rc == PF_OK) {
+        *out = vtune_analyze(report, options, input->device);
+        if (!*out)
+            rc = pf_error_set(err, PF_ENOMEM, "out of memory");
+        else if (input->with_collated)
+            feedback_set_collated(*out, vtune_analyze_collated(report));
+    }
+    vtune_report_destroy(&report);
+    return rc;
+}
+
 /* Runs one profiler's analysis over one set of files. */
 static pf_status_t s_run_one(const analyzer_input_t *input, const char *profiler,
                              const analysis_options_t *options, feedback_t **out, pf_error_t *err)
@@ -184,6 +225,8 @@ static pf_status_t s_run_one(const analyzer_input_t *input, const char *profiler
         return s_run_ncu(input, options, out, err);
     if (strcmp(profiler, "unitrace") == 0 || strcmp(profiler, "unitrace_sampling") == 0)
         return s_run_unitrace(input, options, out, err);
+    if (strcmp(profiler, "vtune") == 0)
+        return s_run_vtune(input, options, out, err);
     return pf_error_set(err, PF_EBADINPUT, "unknown profiler \"%s\" (this build analyzes: %s)",
                         profiler, analyzer_profilers());
 }

@@ -51,9 +51,11 @@ char *render_markdown(const feedback_t *fb)
         }
         if (!isnan(kernel->share))
             textbuf_printf(&tb, "%.1f%% of profiled time; ", 100 * kernel->share);
-        textbuf_printf(&tb, "%s over %zu launch%s; grid %s, block %s; limiter: **%s**\n\n", time,
-                       kernel->launches, kernel->launches == 1 ? "" : "es", kernel->grid, kernel->block,
-                       kernel->bottleneck[0] ? kernel->bottleneck : "not judged");
+        textbuf_printf(&tb, "%s over %zu launch%s; ", time, kernel->launches,
+                       kernel->launches == 1 ? "" : "es");
+        if (kernel->grid[0] || kernel->block[0])
+            textbuf_printf(&tb, "grid %s, block %s; ", kernel->grid, kernel->block);
+        textbuf_printf(&tb, "limiter: **%s**\n\n", kernel->bottleneck[0] ? kernel->bottleneck : "not judged");
         textbuf_append(&tb, "| # | Finding | Importance | Est. speedup | Evidence | Action |\n"
                             "|---|---|---|---|---|---|\n");
         int rank = 0;

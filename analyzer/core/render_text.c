@@ -24,12 +24,24 @@ void render_duration(double ns, char *out, size_t cap)
         snprintf(out, cap, "%.0f ns", ns);
 }
 
+/* The profiler as people call it. */
+static const char *s_profiler_name(const char *profiler)
+{
+    if (strcmp(profiler, "ncu") == 0)
+        return "Nsight Compute";
+    if (strcmp(profiler, "unitrace") == 0)
+        return "Intel unitrace";
+    if (strcmp(profiler, "vtune") == 0)
+        return "Intel VTune";
+    return profiler;
+}
+
 static void s_header(textbuf_t *tb, const feedback_t *fb)
 {
     char total[32];
     render_duration(feedback_total_time_ns(fb), total, sizeof total);
     textbuf_printf(tb, "profeed feedback (%s%s%s): %zu kernel%s, %zu launch%s, %s profiled; status: %s\n",
-                   strcmp(feedback_profiler(fb), "ncu") == 0 ? "Nsight Compute" : feedback_profiler(fb),
+                   s_profiler_name(feedback_profiler(fb)),
                    feedback_device(fb)[0] ? ", " : "", feedback_device(fb),
                    feedback_total_kernels(fb), feedback_total_kernels(fb) == 1 ? "" : "s",
                    feedback_total_launches(fb), feedback_total_launches(fb) == 1 ? "" : "es",
