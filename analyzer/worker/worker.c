@@ -7,6 +7,7 @@
 
 #include "analysis.h"
 #include "analyzer.h"
+#include "select.h"
 #include "feedback.h"
 #include "feedback_wire.h"
 #include "pf_log.h"
@@ -218,6 +219,9 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
             files[k].name = pass->files[f]->name;
             files[k].bytes = (const char *) pass->files[f]->content.data;
             files[k].len = pass->files[f]->content.len;
+            /* "ncu_ref.000": the task's reference implementation, summarised
+             * beside the candidate (KernelFoundry's name + "_ref"). */
+            files[k].reference = select_pass_is_reference(pass->pass_key);
             k++;
         }
     }
