@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "analyzer.h"
 #include "ncu_analyze.h"
 #include "ncu_csv.h"
 #include "ncu_number.h"
@@ -412,4 +413,34 @@ Test(ncu_bad_input, random_bit_flips_never_crash)
     }
     free(bytes);
     free(orig);
+}
+
+/* analyzer_run parses a job's passes on several threads and merges them in
+ * pass order: the collated data must equal parsing the files one by one. */
+Test(ncu_csv, parallel_pass_parsing_equals_sequential)
+{
+    const char *names[] = {"pass1_sol.csv", "pass2_memory.csv", "pass3_warps_occupancy.csv", "full_details.csv"};
+    ncu_data_t *data = ncu_data_new();
+    analyzer_file_t files[4];
+    memset(files, 0, sizeof files);
+    char paths[4][512];
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(paths[i], sizeof paths[i], H200 "%s", names[i]);
+        files[i].path = paths[i];
+        pf_error_t err;
+        cr_assert_eq(ncu_csv_parse_file(data, paths[i], &err), PF_OK, "%s", err.msg);
+    }
+    json_t *sequential = ncu_analyze_collated(data);
+    ncu_data_destroy(&data);
+
+    analyzer_input_t input = {.files = files, .count = 4, .profiler = "ncu", .with_collated = 1};
+    analysis_options_t options;
+    analysis_options_default(&options);
+    feedback_t *fb = NULL;
+    pf_error_t err;
+    cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_OK, "%s", err.msg);
+    cr_expect(json_equal(sequential, feedback_collated(fb)), "parallel parsing changed the data");
+    cr_expect_eq(json_array_size(json_object_get(sequential, "launches")), 9);
+    json_decref(sequential);
+    feedback_destroy(&fb);
 }

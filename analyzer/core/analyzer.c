@@ -3,6 +3,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,23 +78,103 @@ const char *analyzer_detect(const analyzer_file_t *files, size_t count)
     return "ncu";
 }
 
+/* One pass file parsed on its own thread into its own data set. */
+typedef struct {
+    const analyzer_file_t *file;
+    ncu_data_t *data;
+    pf_status_t rc;
+    pf_error_t err;
+} ncu_task_t;
+
+static pf_status_t s_parse_ncu_file(const analyzer_file_t *file, ncu_data_t *data, pf_error_t *err)
+{
+    if (file->path && !file->bytes)
+        return ncu_csv_parse_file(data, file->path, err);
+    char source[256];
+    s_source(file, source, sizeof source);
+    return ncu_csv_parse_buffer(data, source, file->bytes ? file->bytes : "", file->len, err);
+}
+
+static void *s_ncu_task(void *arg)
+{
+    ncu_task_t *task = arg;
+    pf_error_clear(&task->err);
+    task->rc = task->data ? s_parse_ncu_file(task->file, task->data, &task->err)
+                          : pf_error_set(&task->err, PF_ENOMEM, "out of memory");
+    return NULL;
+}
+
+/* Parses a job's pass files. Passes are independent until they are merged,
+ * so on a machine with several cores each file is parsed on its own thread
+ * (a multi-pass job then costs about its largest file), and the data sets
+ * are merged in pass order, which gives exactly what parsing them one after
+ * another would. Standard input is read alone. */
+static pf_status_t s_parse_ncu(const analyzer_input_t *input, ncu_data_t *data, pf_error_t *err)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    bool parallel = input->count > 1 && cores > 1;
+    for (size_t i = 0; parallel && i < input->count; i++)
+        if (input->files[i].path && strcmp(input->files[i].path, "-") == 0)
+            parallel = false;
+    if (!parallel) {
+        for (size_t i = 0; i < input->count; i++) {
+            pf_status_t rc = s_parse_ncu_file(&input->files[i], data, err);
+            if (rc != PF_OK)
+                return rc;
+        }
+        return PF_OK;
+    }
+    size_t n = input->count;
+    ncu_task_t *tasks = calloc(n, sizeof *tasks);
+    pthread_t *threads = calloc(n, sizeof *threads);
+    bool *started = calloc(n, sizeof *started);
+    pf_status_t rc = PF_OK;
+    if (!tasks || !threads || !started) {
+        rc = pf_error_set(err, PF_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    /* The first file parses on this thread, straight into `data`. */
+    for (size_t i = 0; i < n; i++) {
+        tasks[i].file = &input->files[i];
+        tasks[i].data = i == 0 ? data : ncu_data_new();
+        if (i > 0)
+            started[i] = pthread_create(&threads[i], NULL, s_ncu_task, &tasks[i]) == 0;
+        if (i > 0 && !started[i])
+            s_ncu_task(&tasks[i]); /* no thread to be had: parse it here */
+    }
+    s_ncu_task(&tasks[0]);
+    for (size_t i = 1; i < n; i++)
+        if (started[i])
+            pthread_join(threads[i], NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (tasks[i].rc != PF_OK) {
+            rc = tasks[i].rc;
+            if (err)
+                *err = tasks[i].err;
+            goto cleanup;
+        }
+    }
+    for (size_t i = 1; i < n; i++)
+        if (!ncu_data_merge(data, tasks[i].data)) {
+            rc = pf_error_set(err, PF_ETOOBIG, "the passes hold more launches or rules than one job may");
+            goto cleanup;
+        }
+cleanup:
+    for (size_t i = 1; tasks && i < n; i++)
+        ncu_data_destroy(&tasks[i].data);
+    free(tasks);
+    free(threads);
+    free(started);
+    return rc;
+}
+
 static pf_status_t s_run_ncu(const analyzer_input_t *input, const analysis_options_t *options,
                              feedback_t **out, pf_error_t *err)
 {
     ncu_data_t *data = ncu_data_new();
     if (!data)
         return pf_error_set(err, PF_ENOMEM, "out of memory");
-    pf_status_t rc = PF_OK;
-    for (size_t i = 0; i < input->count && rc == PF_OK; i++) {
-        const analyzer_file_t *file = &input->files[i];
-        if (file->path && !file->bytes) {
-            rc = ncu_csv_parse_file(data, file->path, err);
-        } else {
-            char source[256];
-            s_source(file, source, sizeof source);
-            rc = ncu_csv_parse_buffer(data, source, file->bytes ? file->bytes : "", file->len, err);
-        }
-    }
+    pf_status_t rc = s_parse_ncu(input, data, err);
     if (rc == PF_OK) {
         *out = ncu_analyze(data, options, input->device);
         if (!*out)

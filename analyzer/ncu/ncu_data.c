@@ -260,3 +260,30 @@ const char *ncu_data_device(const ncu_data_t *self) { return self->device; }
 const char *ncu_data_cc(const ncu_data_t *self) { return self->cc; }
 void ncu_data_set_no_kernels(ncu_data_t *self) { self->no_kernels = true; }
 bool ncu_data_no_kernels(const ncu_data_t *self) { return self->no_kernels; }
+
+bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from)
+{
+    for (size_t i = 0; i < from->count; i++) {
+        const ncu_launch_t *src = &from->launches[i];
+        bool added = false;
+        ncu_launch_t *dst = ncu_data_launch(self, src->id, src->kernel, src->block, src->grid, &added);
+        if (!dst)
+            return false;
+        for (int m = 0; m < NM__COUNT; m++)
+            if (isnan(dst->v[m]) && !isnan(src->v[m]))
+                dst->v[m] = src->v[m];
+        for (size_t r = 0; r < src->rule_count; r++) {
+            const ncu_rule_t *rule = &src->rules[r];
+            if (!ncu_data_add_rule(self, dst, rule->name, rule->section, rule->type, rule->text,
+                                   rule->global, rule->speedup))
+                return false;
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < from->message_count[k]; i++)
+            ncu_data_add_message(self, (ncu_msg_kind_t) k, "%s", from->messages[k][i]);
+    ncu_data_set_device(self, from->device, from->cc);
+    if (from->no_kernels)
+        self->no_kernels = true;
+    return true;
+}

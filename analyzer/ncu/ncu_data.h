@@ -71,6 +71,12 @@ void ncu_data_set_device(ncu_data_t *self, const char *name, const char *cc);
 const char *ncu_data_device(const ncu_data_t *self);
 const char *ncu_data_cc(const ncu_data_t *self);
 
+/* Adds everything `from` holds to `self`, as if `from`'s passes had been
+ * parsed into `self` after its own: launches merge by identity (a metric
+ * already measured keeps its first value), rules and messages are added.
+ * Returns false when memory ran out or a limit was reached. */
+bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from);
+
 /* True once ncu said "No kernels were profiled". */
 void ncu_data_set_no_kernels(ncu_data_t *self);
 bool ncu_data_no_kernels(const ncu_data_t *self);
