@@ -354,6 +354,10 @@ static pf_status_t s_check_metadata(const Profeed__JobMetadata *meta, const char
     pf_status_t rc = PF_OK;
     if (!s_empty(meta->kernel_file_name))
         rc = s_check_file_name(meta->kernel_file_name, where, "kernel_file_name", err);
+    if (rc == PF_OK && !s_empty(meta->problem_file_name))
+        rc = s_check_file_name(meta->problem_file_name, where, "problem_file_name", err);
+    if (rc == PF_OK)
+        rc = s_check_str(meta->timestamp, where, "timestamp", WIRE_MAX_SHORT_LEN, STR_LINE, err);
     if (rc == PF_OK)
         rc = s_check_count(meta->n_extra, WIRE_MAX_EXTRA, where, "extra", err);
     for (size_t i = 0; rc == PF_OK && i < meta->n_extra; i++) {
@@ -397,6 +401,21 @@ static pf_status_t s_check_kernel_problem(const Profeed__KernelProblem *kp, cons
         rc = s_fail(err, PF_EBADINPUT, where, NULL,
                     "kernel_file and problem_file have the same name; one would overwrite the other");
     }
+    return rc;
+}
+
+/* The filter's strings end up in a profiler's argv: one line each, bounded. */
+static pf_status_t s_check_filter(const Profeed__ProfileFilter *f, const char *where, pf_error_t *err)
+{
+    if (f->has_launch_count && f->launch_count == 0)
+        return s_fail(err, PF_EBADINPUT, where, "launch_count", "0: profile at least one launch, or leave it unset");
+    pf_status_t rc = s_check_str(f->kernel_regex, where, "kernel_regex", WIRE_MAX_FILTER_LEN, STR_LINE, err);
+    if (rc == PF_OK && f->kernel_regex && !*f->kernel_regex)
+        rc = s_fail(err, PF_EBADINPUT, where, "kernel_regex", "empty: leave it unset to profile every kernel");
+    if (rc == PF_OK)
+        rc = s_check_str(f->nvtx_range, where, "nvtx_range", WIRE_MAX_FILTER_LEN, STR_LINE, err);
+    if (rc == PF_OK && f->nvtx_range && !*f->nvtx_range)
+        rc = s_fail(err, PF_EBADINPUT, where, "nvtx_range", "empty: leave it unset to profile outside NVTX ranges too");
     return rc;
 }
 
@@ -456,6 +475,10 @@ static pf_status_t s_check_job_request(const Profeed__JobRequest *job, const cha
         s_path(path, sizeof path, "%s.metadata", where);
         rc = s_check_metadata(job->metadata, path, err);
     }
+    if (rc == PF_OK && job->filter) {
+        s_path(path, sizeof path, "%s.filter", where);
+        rc = s_check_filter(job->filter, path, err);
+    }
     return rc;
 }
 
@@ -492,6 +515,13 @@ static pf_status_t s_check_pass_output(const Profeed__PassOutput *pass, const ch
     }
     if (rc == PF_OK)
         rc = s_check_str(pass->replay_source, where, "replay_source", WIRE_MAX_LINE_LEN, STR_LINE, err);
+    if (rc == PF_OK)
+        rc = s_check_count(pass->n_requested_metrics, WIRE_MAX_METRICS, where, "requested_metrics", err);
+    for (size_t i = 0; rc == PF_OK && i < pass->n_requested_metrics; i++) {
+        char field[48];
+        s_path(field, sizeof field, "requested_metrics[%zu]", i);
+        rc = s_check_str(pass->requested_metrics[i], where, field, WIRE_MAX_SHORT_LEN, STR_REQUIRED | STR_LINE, err);
+    }
     return rc;
 }
 
@@ -580,6 +610,10 @@ static pf_status_t s_check_feedback(const Profeed__Feedback *fb, const char *whe
     if (rc == PF_OK && fb->worker) {
         s_path(path, sizeof path, "%s.worker", where);
         rc = s_check_worker(fb->worker, path, err);
+    }
+    if (rc == PF_OK && fb->metadata) {
+        s_path(path, sizeof path, "%s.metadata", where);
+        rc = s_check_metadata(fb->metadata, path, err);
     }
     return rc;
 }

@@ -44,6 +44,8 @@
 #define WIRE_MAX_SLOTS 1024
 #define WIRE_MAX_HEARTBEAT_JOBS 1024
 #define WIRE_MAX_STATUS_WORKERS 4096 /* workers listed in one FarmStatus */
+#define WIRE_MAX_METRICS 1024        /* PassOutput.requested_metrics */
+#define WIRE_MAX_FILTER_LEN 4096     /* ProfileFilter.kernel_regex and .nvtx_range */
 #define WIRE_MAX_TIMEOUT_S 86400     /* a day: longer is a stuck job, not a slow one */
 
 /* Checks a decoded Envelope, JobRequest, PassOutput or Feedback (the messages
