@@ -1,0 +1,603 @@
+#include "pass_plan.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The "profeed core" plan: the smallest set of counters that decides the
+ * primary finding of docs/ncu.md directly (speed of light per unit, duration,
+ * sector use, bank conflicts, occupancy, atomics, the main stalls, the FMA
+ * pipe and its peak). Measured on the H200 (docs/benchmarks.md, "Nsight
+ * Compute pass plans"): 12 replay passes per kernel, 20.8% of --set full's
+ * overhead, the nine ground-truth first findings all right. Every name must be
+ * a collectable metric: ncu stops at a section-derived name (derived__*) and
+ * drops an unknown plain name silently. */
+static const char *const s_core_metrics[] = {
+    "gpu__time_duration.sum",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__throughput.avg.pct_of_peak_sustained_active",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio",
+    "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm__maximum_warps_per_active_cycle_pct",
+    "smsp__inst_executed_op_global_red.sum",
+    "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__t_sector_hit_rate.pct",
+    "lts__t_sector_hit_rate.pct",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "smsp__average_warp_latency_per_inst_issued.ratio",
+    "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio",
+    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
+    NULL,
+};
+
+/* KernelFoundry's three unitrace metric groups; every Xe2 GPU (LNL, BMG, PTL)
+ * has them (PVC and DG2 lack the last two: their passes then fail with
+ * unitrace's own message). */
+static const char *const s_unitrace_groups[] = {"ComputeBasic", "MemoryProfile", "VectorEngineProfile"};
+
+#define MAX_ARGS 4096 /* bounds one argv: command (1024) + pass args (256) + the plan's own */
+
+typedef struct {
+    char **v;
+    size_t n, cap;
+} strvec_t;
+
+struct pass_plan_t {
+    pass_plan_pass_t *passes;
+    size_t count;
+    strvec_t env;
+    strvec_t owned;   /* strings made here (paths, joined lists), freed with the plan */
+    const char *name;
+};
+
+static bool s_push(strvec_t *vec, char *s)
+{
+    if (!s || vec->n + 2 > MAX_ARGS)
+        return false;
+    if (vec->n + 2 > vec->cap) {
+        size_t cap = vec->cap ? vec->cap * 2 : 32;
+        char **v = realloc(vec->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        vec->v = v;
+        vec->cap = cap;
+    }
+    vec->v[vec->n++] = s;
+    vec->v[vec->n] = NULL;
+    return true;
+}
+
+/* A formatted string the plan owns; NULL when out of memory. */
+static char *s_own(pass_plan_t *plan, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *s_own(pass_plan_t *plan, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *s = malloc((size_t) n + 1);
+    if (!s)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t) n + 1, fmt, ap);
+    va_end(ap);
+    if (!s_push(&plan->owned, s)) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Builds one step's argv; it is an error (false) only when out of memory or
+ * past MAX_ARGS. */
+typedef struct {
+    strvec_t argv;
+    bool ok;
+} argv_build_t;
+
+static void s_arg(argv_build_t *b, const char *s)
+{
+    if (b->ok && !s_push(&b->argv, (char *) s))
+        b->ok = false;
+}
+
+static pass_plan_pass_t *s_add_pass(pass_plan_t *plan, const char *prefix, const char *name, const char *dir)
+{
+    pass_plan_pass_t *grown = realloc(plan->passes, (plan->count + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    plan->passes = grown;
+    pass_plan_pass_t *pass = &plan->passes[plan->count];
+    memset(pass, 0, sizeof *pass);
+    snprintf(pass->key, sizeof pass->key, "%s.%03zu", prefix, plan->count);
+    pass->name = name;
+    pass->dir = s_own(plan, "%s/%s", dir, pass->key);
+    if (!pass->dir)
+        return NULL;
+    plan->count++;
+    return pass;
+}
+
+static bool s_add_step(pass_plan_pass_t *pass, argv_build_t *b, const char *stdout_name, const char *log_path,
+                       bool profiles)
+{
+    assert(pass->step_count < PASS_PLAN_MAX_STEPS);
+    if (!b->ok) {
+        free(b->argv.v);
+        return false;
+    }
+    pass_step_t *step = &pass->steps[pass->step_count++];
+    step->argv = b->argv.v;
+    step->stdout_name = stdout_name;
+    step->log_path = log_path;
+    step->profiles = profiles;
+    return true;
+}
+
+/* The profiler itself, behind `sudo -n -E` when the operator opted in: -n so
+ * a sudo that wants a password fails at once instead of hanging the pass, -E
+ * so LC_ALL and the job's environment survive. */
+static void s_profiler(argv_build_t *b, const pass_plan_input_t *in, bool profiles)
+{
+    if (in->sudo && profiles) {
+        s_arg(b, "sudo");
+        s_arg(b, "-n");
+        s_arg(b, "-E");
+    }
+    s_arg(b, in->profiler_path);
+}
+
+static void s_command(argv_build_t *b, const pass_plan_input_t *in)
+{
+    for (size_t i = 0; i < in->command_len; i++)
+        s_arg(b, in->command[i]);
+}
+
+/* What every ncu profiling run gets: all processes (Python launches the GPU
+ * work in a child for Triton), clocks left alone (never change the GPU's
+ * settings; ncu's default locks them to base), and the job's filter. */
+static void s_ncu_common(pass_plan_t *plan, argv_build_t *b, const pass_plan_input_t *in)
+{
+    s_arg(b, "--target-processes");
+    s_arg(b, "all");
+    s_arg(b, "--clock-control");
+    s_arg(b, "none");
+    const Profeed__ProfileFilter *f = in->filter;
+    if (!f)
+        return;
+    if (f->has_launch_skip) {
+        s_arg(b, "--launch-skip");
+        s_arg(b, s_own(plan, "%u", (unsigned) f->launch_skip));
+    }
+    if (f->has_launch_count) {
+        s_arg(b, "--launch-count");
+        s_arg(b, s_own(plan, "%u", (unsigned) f->launch_count));
+    }
+    if (f->kernel_regex) {
+        s_arg(b, "-k");
+        s_arg(b, s_own(plan, "regex:%s", f->kernel_regex));
+    }
+    if (f->nvtx_range) {
+        s_arg(b, "--nvtx");
+        s_arg(b, "--nvtx-include");
+        s_arg(b, f->nvtx_range);
+    }
+}
+
+/* Splits a comma-separated --metrics value into the pass's metric list. */
+static bool s_add_metrics(pass_plan_t *plan, pass_plan_pass_t *pass, const char *list)
+{
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t) (comma - p) : strlen(p);
+        if (len > 0) {
+            char *name = s_own(plan, "%.*s", (int) len, p);
+            char **grown = name ? realloc(pass->metrics, (pass->metric_count + 1) * sizeof *grown) : NULL;
+            if (!grown)
+                return false;
+            pass->metrics = grown;
+            pass->metrics[pass->metric_count++] = name;
+        }
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return true;
+}
+
+/* One ncu run writing its raw page as CSV to <pass dir>/<key>.csv, through
+ * --log-file so the program's own output stays out of it. */
+static bool s_ncu_csv_pass(pass_plan_t *plan, const pass_plan_input_t *in, const char *name,
+                           char *const *extra, size_t extra_len, const char *const *metrics)
+{
+    pass_plan_pass_t *pass = s_add_pass(plan, "ncu", name, in->dir);
+    if (!pass)
+        return false;
+    argv_build_t b = {.ok = true};
+    s_profiler(&b, in, true);
+    s_arg(&b, "--csv");
+    s_arg(&b, "--page");
+    s_arg(&b, "raw");
+    s_arg(&b, "--log-file");
+    s_arg(&b, s_own(plan, "%s/%s.csv", pass->dir, pass->key));
+    s_ncu_common(plan, &b, in);
+    if (metrics) {
+        size_t len = 1;
+        for (size_t i = 0; metrics[i]; i++)
+            len += strlen(metrics[i]) + 1;
+        char *joined = malloc(len);
+        if (!joined || !s_push(&plan->owned, joined)) {
+            free(joined);
+            b.ok = false;
+        } else {
+            joined[0] = '\0';
+            size_t used = 0;
+            for (size_t i = 0; metrics[i]; i++)
+                used += (size_t) snprintf(joined + used, len - used, "%s%s", i ? "," : "", metrics[i]);
+            s_arg(&b, "--metrics");
+            s_arg(&b, joined);
+            if (!s_add_metrics(plan, pass, joined))
+                b.ok = false;
+        }
+    }
+    for (size_t i = 0; i < extra_len; i++) {
+        s_arg(&b, extra[i]);
+        /* A custom pass that names metrics gets the same missing-column check. */
+        if (strcmp(extra[i], "--metrics") == 0 && i + 1 < extra_len && !s_add_metrics(plan, pass, extra[i + 1]))
+            b.ok = false;
+        else if (strncmp(extra[i], "--metrics=", 10) == 0 && !s_add_metrics(plan, pass, extra[i] + 10))
+            b.ok = false;
+    }
+    s_command(&b, in);
+    return s_add_step(pass, &b, NULL, NULL, true);
+}
+
+/* --set full into a report (outside the pass folder: it is large and the
+ * analyzer reads CSV), then the report's raw and details pages imported as
+ * CSV in base units; the details page carries NCU's rule text. */
+static bool s_ncu_full_pass(pass_plan_t *plan, const pass_plan_input_t *in)
+{
+    pass_plan_pass_t *pass = s_add_pass(plan, "ncu", "full", in->dir);
+    if (!pass)
+        return false;
+    const char *report = s_own(plan, "%s/%s-full", in->dir, pass->key);
+    const char *report_file = s_own(plan, "%s/%s-full.ncu-rep", in->dir, pass->key);
+    const char *log = s_own(plan, "%s/%s.log", in->dir, pass->key);
+    argv_build_t b = {.ok = report && report_file && log};
+    s_profiler(&b, in, true);
+    s_arg(&b, "--set");
+    s_arg(&b, "full");
+    s_arg(&b, "-f");
+    s_arg(&b, "-o");
+    s_arg(&b, report);
+    s_arg(&b, "--log-file");
+    s_arg(&b, log);
+    s_ncu_common(plan, &b, in);
+    s_command(&b, in);
+    if (!s_add_step(pass, &b, NULL, log, true))
+        return false;
+    static const struct {
+        const char *page, *file;
+    } pages[] = {{"raw", "full_raw.csv"}, {"details", "full_details.csv"}};
+    for (size_t i = 0; i < 2; i++) {
+        argv_build_t imp = {.ok = true};
+        s_profiler(&imp, in, false);
+        s_arg(&imp, "--import");
+        s_arg(&imp, report_file);
+        s_arg(&imp, "--csv");
+        s_arg(&imp, "--page");
+        s_arg(&imp, pages[i].page);
+        s_arg(&imp, "--print-units");
+        s_arg(&imp, "base");
+        if (!s_add_step(pass, &imp, pages[i].file, NULL, false))
+            return false;
+    }
+    return true;
+}
+
+static bool s_ncu_plan(pass_plan_t *plan, const pass_plan_input_t *in, const char *name, pf_error_t *err)
+{
+    static const char *const sol[] = {"--section", "SpeedOfLight"};
+    if (strcmp(name, "core") == 0)
+        return s_ncu_csv_pass(plan, in, "core", NULL, 0, s_core_metrics);
+    if (strcmp(name, "sol") == 0)
+        return s_ncu_csv_pass(plan, in, "sol", (char *const *) sol, 2, NULL);
+    if (strcmp(name, "full") == 0)
+        return s_ncu_full_pass(plan, in);
+    pf_error_set(err, PF_EBADINPUT, "pass plan \"%.64s\" does not exist for ncu (plans: %s)", name,
+                 pass_plan_names(PROFEED__PROFILER__PROFILER_NCU));
+    return false;
+}
+
+/* unitrace, as KernelFoundry runs it: chrome kernel and ITT timelines (the
+ * benchmark loop is an ITT task) and one metric group per pass. */
+static bool s_unitrace_pass(pass_plan_t *plan, const pass_plan_input_t *in, const char *group, bool sampling,
+                            char *const *extra, size_t extra_len)
+{
+    pass_plan_pass_t *pass = s_add_pass(plan, "unitrace", group, in->dir);
+    if (!pass)
+        return false;
+    argv_build_t b = {.ok = true};
+    s_profiler(&b, in, true);
+    if (sampling)
+        s_arg(&b, "--opencl");
+    s_arg(&b, "--chrome-kernel-logging");
+    s_arg(&b, "--chrome-itt-logging");
+    s_arg(&b, "--group");
+    s_arg(&b, group);
+    s_arg(&b, sampling ? "--metric-sampling" : "--metric-query");
+    s_arg(&b, "--output-dir-path");
+    s_arg(&b, pass->dir);
+    s_arg(&b, "-o");
+    s_arg(&b, s_own(plan, "%s/trace", pass->dir));
+    for (size_t i = 0; i < extra_len; i++)
+        s_arg(&b, extra[i]);
+    s_command(&b, in);
+    return s_add_step(pass, &b, NULL, NULL, true);
+}
+
+/* VTune's GPU hotspots, then the per-computing-task report as a tab-separated
+ * file in the pass folder. The result directory stays outside it. */
+static bool s_vtune_pass(pass_plan_t *plan, const pass_plan_input_t *in, char *const *extra, size_t extra_len)
+{
+    pass_plan_pass_t *pass = s_add_pass(plan, "vtune", "gpu-hotspots", in->dir);
+    if (!pass)
+        return false;
+    const char *result = s_own(plan, "%s/%s-result", in->dir, pass->key);
+    argv_build_t b = {.ok = result != NULL};
+    s_profiler(&b, in, true);
+    s_arg(&b, "-collect");
+    s_arg(&b, "gpu-hotspots");
+    s_arg(&b, "-result-dir");
+    s_arg(&b, result);
+    for (size_t i = 0; i < extra_len; i++)
+        s_arg(&b, extra[i]);
+    s_arg(&b, "--");
+    s_command(&b, in);
+    if (!s_add_step(pass, &b, NULL, NULL, true))
+        return false;
+    argv_build_t r = {.ok = true};
+    s_profiler(&r, in, false);
+    s_arg(&r, "-report");
+    s_arg(&r, "hotspots");
+    s_arg(&r, "-result-dir");
+    s_arg(&r, result);
+    s_arg(&r, "-group-by");
+    s_arg(&r, "computing-task");
+    s_arg(&r, "-format");
+    s_arg(&r, "csv");
+    s_arg(&r, "-csv-delimiter");
+    s_arg(&r, "tab");
+    s_arg(&r, "-report-output");
+    s_arg(&r, s_own(plan, "%s/vtune_hotspots.tsv", pass->dir));
+    return s_add_step(pass, &r, NULL, NULL, false);
+}
+
+static const char *s_profiler_name(Profeed__Profiler p)
+{
+    switch (p) {
+    case PROFEED__PROFILER__PROFILER_NCU: return "ncu";
+    case PROFEED__PROFILER__PROFILER_UNITRACE: return "unitrace";
+    case PROFEED__PROFILER__PROFILER_VTUNE: return "vtune";
+    default: return "unspecified";
+    }
+}
+
+const char *pass_plan_names(Profeed__Profiler profiler)
+{
+    switch (profiler) {
+    case PROFEED__PROFILER__PROFILER_NCU: return "core (default), sol, full";
+    case PROFEED__PROFILER__PROFILER_UNITRACE: return "groups (default: ComputeBasic, MemoryProfile, VectorEngineProfile; "
+                                                     "OpenCL: ComputeBasic sampling), compute";
+    case PROFEED__PROFILER__PROFILER_VTUNE: return "gpu-hotspots (default)";
+    default: return "none";
+    }
+}
+
+const char *const *pass_plan_ncu_metrics(const char *plan)
+{
+    return plan && strcmp(plan, "core") == 0 ? s_core_metrics : NULL;
+}
+
+static bool s_build(pass_plan_t *plan, const pass_plan_input_t *in, pf_error_t *err)
+{
+    /* One spec without args names a plan; otherwise the specs are custom
+     * passes whose args follow the profiler's fixed options. */
+    bool named = in->n_passes == 0 || (in->n_passes == 1 && in->passes[0]->n_args == 0);
+    const char *name = in->n_passes ? in->passes[0]->name : NULL;
+    bool ocl = in->language == PROFEED__LANGUAGE__LANGUAGE_OCL;
+    switch (in->profiler) {
+    case PROFEED__PROFILER__PROFILER_NCU:
+        if (named) {
+            plan->name = name ? name : "core";
+            return s_ncu_plan(plan, in, plan->name, err);
+        }
+        plan->name = "custom";
+        for (size_t i = 0; i < in->n_passes; i++) {
+            if (!s_ncu_csv_pass(plan, in, in->passes[i]->name, in->passes[i]->args, in->passes[i]->n_args, NULL))
+                return false;
+        }
+        return true;
+    case PROFEED__PROFILER__PROFILER_UNITRACE:
+        if (named) {
+            plan->name = name ? name : "groups";
+            if (strcmp(plan->name, "compute") == 0 || (ocl && strcmp(plan->name, "groups") == 0))
+                return s_unitrace_pass(plan, in, "ComputeBasic", ocl, NULL, 0);
+            if (strcmp(plan->name, "groups") != 0) {
+                pf_error_set(err, PF_EBADINPUT, "pass plan \"%.64s\" does not exist for unitrace (plans: %s)",
+                             plan->name, pass_plan_names(in->profiler));
+                return false;
+            }
+            for (size_t i = 0; i < 3; i++) {
+                if (!s_unitrace_pass(plan, in, s_unitrace_groups[i], false, NULL, 0))
+                    return false;
+            }
+            return true;
+        }
+        /* Custom unitrace passes: the spec's name is the metric group. */
+        plan->name = "custom";
+        for (size_t i = 0; i < in->n_passes; i++) {
+            if (!s_unitrace_pass(plan, in, in->passes[i]->name, ocl, in->passes[i]->args, in->passes[i]->n_args))
+                return false;
+        }
+        return true;
+    case PROFEED__PROFILER__PROFILER_VTUNE:
+        plan->name = named && name ? name : named ? "gpu-hotspots" : "custom";
+        if (named && strcmp(plan->name, "gpu-hotspots") != 0) {
+            pf_error_set(err, PF_EBADINPUT, "pass plan \"%.64s\" does not exist for vtune (plans: %s)", plan->name,
+                         pass_plan_names(in->profiler));
+            return false;
+        }
+        for (size_t i = 0; i < (named ? 1 : in->n_passes); i++) {
+            if (!s_vtune_pass(plan, in, named ? NULL : in->passes[i]->args, named ? 0 : in->passes[i]->n_args))
+                return false;
+        }
+        return true;
+    default:
+        pf_error_set(err, PF_EBADINPUT, "no pass plan for profiler %s", s_profiler_name(in->profiler));
+        return false;
+    }
+}
+
+pass_plan_t *pass_plan_new(const pass_plan_input_t *input, pf_error_t *err)
+{
+    assert(input && input->profiler_path && input->dir && input->command && input->command_len >= 1);
+    if (input->command[0][0] == '-') {
+        pf_error_set(err, PF_EBADINPUT, "program \"%.64s\": a name starting with '-' would be read as a %s option",
+                     input->command[0], s_profiler_name(input->profiler));
+        return NULL;
+    }
+    pass_plan_t *plan = calloc(1, sizeof *plan);
+    if (!plan) {
+        pf_error_set(err, PF_ENOMEM, "out of memory building the pass plan");
+        return NULL;
+    }
+    pf_error_clear(err);
+    bool ok = s_build(plan, input, err);
+    /* Numbers in ncu's CSV must not carry locale grouping ("57,984"). */
+    if (ok && input->profiler == PROFEED__PROFILER__PROFILER_NCU)
+        ok = s_push(&plan->env, "LC_ALL=C");
+    if (!ok) {
+        if (err && err->code == PF_OK)
+            pf_error_set(err, PF_ENOMEM, "out of memory building the pass plan");
+        pass_plan_destroy(&plan);
+    }
+    return plan;
+}
+
+void pass_plan_destroy(pass_plan_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    pass_plan_t *self = *self_p;
+    for (size_t i = 0; i < self->count; i++) {
+        for (size_t s = 0; s < self->passes[i].step_count; s++)
+            free(self->passes[i].steps[s].argv);
+        free(self->passes[i].metrics);
+    }
+    free(self->passes);
+    for (size_t i = 0; i < self->owned.n; i++)
+        free(self->owned.v[i]);
+    free(self->owned.v);
+    free(self->env.v);
+    free(self);
+    *self_p = NULL;
+}
+
+size_t pass_plan_count(const pass_plan_t *self)
+{
+    return self->count;
+}
+
+const pass_plan_pass_t *pass_plan_pass(const pass_plan_t *self, size_t index)
+{
+    assert(index < self->count);
+    return &self->passes[index];
+}
+
+char *const *pass_plan_env(const pass_plan_t *self)
+{
+    static char *const none[] = {NULL};
+    return self->env.v ? self->env.v : none;
+}
+
+const char *pass_plan_name(const pass_plan_t *self)
+{
+    return self->name;
+}
+
+/* Bounded substring search over bytes that need not end in NUL. */
+static bool s_contains(const char *text, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (!text || n == 0 || len < n)
+        return false;
+    for (size_t i = 0; i + n <= len; i++) {
+        if (text[i] == needle[0] && memcmp(text + i, needle, n) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool pass_plan_is_permission_error(const char *text, size_t len)
+{
+    /* ncu: "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to
+     * access NVIDIA GPU Performance Counters on the target device 0." */
+    return s_contains(text, len, "ERR_NVGPUCTRPERM") ||
+           s_contains(text, len, "does not have permission to access NVIDIA GPU Performance Counters");
+}
+
+const char *pass_plan_permission_advice(void)
+{
+    return "the profiler may not read this GPU's performance counters (ERR_NVGPUCTRPERM): on the collector's host, "
+           "allow profiling for all users with the line `options nvidia NVreg_RestrictProfilingToAdminUsers=0` in a "
+           "file under /etc/modprobe.d/ (e.g. /etc/modprobe.d/nvidia-profiling.conf), then reload the nvidia kernel "
+           "module or reboot (check: `grep RmProfilingAdminOnly /proc/driver/nvidia/params` shows 0); in a container, "
+           "run it with --cap-add=SYS_ADMIN; or let the collector run the profiler through passwordless sudo with "
+           "PROFEED_NCU_SUDO=1 (or --ncu-sudo)";
+}
+
+pass_result_t pass_plan_judge(int exit_status, bool timed_out, const char *log, size_t log_len,
+                              const char *stderr_tail)
+{
+    size_t tail_len = stderr_tail ? strlen(stderr_tail) : 0;
+    if (pass_plan_is_permission_error(log, log_len) || pass_plan_is_permission_error(stderr_tail, tail_len))
+        return PASS_RESULT_PERMISSION;
+    if (timed_out)
+        return PASS_RESULT_TRANSIENT;
+    if (exit_status == 0)
+        return PASS_RESULT_OK;
+    /* A failure the profiler explained (the program crashed, a metric does not
+     * exist, no such program) happens again on a retry; one without a word (a
+     * signal, a crashed profiler) may not. */
+    if (s_contains(log, log_len, "==ERROR==") || s_contains(stderr_tail, tail_len, "==ERROR=="))
+        return PASS_RESULT_FAILED;
+    return PASS_RESULT_TRANSIENT;
+}
+
+const char *pass_result_name(pass_result_t result)
+{
+    switch (result) {
+    case PASS_RESULT_OK: return "ok";
+    case PASS_RESULT_TRANSIENT: return "transient failure";
+    case PASS_RESULT_PERMISSION: return "no permission for the performance counters";
+    case PASS_RESULT_FAILED: return "failed";
+    }
+    return "unknown";
+}
