@@ -28,22 +28,14 @@ metrics=$(grep -oE '"(smsp|sm|l1tex|lts|dram|gpu|gpc|launch|device|derived|memor
 # SourceCounters-only names are section-derived: ncu 2025.3.1 refuses them in
 # --metrics with "Failed to find metric" and stops the run.)
 
-# The smallest set that decides the primary finding (docs/ncu.md): speed of light
-# per unit, duration, sector use, bank conflicts, occupancy, atomics, stalls.
-core="gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"
-core+=",gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
-core+=",gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active"
-core+=",lts__throughput.avg.pct_of_peak_sustained_elapsed"
-core+=",smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"
-core+=",smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio"
-core+=",l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
-core+=",l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
-core+=",sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct"
-core+=",smsp__inst_executed_op_global_red.sum,lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed"
-core+=",l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,dram__bytes_write.sum"
-core+=",smsp__average_warp_latency_per_inst_issued.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"
-core+=",smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio"
-core+=",sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained"
+# The default "core" plan's metrics come from the one list in common/pass_plan.c,
+# printed by the collector (PROFEED_COLLECTOR, else the build tree's), so what is
+# measured here is what the farm runs.
+collector=${PROFEED_COLLECTOR:-$root/build/collector/profeed-collector}
+core=$("$collector" --print-metrics core) || {
+  echo "bench/ncu_plans.sh: cannot read the core plan from $collector (build it, or set PROFEED_COLLECTOR)" >&2
+  exit 2
+}
 
 declare -A plans=(
   [full]="--set full"

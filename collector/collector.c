@@ -1,17 +1,23 @@
 #include "collector.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "host_info.h"
+#include "pass_plan.h"
 #include "pf_log.h"
 #include "proc_run.h"
 #include "replay.h"
 #include "wire.h"
 #include "wire_zmq.h"
+#include "wrapper.h"
 
 #define LOG "collector"
 #define MAX_GPU_KINDS 8
@@ -26,19 +32,75 @@ void collector_config_default(collector_config_t *config)
     config->pass_timeout_s = 600;
     config->max_output = (size_t) 48 * 1024 * 1024;
     config->max_msg = WIRE_MAX_MSG;
+    /* KernelAgent's KernelProfiler: two attempts, 2 s apart. */
+    config->attempts = 2;
+    config->retry_backoff_ms = 2000;
 }
 
-/* The default pass plan for ncu: the three section groups of the bundled
- * H200 capture (tests/fixtures/ncu/h200/pass*.csv), which together feed every
- * rule of the NCU analyzer, each as raw-page CSV on stdout. */
-static const struct {
-    const char *name;
-    const char *args[8];
-} s_ncu_plan[] = {
-    {"sol", {"--section", "SpeedOfLight", NULL}},
-    {"memory", {"--section", "MemoryWorkloadAnalysis", NULL}},
-    {"warps", {"--section", "WarpStateStats", "--section", "Occupancy", "--section", "LaunchStats", NULL}},
-};
+int collector_print_plan(const char *spec, bool metrics_only, FILE *out)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", spec);
+    char *name = strchr(buf, ':');
+    if (name)
+        *name++ = '\0';
+    Profeed__Profiler profiler = streq(buf, "ncu")        ? PROFEED__PROFILER__PROFILER_NCU
+                                 : streq(buf, "unitrace") ? PROFEED__PROFILER__PROFILER_UNITRACE
+                                 : streq(buf, "vtune")    ? PROFEED__PROFILER__PROFILER_VTUNE
+                                                          : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
+    if (profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED) {
+        fprintf(stderr, "profeed-collector: --print-plan PROFILER[:PLAN]: PROFILER is ncu, unitrace or vtune\n");
+        return 2;
+    }
+    if (metrics_only) {
+        const char *const *metrics = pass_plan_ncu_metrics(name ? name : "core");
+        if (profiler != PROFEED__PROFILER__PROFILER_NCU || !metrics) {
+            fprintf(stderr, "profeed-collector: plan %s does not ask for metrics by name\n", spec);
+            return 2;
+        }
+        for (size_t i = 0; metrics[i]; i++)
+            fprintf(out, "%s%s", i ? "," : "", metrics[i]);
+        fputc('\n', out);
+        return 0;
+    }
+    char *command[] = {"PROGRAM", "ARGS...", NULL};
+    Profeed__PassSpec one, *specs[1] = {&one};
+    profeed__pass_spec__init(&one);
+    one.name = name;
+    pass_plan_input_t input = {
+        .language = PROFEED__LANGUAGE__LANGUAGE_CUDA,
+        .profiler = profiler,
+        .profiler_path = buf,
+        .dir = "JOBDIR",
+        .command = command,
+        .command_len = 2,
+        .passes = specs,
+        .n_passes = name ? 1 : 0,
+    };
+    pf_error_t err;
+    pass_plan_t *plan = pass_plan_new(&input, &err);
+    if (!plan) {
+        fprintf(stderr, "profeed-collector: %s\n", err.msg);
+        return 2;
+    }
+    fprintf(out, "# plan %s:%s, %zu passes; environment:", buf, pass_plan_name(plan), pass_plan_count(plan));
+    for (char *const *e = pass_plan_env(plan); *e; e++)
+        fprintf(out, " %s", *e);
+    fputc('\n', out);
+    for (size_t i = 0; i < pass_plan_count(plan); i++) {
+        const pass_plan_pass_t *pp = pass_plan_pass(plan, i);
+        for (size_t st = 0; st < pp->step_count; st++) {
+            fprintf(out, "%s (%s)", pp->key, pp->name);
+            for (char **a = pp->steps[st].argv; *a; a++)
+                fprintf(out, " %s", *a);
+            if (pp->steps[st].stdout_name)
+                fprintf(out, " > %s/%s", pp->dir, pp->steps[st].stdout_name);
+            fputc('\n', out);
+        }
+    }
+    pass_plan_destroy(&plan);
+    return 0;
+}
 
 typedef struct {
     const collector_config_t *config;
@@ -50,9 +112,15 @@ typedef struct {
     char gpu_archs[MAX_GPU_KINDS][32];
     size_t gpu_count;
     char compute_capability[16];
+    host_gpu_t gpu;                 /* the first GPU nvidia-smi listed (zeroed: none) */
+    char profiler_version[64];      /* ncu --version */
+    char cpu_model[256];
     Profeed__Profiler profilers[4];
     size_t profiler_count;
-    char ncu_path[4096];
+    char ncu_path[4096], unitrace_path[4096], vtune_path[4096];
+    char python_path[4096];
+    char job_root[4096];
+    bool sudo;
 } collector_info_t;
 
 /* One running job: its thread and how to stop it. */
@@ -97,7 +165,18 @@ static void s_fill_worker(const collector_info_t *info, Profeed__WorkerInfo *w)
     }
     if (info->compute_capability[0])
         w->compute_capability = (char *) info->compute_capability;
-    w->profiler_version = info->replay ? "replay" : NULL;
+    w->profiler_version = info->replay ? "replay" : info->profiler_version[0] ? (char *) info->profiler_version : NULL;
+    if (info->cpu_model[0])
+        w->cpu_model = (char *) info->cpu_model;
+    const host_gpu_t *g = &info->gpu;
+    if (g->driver_version[0])
+        w->driver_version = (char *) g->driver_version;
+    w->has_sm_clock_mhz = g->sm_clock_mhz != 0;
+    w->sm_clock_mhz = g->sm_clock_mhz;
+    w->has_mem_clock_mhz = g->mem_clock_mhz != 0;
+    w->mem_clock_mhz = g->mem_clock_mhz;
+    w->has_memory_bytes = g->memory_bytes != 0;
+    w->memory_bytes = g->memory_bytes;
 }
 
 static bool s_read_file(const char *path, size_t max, uint8_t **data, size_t *len, char *why, size_t cap)
@@ -194,7 +273,10 @@ static void s_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobReques
 {
     const collector_info_t *info = run->info;
     const collector_config_t *config = info->config;
-    const char *program = s_basename(req->command->argv[0]);
+    /* Commands are matched by program, kernel jobs by their kernel file. */
+    const char *program = req->target_case == PROFEED__JOB_REQUEST__TARGET_COMMAND
+                              ? s_basename(req->command->argv[0])
+                              : s_basename(req->kernel->kernel_file->name);
     const replay_pass_t *passes[64];
     size_t count = replay_find(info->replay, program, passes, 64);
     if (count == 0) {
@@ -270,96 +352,528 @@ static void s_clean_text(char *text)
     }
 }
 
-static void s_run_ncu(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest *req)
+/* ------------------------------------------------------------------------
+ * Real profiling: a job folder, the pass plan (common/pass_plan.h), one
+ * PassOutput per pass */
+
+#define MAX_PASS_FILES 64
+
+/* Removes a job folder and what is in it (the folders this collector made:
+ * regular files and subfolders, no symbolic links followed). Best effort. */
+static void s_remove_tree(const char *path, int depth)
+{
+    DIR *dir = depth < 8 ? opendir(path) : NULL;
+    if (dir) {
+        struct dirent *e;
+        while ((e = readdir(dir)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char child[4096];
+            int n = snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+            if (n < 0 || (size_t) n >= sizeof child)
+                continue;
+            struct stat st;
+            if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+                s_remove_tree(child, depth + 1);
+            else
+                unlink(child);
+        }
+        closedir(dir);
+    }
+    rmdir(path);
+}
+
+static bool s_write_file(const char *path, const void *data, size_t len, char *why, size_t cap)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        snprintf(why, cap, "cannot create %s: %s", path, strerror(errno));
+        return false;
+    }
+    const uint8_t *p = data;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            snprintf(why, cap, "cannot write %s: %s", path, strerror(errno));
+            close(fd);
+            return false;
+        }
+        p += w;
+        len -= (size_t) w;
+    }
+    if (close(fd) != 0) {
+        snprintf(why, cap, "cannot write %s: %s", path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+static int s_name_order(const void *a, const void *b)
+{
+    return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* A pass's output: the regular files of its folder, in name order. */
+typedef struct {
+    char *names[MAX_PASS_FILES];
+    uint8_t *data[MAX_PASS_FILES];
+    size_t len[MAX_PASS_FILES];
+    size_t count;
+} pass_files_t;
+
+static void s_pass_files_free(pass_files_t *f)
+{
+    for (size_t i = 0; i < f->count; i++) {
+        free(f->names[i]);
+        free(f->data[i]);
+    }
+    f->count = 0;
+}
+
+static bool s_pass_files_add(pass_files_t *f, const char *name, const char *path, size_t max, char *why, size_t cap)
+{
+    if (f->count == MAX_PASS_FILES) {
+        snprintf(why, cap, "the pass wrote more than %d files", MAX_PASS_FILES);
+        return false;
+    }
+    size_t i = f->count;
+    f->names[i] = strdup(name);
+    if (!f->names[i] || !s_read_file(path, max, &f->data[i], &f->len[i], why, cap)) {
+        free(f->names[i]);
+        if (!f->names[i])
+            snprintf(why, cap, "out of memory");
+        return false;
+    }
+    f->count++;
+    return true;
+}
+
+/* Reads every regular file in the pass folder; `budget` bounds their sum so
+ * the PassOutput stays under the message limit. */
+static bool s_collect(const char *dir, size_t max_file, size_t budget, pass_files_t *out, char *why, size_t cap)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(why, cap, "cannot read %s: %s", dir, strerror(errno));
+        return false;
+    }
+    char *names[MAX_PASS_FILES];
+    size_t n = 0;
+    struct dirent *e;
+    bool ok = true;
+    while (ok && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4096];
+        struct stat st;
+        int len = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (len < 0 || (size_t) len >= sizeof path || lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (n == MAX_PASS_FILES || !(names[n] = strdup(e->d_name))) {
+            snprintf(why, cap, "%s: more than %d files, or out of memory", dir, MAX_PASS_FILES);
+            ok = false;
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, s_name_order);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (ok && s_pass_files_add(out, names[i], path, max_file, why, cap)) {
+            total += out->len[out->count - 1];
+            if (total > budget) {
+                snprintf(why, cap, "the pass's files hold %zu bytes, over the %zu-byte message budget", total, budget);
+                ok = false;
+            }
+        } else {
+            ok = false;
+        }
+        free(names[i]);
+    }
+    if (!ok)
+        s_pass_files_free(out);
+    return ok;
+}
+
+/* The profiler a job gets: the one it asked for, else the first this
+ * collector has that suits its language (ncu for CUDA, Triton and PyTorch;
+ * unitrace, then VTune, for SYCL and OpenCL). */
+static const char *s_profiler_path(const collector_info_t *info, Profeed__Profiler p)
+{
+    switch (p) {
+    case PROFEED__PROFILER__PROFILER_NCU: return info->ncu_path[0] ? info->ncu_path : NULL;
+    case PROFEED__PROFILER__PROFILER_UNITRACE: return info->unitrace_path[0] ? info->unitrace_path : NULL;
+    case PROFEED__PROFILER__PROFILER_VTUNE: return info->vtune_path[0] ? info->vtune_path : NULL;
+    default: return NULL;
+    }
+}
+
+static Profeed__Profiler s_pick_profiler(const collector_info_t *info, const Profeed__JobRequest *req)
+{
+    if (req->has_profiler && req->profiler != PROFEED__PROFILER__PROFILER_UNSPECIFIED)
+        return req->profiler;
+    bool intel = req->language == PROFEED__LANGUAGE__LANGUAGE_SYCL || req->language == PROFEED__LANGUAGE__LANGUAGE_OCL;
+    static const Profeed__Profiler nvidia_first[] = {PROFEED__PROFILER__PROFILER_NCU, PROFEED__PROFILER__PROFILER_UNITRACE,
+                                                     PROFEED__PROFILER__PROFILER_VTUNE};
+    static const Profeed__Profiler intel_first[] = {PROFEED__PROFILER__PROFILER_UNITRACE, PROFEED__PROFILER__PROFILER_VTUNE,
+                                                    PROFEED__PROFILER__PROFILER_NCU};
+    const Profeed__Profiler *order = intel ? intel_first : nvidia_first;
+    for (size_t i = 0; i < 3; i++) {
+        if (s_profiler_path(info, order[i]))
+            return order[i];
+    }
+    return PROFEED__PROFILER__PROFILER_UNSPECIFIED;
+}
+
+static const char *s_metadata_extra(const Profeed__JobRequest *req, const char *key)
+{
+    for (size_t i = 0; req->metadata && i < req->metadata->n_extra; i++) {
+        if (strcmp(req->metadata->extra[i]->key, key) == 0)
+            return req->metadata->extra[i]->value;
+    }
+    return NULL;
+}
+
+/* Writes a kernel + problem job's two files and its wrapper into `dir`;
+ * fills `argv` (python, wrapper) and `wrapper_path` (its storage). */
+static bool s_prepare_kernel_job(const collector_info_t *info, const Profeed__JobRequest *req, const char *dir,
+                                 char *wrapper_path, size_t cap, char *why, size_t why_cap)
+{
+    const Profeed__File *files[2] = {req->kernel->kernel_file, req->kernel->problem_file};
+    char *sources[2] = {NULL, NULL};
+    bool ok = true;
+    for (size_t i = 0; ok && i < 2; i++) {
+        /* The wrapper imports them from its own folder: no subfolders. */
+        if (strchr(files[i]->name, '/')) {
+            snprintf(why, why_cap, "kernel job file \"%.128s\": give a plain file name, without folders",
+                     files[i]->name);
+            ok = false;
+            break;
+        }
+        char path[4096];
+        int plen = snprintf(path, sizeof path, "%s/%s", dir, files[i]->name);
+        if (plen < 0 || (size_t) plen >= sizeof path) {
+            snprintf(why, why_cap, "kernel job file \"%.128s\": the path is too long", files[i]->name);
+            ok = false;
+            break;
+        }
+        size_t len = files[i]->has_content ? files[i]->content.len : 0;
+        ok = s_write_file(path, files[i]->content.data, len, why, why_cap);
+        sources[i] = ok ? malloc(len + 1) : NULL;
+        if (ok && !sources[i]) {
+            snprintf(why, why_cap, "out of memory");
+            ok = false;
+        }
+        if (ok) {
+            if (len)
+                memcpy(sources[i], files[i]->content.data, len);
+            sources[i][len] = '\0';
+        }
+    }
+    char *program = NULL;
+    if (ok) {
+        wrapper_params_t params = {
+            .kernel_file = files[0]->name,
+            .problem_file = files[1]->name,
+            .call = wrapper_detect(sources[0], sources[1]),
+            .warmup = WRAPPER_WARMUP,
+            .nvtx_range = WRAPPER_NVTX_RANGE,
+        };
+        const char *forced = s_metadata_extra(req, "wrapper");
+        if (forced && wrapper_case_parse(forced, &params.call) != 0) {
+            snprintf(why, why_cap, "metadata wrapper=\"%.64s\": use plain, model or init_inputs", forced);
+            ok = false;
+        }
+        pf_error_t err;
+        program = ok ? wrapper_render(wrapper_template, wrapper_template_len, &params, &err) : NULL;
+        if (ok && !program) {
+            snprintf(why, why_cap, "%s", err.msg);
+            ok = false;
+        }
+        if (ok) {
+            pf_log_info(LOG, "job %s: wrapper calls kernel_function the %s way", req->job_id,
+                        wrapper_case_name(params.call));
+        }
+    }
+    if (ok) {
+        int wlen = snprintf(wrapper_path, cap, "%s/profeed_wrapper.py", dir);
+        ok = wlen > 0 && (size_t) wlen < cap;
+        if (!ok)
+            snprintf(why, why_cap, "the job folder's path is too long");
+        ok = ok && s_write_file(wrapper_path, program, strlen(program), why, why_cap);
+    }
+    (void) info;
+    free(program);
+    free(sources[0]);
+    free(sources[1]);
+    return ok;
+}
+
+/* Runs one step; returns false (with `why`) only when it could not start. */
+static bool s_run_step(job_run_t *run, const pass_plan_t *plan, const pass_plan_pass_t *pp, const pass_step_t *step,
+                       const char *cwd, uint32_t timeout_s, proc_result_t *result, char *why, size_t cap)
+{
+    const collector_config_t *config = run->info->config;
+    proc_spec_t spec = {
+        .argv = step->argv,
+        .cwd = cwd,
+        .timeout_ms = (int) (timeout_s > 2000000 ? 2000000000 : timeout_s * 1000),
+        .max_output = config->max_output,
+        .cancel_fd = run->cancel[0],
+        .env = pass_plan_env(plan),
+    };
+    pf_error_t err;
+    if (proc_run(&spec, result, &err) != PF_OK) {
+        snprintf(why, cap, "pass %s: %s", pp->key, err.msg);
+        return false;
+    }
+    if (step->stdout_name && !result->cancelled) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", pp->dir, step->stdout_name);
+        if (!s_write_file(path, result->output, result->output_len, why, cap)) {
+            free(result->output);
+            result->output = NULL;
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Empties a pass folder before an attempt, so a retry sends only its own files. */
+static void s_reset_dir(const char *dir)
+{
+    s_remove_tree(dir, 0);
+    mkdir(dir, 0755);
+}
+
+typedef struct {
+    int exit_status;
+    bool timed_out, truncated;
+    pass_result_t verdict;
+    int64_t duration_ms;
+    uint32_t attempts;
+    char stderr_tail[PROC_STDERR_TAIL + 1];
+    char failed_log[4096];    /* a failed step's log outside the pass folder, to send */
+} pass_run_t;
+
+/* Runs a pass's steps, retrying transient failures of the whole pass with a
+ * doubling back-off. False when cancelled or a step could not start (`why`). */
+static bool s_run_pass(job_run_t *run, const pass_plan_t *plan, const pass_plan_pass_t *pp, const char *cwd,
+                       uint32_t timeout_s, pass_run_t *out, char *why, size_t cap)
+{
+    const collector_config_t *config = run->info->config;
+    int backoff = config->retry_backoff_ms;
+    uint32_t attempts = config->attempts ? config->attempts : 1;
+    for (uint32_t attempt = 1; attempt <= attempts; attempt++) {
+        memset(out, 0, sizeof *out);
+        out->attempts = attempt;
+        s_reset_dir(pp->dir);
+        for (size_t s = 0; s < pp->step_count; s++) {
+            const pass_step_t *step = &pp->steps[s];
+            proc_result_t result;
+            if (!s_run_step(run, plan, pp, step, cwd, timeout_s, &result, why, cap))
+                return false;
+            if (result.cancelled) {
+                free(result.output);
+                return false;
+            }
+            out->duration_ms += result.duration_ms;
+            out->exit_status = result.exit_status;
+            out->timed_out = result.timed_out;
+            out->truncated = result.truncated;
+            snprintf(out->stderr_tail, sizeof out->stderr_tail, "%s", result.stderr_tail);
+            /* The verdict reads the profiler's log: ncu writes its ==ERROR==
+             * lines there, not to stderr. */
+            char log_path[4096];
+            if (step->log_path)
+                snprintf(log_path, sizeof log_path, "%s", step->log_path);
+            else
+                snprintf(log_path, sizeof log_path, "%s/%s.csv", pp->dir, pp->key);
+            uint8_t *log = NULL;
+            size_t log_len = 0;
+            char ignore[256];
+            if (access(log_path, R_OK) != 0 || !s_read_file(log_path, config->max_output, &log, &log_len, ignore,
+                                                           sizeof ignore)) {
+                log = NULL;
+                log_len = 0;
+            }
+            out->verdict = pass_plan_judge(result.exit_status, result.timed_out, (const char *) log, log_len,
+                                           result.stderr_tail);
+            if (out->verdict == PASS_RESULT_TRANSIENT && result.output && !step->stdout_name &&
+                pass_plan_is_permission_error(result.output, result.output_len))
+                out->verdict = PASS_RESULT_PERMISSION;
+            free(log);
+            free(result.output);
+            if (out->verdict != PASS_RESULT_OK) {
+                if (step->log_path)
+                    snprintf(out->failed_log, sizeof out->failed_log, "%s", step->log_path);
+                break;
+            }
+        }
+        if (out->verdict != PASS_RESULT_TRANSIENT || attempt == attempts)
+            break;
+        pf_log_warn(LOG, "job %s: pass %s attempt %u of %u: %s (exit %d%s); retrying in %d ms", run->job_id, pp->key,
+                    (unsigned) attempt, (unsigned) attempts, pass_result_name(out->verdict), out->exit_status,
+                    out->timed_out ? ", timed out" : "", backoff);
+        if (!s_sleep(run, backoff))
+            return false;
+        if (backoff < 600000)
+            backoff *= 2;
+    }
+    return true;
+}
+
+static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest *req)
 {
     const collector_info_t *info = run->info;
     const collector_config_t *config = info->config;
-    size_t plan = req->n_passes ? req->n_passes : sizeof s_ncu_plan / sizeof s_ncu_plan[0];
-    s_send_plan(pipe, run, (uint32_t) plan, config->max_msg);
+    char why[1024] = "";
+    Profeed__Profiler profiler = s_pick_profiler(info, req);
+    const char *profiler_path = s_profiler_path(info, profiler);
+    if (!profiler_path) {
+        s_job_error(pipe, "this collector has no profiler for the job (it offers what its Ready listed)");
+        return;
+    }
+    char dir[4096];
+    int n = snprintf(dir, sizeof dir, "%s/profeed-%s-a%u-XXXXXX", info->job_root, run->job_id, (unsigned) run->attempt);
+    if (n < 0 || (size_t) n >= sizeof dir || !mkdtemp(dir)) {
+        snprintf(why, sizeof why, "cannot make a job folder under %.900s: %s", info->job_root, strerror(errno));
+        s_job_error(pipe, why);
+        return;
+    }
+    char *wrapper_argv[3] = {(char *) info->python_path, NULL, NULL};
+    char wrapper_path[4096];
+    char *const *command = NULL;
+    size_t command_len = 0;
+    const char *cwd = config->workdir;
+    Profeed__ProfileFilter filter;
+    const Profeed__ProfileFilter *use_filter = req->filter;
+    pass_plan_t *plan = NULL;
+    if (req->target_case == PROFEED__JOB_REQUEST__TARGET_KERNEL) {
+        if (!info->python_path[0]) {
+            s_job_error(pipe, "kernel + problem jobs need python3 (with torch) on the collector's PATH, or --python");
+            goto cleanup;
+        }
+        if (!s_prepare_kernel_job(info, req, dir, wrapper_path, sizeof wrapper_path, why, sizeof why)) {
+            s_job_error(pipe, why);
+            goto cleanup;
+        }
+        wrapper_argv[1] = wrapper_path;
+        command = wrapper_argv;
+        command_len = 2;
+        cwd = dir;
+        /* Profile only the measured launch, not the warm-up or input setup. */
+        if (!use_filter || !use_filter->nvtx_range) {
+            if (use_filter)
+                filter = *use_filter;
+            else
+                profeed__profile_filter__init(&filter);
+            filter.nvtx_range = WRAPPER_NVTX_RANGE "/";
+            use_filter = &filter;
+        }
+    } else {
+        command = req->command->argv;
+        command_len = req->command->n_argv;
+    }
+    pass_plan_input_t input = {
+        .language = req->language,
+        .profiler = profiler,
+        .profiler_path = profiler_path,
+        .dir = dir,
+        .command = command,
+        .command_len = command_len,
+        .passes = req->passes,
+        .n_passes = req->n_passes,
+        .filter = use_filter,
+        .sudo = info->sudo,
+    };
+    pf_error_t err;
+    plan = pass_plan_new(&input, &err);
+    if (!plan) {
+        s_job_error(pipe, err.msg);
+        goto cleanup;
+    }
+    s_send_plan(pipe, run, (uint32_t) pass_plan_count(plan), config->max_msg);
     uint32_t timeout_s = req->has_timeout_s ? req->timeout_s : config->pass_timeout_s;
-    for (size_t i = 0; i < plan; i++) {
-        if (atomic_load(&run->cancelled))
-            return;
-        /* ncu --csv --page raw --clock-control none <pass args> -- <command> */
-        size_t extra = req->n_passes ? req->passes[i]->n_args : 8;
-        size_t argc_max = 6 + extra + 1 + req->command->n_argv + 1;
-        char **argv = calloc(argc_max, sizeof *argv);
-        if (!argv) {
-            s_job_error(pipe, "out of memory");
-            return;
+    for (size_t i = 0; i < pass_plan_count(plan); i++) {
+        const pass_plan_pass_t *pp = pass_plan_pass(plan, i);
+        pass_run_t pr;
+        if (mkdir(pp->dir, 0755) != 0 && errno != EEXIST) {
+            snprintf(why, sizeof why, "cannot make %s: %s", pp->dir, strerror(errno));
+            s_job_error(pipe, why);
+            goto cleanup;
         }
-        size_t argc = 0;
-        argv[argc++] = (char *) info->ncu_path;
-        argv[argc++] = "--csv";
-        argv[argc++] = "--page";
-        argv[argc++] = "raw";
-        argv[argc++] = "--clock-control";
-        argv[argc++] = "none";
-        if (req->n_passes) {
-            for (size_t a = 0; a < req->passes[i]->n_args; a++)
-                argv[argc++] = req->passes[i]->args[a];
-        } else {
-            for (size_t a = 0; s_ncu_plan[i].args[a]; a++)
-                argv[argc++] = (char *) s_ncu_plan[i].args[a];
+        if (!s_run_pass(run, plan, pp, cwd, timeout_s, &pr, why, sizeof why)) {
+            if (!atomic_load(&run->cancelled))
+                s_job_error(pipe, why);
+            goto cleanup;
         }
-        argv[argc++] = "--";
-        for (size_t a = 0; a < req->command->n_argv; a++)
-            argv[argc++] = req->command->argv[a];
-        argv[argc] = NULL;
-        proc_spec_t spec = {
-            .argv = argv,
-            .cwd = config->workdir,
-            .timeout_ms = (int) (timeout_s > 2000000 ? 2000000000 : timeout_s * 1000),
-            .max_output = config->max_output,
-            .cancel_fd = run->cancel[0],
-        };
-        proc_result_t result;
-        pf_error_t err;
-        pf_status_t rc = proc_run(&spec, &result, &err);
-        free(argv);
-        if (rc != PF_OK) {
-            s_job_error(pipe, err.msg);
-            return;
+        if (pr.verdict == PASS_RESULT_PERMISSION)
+            pf_log_error(LOG, "job %s: pass %s: %s", run->job_id, pp->key, pass_plan_permission_advice());
+        pass_files_t files = {0};
+        size_t budget = config->max_msg > ((size_t) 1 << 20) ? config->max_msg - ((size_t) 1 << 20) : config->max_msg / 2;
+        if (!s_collect(pp->dir, config->max_output, budget, &files, why, sizeof why)) {
+            s_job_error(pipe, why);
+            goto cleanup;
         }
-        if (result.cancelled) {
-            free(result.output);
-            return;
+        if (pr.failed_log[0] && access(pr.failed_log, R_OK) == 0) {
+            char name[64];
+            snprintf(name, sizeof name, "%s.log", pp->key);
+            if (!s_pass_files_add(&files, name, pr.failed_log, config->max_output, why, sizeof why))
+                pf_log_warn(LOG, "job %s: %s", run->job_id, why);
         }
-        char pass_key[32];
-        snprintf(pass_key, sizeof pass_key, "ncu.%03zu", i);
-        char tail[PROC_STDERR_TAIL + 256];
-        snprintf(tail, sizeof tail, "%s%s%s", result.stderr_tail,
-                 result.timed_out ? "\nprofeed: the pass ran past its time limit and was stopped" : "",
-                 result.truncated ? "\nprofeed: the output passed the size limit; the pass was stopped" : "");
+        char tail[PROC_STDERR_TAIL + 2048];
+        snprintf(tail, sizeof tail, "%s%s%s%s%s", pr.stderr_tail,
+                 pr.timed_out ? "\nprofeed: the pass ran past its time limit and was stopped" : "",
+                 pr.truncated ? "\nprofeed: the output passed the size limit; the pass was stopped" : "",
+                 pr.attempts > 1 ? "\nprofeed: the pass was retried after a transient failure" : "",
+                 pr.verdict == PASS_RESULT_PERMISSION ? "\nprofeed: " : "");
+        if (pr.verdict == PASS_RESULT_PERMISSION) {
+            size_t used = strlen(tail);
+            snprintf(tail + used, sizeof tail - used, "%s", pass_plan_permission_advice());
+        }
         s_clean_text(tail);
-        char file_name[64];
-        snprintf(file_name, sizeof file_name, "ncu.%03zu.csv", i);
-        Profeed__File file;
-        profeed__file__init(&file);
-        file.name = file_name;
-        file.has_content = 1;
-        file.content.data = (uint8_t *) result.output;
-        file.content.len = result.output_len;
-        Profeed__File *files[1] = {&file};
+        Profeed__File file_msgs[MAX_PASS_FILES], *file_ptrs[MAX_PASS_FILES];
+        for (size_t f = 0; f < files.count; f++) {
+            profeed__file__init(&file_msgs[f]);
+            file_msgs[f].name = files.names[f];
+            file_msgs[f].has_content = 1;
+            file_msgs[f].content.data = files.data[f];
+            file_msgs[f].content.len = files.len[f];
+            file_ptrs[f] = &file_msgs[f];
+        }
         Profeed__WorkerInfo worker;
         s_fill_worker(info, &worker);
         Profeed__PassOutput pass;
         profeed__pass_output__init(&pass);
         pass.job_id = run->job_id;
-        pass.pass_key = pass_key;
+        pass.pass_key = (char *) pp->key;
         pass.has_profiler = 1;
-        pass.profiler = PROFEED__PROFILER__PROFILER_NCU;
-        pass.files = files;
-        pass.n_files = 1;
+        pass.profiler = profiler;
+        pass.files = file_ptrs;
+        pass.n_files = files.count;
         pass.has_exit_status = 1;
-        pass.exit_status = result.exit_status;
+        pass.exit_status = pr.exit_status;
         pass.stderr_tail = tail;
         pass.has_duration_ms = 1;
-        pass.duration_ms = (uint64_t) result.duration_ms;
+        pass.duration_ms = (uint64_t) pr.duration_ms;
         pass.worker = &worker;
+        pass.requested_metrics = pp->metrics;
+        pass.n_requested_metrics = pp->metric_count;
+        pf_log_info(LOG, "job %s: pass %s (%s) %s in %lld ms, exit %d, %zu files", run->job_id, pp->key, pp->name,
+                    pass_result_name(pr.verdict), (long long) pr.duration_ms, pr.exit_status, files.count);
         s_send_pass(pipe, run, &pass, config->max_msg);
-        free(result.output);
+        s_pass_files_free(&files);
     }
+cleanup:
+    pass_plan_destroy(&plan);
+    if (!config->keep_job_dirs)
+        s_remove_tree(dir, 0);
 }
 
 static void s_job_actor(zsock_t *pipe, void *args)
@@ -370,13 +884,10 @@ static void s_job_actor(zsock_t *pipe, void *args)
     Profeed__JobRequest *req = wire_job_request_unpack(run->request, run->request_len, WIRE_MAX_MSG, &err);
     if (!req) {
         s_job_error(pipe, err.msg);
-    } else if (req->target_case != PROFEED__JOB_REQUEST__TARGET_COMMAND) {
-        s_job_error(pipe, "this collector runs command jobs; kernel + problem jobs need a language "
-                          "harness that is not built yet");
     } else if (run->info->replay) {
         s_run_replay(pipe, run, req);
     } else {
-        s_run_ncu(pipe, run, req);
+        s_run_real(pipe, run, req);
     }
     wire_job_request_destroy(&req);
     zstr_send(pipe, "DONE");
@@ -598,6 +1109,98 @@ static void s_on_run(collector_t *self, size_t slot)
     zmsg_destroy(&msg);
 }
 
+/* Runs a host tool and returns what it printed (caller frees), or NULL. */
+static char *s_tool_output(char **argv)
+{
+    proc_spec_t spec = {.argv = argv, .timeout_ms = 20000, .max_output = 65536, .cancel_fd = -1};
+    proc_result_t r;
+    pf_error_t err;
+    if (proc_run(&spec, &r, &err) != PF_OK)
+        return NULL;
+    if (r.exit_status != 0) {
+        free(r.output);
+        return NULL;
+    }
+    return r.output;
+}
+
+/* GPUs from nvidia-smi: one kind per name, counted. */
+static void s_discover_gpus(collector_info_t *info)
+{
+    char *argv[] = {"nvidia-smi", HOST_INFO_NVIDIA_SMI_QUERY, "--format=csv,noheader", NULL};
+    char *text = s_tool_output(argv);
+    if (!text)
+        return;
+    host_gpu_t gpus[MAX_GPU_KINDS * 8];
+    size_t n = host_info_parse_nvidia_smi(text, gpus, sizeof gpus / sizeof gpus[0]);
+    free(text);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        for (; k < info->gpu_count; k++) {
+            if (streq(info->gpu_names[k], gpus[i].name)) {
+                info->gpus[k].count++;
+                break;
+            }
+        }
+        if (k == info->gpu_count && k < MAX_GPU_KINDS) {
+            /* Both fields are as long as their source fields. */
+            memcpy(info->gpu_names[k], gpus[i].name, sizeof info->gpu_names[k]);
+            memcpy(info->gpu_archs[k], gpus[i].arch, sizeof info->gpu_archs[k]);
+            profeed__gpu_capability__init(&info->gpus[k]);
+            info->gpus[k].name = info->gpu_names[k];
+            info->gpus[k].arch = info->gpu_archs[k];
+            info->gpus[k].has_count = 1;
+            info->gpus[k].count = 1;
+            info->gpu_count++;
+        }
+    }
+    if (n > 0) {
+        info->gpu = gpus[0];
+        snprintf(info->compute_capability, sizeof info->compute_capability, "%s", gpus[0].compute_capability);
+    }
+}
+
+static bool s_env_true(const char *name)
+{
+    const char *v = getenv(name);
+    return v && (streq(v, "1") || streq(v, "yes") || streq(v, "true"));
+}
+
+/* Versions, the CPU, python for kernel jobs, the job folders, sudo. */
+static void s_discover_tools(collector_info_t *info, const collector_config_t *config)
+{
+    if (info->ncu_path[0]) {
+        char *argv[] = {info->ncu_path, "--version", NULL};
+        char *text = s_tool_output(argv);
+        if (text && !host_info_parse_ncu_version(text, info->profiler_version, sizeof info->profiler_version))
+            pf_log_warn(LOG, "ncu --version printed no \"Version N\" line");
+        free(text);
+    }
+    char *cpuinfo = NULL;
+    size_t len = 0;
+    char why[256];
+    if (s_read_file("/proc/cpuinfo", 1 << 22, (uint8_t **) &cpuinfo, &len, why, sizeof why)) {
+        char *text = realloc(cpuinfo, len + 1);
+        if (text) {
+            text[len] = '\0';
+            host_info_parse_cpu_model(text, info->cpu_model, sizeof info->cpu_model);
+            cpuinfo = text;
+        }
+        free(cpuinfo);
+    }
+    const char *python = config->python ? config->python : getenv("PROFEED_PYTHON");
+    if (!proc_find(python ? python : "python3", info->python_path, sizeof info->python_path)) {
+        info->python_path[0] = '\0';
+        pf_log_warn(LOG, "%s not found: kernel + problem jobs will be refused", python ? python : "python3");
+    }
+    const char *root = config->job_root ? config->job_root : getenv("TMPDIR");
+    snprintf(info->job_root, sizeof info->job_root, "%s", root && *root ? root : "/tmp");
+    /* sudo is never the default: the operator opts in by flag or environment. */
+    info->sudo = config->sudo || s_env_true("PROFEED_NCU_SUDO");
+    if (info->sudo)
+        pf_log_info(LOG, "profiling steps run through sudo -n -E (opted in)");
+}
+
 /* GPUs from --gpu, or nvidia-smi; profilers from PATH. */
 static int s_discover(collector_t *self)
 {
@@ -644,49 +1247,7 @@ static int s_discover(collector_t *self)
         info->gpus[0].count = (uint32_t) n;
         info->gpu_count = 1;
     } else if (!config->replay_map) {
-        char *argv[] = {"nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv,noheader", NULL};
-        proc_spec_t spec = {.argv = argv, .timeout_ms = 20000, .max_output = 65536, .cancel_fd = -1};
-        proc_result_t r;
-        if (proc_run(&spec, &r, &err) == PF_OK) {
-            char *next = NULL;
-            for (char *line = r.output; line && *line && info->gpu_count < MAX_GPU_KINDS; line = next) {
-                char *nl = strchr(line, '\n');
-                next = nl ? nl + 1 : NULL;
-                if (nl)
-                    *nl = '\0';
-                char *comma = strrchr(line, ',');
-                if (!comma)
-                    continue;
-                *comma = '\0';
-                const char *cc = comma + 1;
-                while (*cc == ' ')
-                    cc++;
-                char arch[32];
-                int major = 0, minor = 0;
-                if (sscanf(cc, "%d.%d", &major, &minor) != 2)
-                    continue;
-                snprintf(arch, sizeof arch, "sm_%d%d", major, minor);
-                size_t k = 0;
-                for (; k < info->gpu_count; k++) {
-                    if (streq(info->gpu_names[k], line)) {
-                        info->gpus[k].count++;
-                        break;
-                    }
-                }
-                if (k == info->gpu_count) {
-                    snprintf(info->gpu_names[k], sizeof info->gpu_names[k], "%s", line);
-                    snprintf(info->gpu_archs[k], sizeof info->gpu_archs[k], "%s", arch);
-                    profeed__gpu_capability__init(&info->gpus[k]);
-                    info->gpus[k].name = info->gpu_names[k];
-                    info->gpus[k].arch = info->gpu_archs[k];
-                    info->gpus[k].has_count = 1;
-                    info->gpus[k].count = 1;
-                    info->gpu_count++;
-                    snprintf(info->compute_capability, sizeof info->compute_capability, "%d.%d", major, minor);
-                }
-            }
-            free(r.output);
-        }
+        s_discover_gpus(info);
     }
     if (config->replay_map) {
         info->replay = replay_load(config->replay_map, &err);
@@ -707,13 +1268,26 @@ static int s_discover(collector_t *self)
         }
         info->profilers[info->profiler_count++] = PROFEED__PROFILER__PROFILER_NCU;
     } else {
+        /* A profiler that is not installed is not offered, so the broker
+         * never routes a job here that would fail for want of it. */
         if (proc_find("ncu", info->ncu_path, sizeof info->ncu_path))
             info->profilers[info->profiler_count++] = PROFEED__PROFILER__PROFILER_NCU;
+        else
+            info->ncu_path[0] = '\0';
+        if (proc_find("unitrace", info->unitrace_path, sizeof info->unitrace_path))
+            info->profilers[info->profiler_count++] = PROFEED__PROFILER__PROFILER_UNITRACE;
+        else
+            info->unitrace_path[0] = '\0';
+        if (proc_find("vtune", info->vtune_path, sizeof info->vtune_path))
+            info->profilers[info->profiler_count++] = PROFEED__PROFILER__PROFILER_VTUNE;
+        else
+            info->vtune_path[0] = '\0';
         if (info->profiler_count == 0) {
-            pf_log_error(LOG, "no profiler this collector can run (ncu) is on PATH; use --replay MAP to "
-                              "serve recorded captures");
+            pf_log_error(LOG, "no profiler this collector can run (ncu, unitrace, vtune) is on PATH; use --replay "
+                              "MAP to serve recorded captures");
             return -1;
         }
+        s_discover_tools(info, config);
         if (info->gpu_count == 0) {
             pf_log_error(LOG, "no GPU found (nvidia-smi); name one with --gpu NAME:ARCH or use --replay MAP");
             return -1;

@@ -15,6 +15,7 @@
 #define COLLECTOR_H
 
 #include <czmq.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,14 @@ typedef struct {
     const char *replay_map;       /* serve recorded captures from this map (replay.h); NULL = real profilers */
     const char *gpu;              /* "NAME:ARCH[:COUNT]": the GPU to advertise instead of nvidia-smi's */
     const char *workdir;          /* where commands run; NULL = the current directory */
+    const char *job_root;         /* job folders (profiler output, kernel jobs' files) go below it;
+                                     NULL = $TMPDIR, else /tmp */
+    const char *python;           /* runs kernel + problem jobs' wrapper; NULL = python3 on PATH */
+    uint32_t attempts;            /* per pass, counting the first: transient failures are retried */
+    int retry_backoff_ms;         /* before the second attempt; doubles after each */
+    bool sudo;                    /* run profiling steps through `sudo -n -E` (opt-in; also
+                                     PROFEED_NCU_SUDO=1 in the environment) */
+    bool keep_job_dirs;           /* leave job folders in place (debugging) */
     int heartbeat_ms;
     int liveness;
     uint32_t slots;               /* jobs at once */
@@ -39,6 +48,12 @@ void collector_config_default(collector_config_t *config);
  * started). Returns 0, or -1 when it cannot start (no GPU or profiler to
  * offer, a bad replay map), logged. */
 int collector_run(const collector_config_t *config, zsock_t *pipe);
+
+/* Prints the pass plan of PROFILER[:PLAN] for a placeholder program, one
+ * argv per line (`profeed-collector --print-plan ncu:full`), or with
+ * `metrics_only` the plan's --metrics list, comma-separated (what
+ * bench/ncu_plans.sh measures). Returns 0, or 2 for an unknown plan. */
+int collector_print_plan(const char *spec, bool metrics_only, FILE *out);
 
 /* zactor entry point: `args` is a collector_config_t that outlives the actor. */
 void collector_actor(zsock_t *pipe, void *args);

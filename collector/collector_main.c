@@ -29,6 +29,18 @@ static void s_help(FILE *out)
             "  --pass-timeout-s N     per pass when a job sets no timeout (default 600)\n"
             "  --max-output-mb N      profiler output kept per pass (default 48)\n"
             "  --pass-delay-ms N      replay: each pass takes this long (default 0)\n"
+            "  --attempts N           tries per pass; timeouts and failures without an ==ERROR==\n"
+            "                         line are retried (default 2)\n"
+            "  --retry-backoff-ms N   wait before the second try, doubling after (default 2000)\n"
+            "  --ncu-sudo             run profiling steps through `sudo -n -E` (never the default;\n"
+            "                         also PROFEED_NCU_SUDO=1)\n"
+            "  --python PATH          the Python that runs kernel + problem jobs (default python3;\n"
+            "                         also PROFEED_PYTHON)\n"
+            "  --job-root DIR         job folders go below DIR (default $TMPDIR or /tmp)\n"
+            "  --keep-job-dirs        leave job folders in place after the job\n"
+            "  --print-plan P[:PLAN]  print the commands of a pass plan (ncu:core|sol|full,\n"
+            "                         unitrace, vtune) and exit\n"
+            "  --print-metrics PLAN   print the ncu plan's --metrics list (core) and exit\n"
             "  --heartbeat-ms N       heartbeat interval (default 1000)\n"
             "  --liveness N           missed heartbeats before the broker is presumed gone (default 3)\n"
             "  --log-level LEVEL      debug|info|warn|error|off (default info)\n"
@@ -39,7 +51,8 @@ static void s_help(FILE *out)
 int main(int argc, char **argv)
 {
     enum { O_BROKER = 256, O_ID, O_REPLAY, O_GPU, O_SLOTS, O_WORKDIR, O_TIMEOUT, O_MAXOUT, O_DELAY, O_HB, O_LIVE,
-           O_LEVEL, O_JSON };
+           O_LEVEL, O_JSON, O_ATTEMPTS, O_BACKOFF, O_SUDO, O_PYTHON, O_JOBROOT, O_KEEP, O_PRINT_PLAN,
+           O_PRINT_METRICS };
     static const struct option longopts[] = {
         {"broker", required_argument, NULL, O_BROKER},
         {"worker-id", required_argument, NULL, O_ID},
@@ -54,6 +67,14 @@ int main(int argc, char **argv)
         {"liveness", required_argument, NULL, O_LIVE},
         {"log-level", required_argument, NULL, O_LEVEL},
         {"log-json", no_argument, NULL, O_JSON},
+        {"attempts", required_argument, NULL, O_ATTEMPTS},
+        {"retry-backoff-ms", required_argument, NULL, O_BACKOFF},
+        {"ncu-sudo", no_argument, NULL, O_SUDO},
+        {"python", required_argument, NULL, O_PYTHON},
+        {"job-root", required_argument, NULL, O_JOBROOT},
+        {"keep-job-dirs", no_argument, NULL, O_KEEP},
+        {"print-plan", required_argument, NULL, O_PRINT_PLAN},
+        {"print-metrics", required_argument, NULL, O_PRINT_METRICS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -108,6 +129,30 @@ int main(int argc, char **argv)
             break;
         }
         case O_JSON: pf_log_set_json(true); break;
+        case O_ATTEMPTS:
+            if (!cli_parse_int(PROG, "--attempts", optarg, 1, 10, &v))
+                return 2;
+            config.attempts = (uint32_t) v;
+            break;
+        case O_BACKOFF:
+            if (!cli_parse_int(PROG, "--retry-backoff-ms", optarg, 0, 600000, &v))
+                return 2;
+            config.retry_backoff_ms = (int) v;
+            break;
+        case O_SUDO: config.sudo = true; break;
+        case O_PYTHON: config.python = optarg; break;
+        case O_JOBROOT: config.job_root = optarg; break;
+        case O_KEEP: config.keep_job_dirs = true; break;
+        case O_PRINT_PLAN: return collector_print_plan(optarg, false, stdout);
+        case O_PRINT_METRICS: {
+            char spec[128];
+            int n = snprintf(spec, sizeof spec, "ncu:%s", optarg);
+            if (n < 0 || (size_t) n >= sizeof spec) {
+                fprintf(stderr, PROG ": --print-metrics: no plan has so long a name\n");
+                return 2;
+            }
+            return collector_print_plan(spec, true, stdout);
+        }
         case 'h': s_help(stdout); return 0;
         default: s_help(stderr); return 2;
         }

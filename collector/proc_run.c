@@ -95,6 +95,34 @@ static bool s_keep_output(proc_result_t *r, size_t *cap, size_t max, const char 
     return !r->truncated;
 }
 
+/* environ with `set` on top: a KEY=VALUE there replaces environ's KEY. Made
+ * before fork, because the child may only make async-signal-safe calls. The
+ * array is malloc'd; its strings are borrowed. */
+static char **s_env_merge(char *const *set)
+{
+    size_t n_env = 0, n_set = 0;
+    while (environ[n_env])
+        n_env++;
+    while (set[n_set])
+        n_set++;
+    char **env = calloc(n_env + n_set + 1, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < n_env; i++) {
+        const char *eq = strchr(environ[i], '=');
+        size_t key = eq ? (size_t) (eq - environ[i]) + 1 : strlen(environ[i]);
+        bool replaced = false;
+        for (size_t j = 0; j < n_set && !replaced; j++)
+            replaced = strncmp(set[j], environ[i], key) == 0;
+        if (!replaced)
+            env[n++] = environ[i];
+    }
+    for (size_t j = 0; j < n_set; j++)
+        env[n++] = set[j];
+    return env;
+}
+
 pf_status_t proc_run(const proc_spec_t *spec, proc_result_t *result, pf_error_t *err)
 {
     assert(spec && spec->argv && spec->argv[0] && result && spec->timeout_ms > 0);
@@ -103,6 +131,9 @@ pf_status_t proc_run(const proc_spec_t *spec, proc_result_t *result, pf_error_t 
     if (!proc_find(spec->argv[0], path, sizeof path))
         return pf_error_set(err, PF_ENOTFOUND, "%s: no such executable (looked on PATH)", spec->argv[0]);
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1};
+    char **env = spec->env ? s_env_merge(spec->env) : NULL;
+    if (spec->env && !env)
+        return pf_error_set(err, PF_ENOMEM, "%s: out of memory for its environment", spec->argv[0]);
     if (pipe(out_pipe) || pipe(err_pipe) || pipe(exec_pipe)) {
         pf_error_set(err, PF_EIO, "%s: pipe: %s", spec->argv[0], strerror(errno));
         goto fail_pipes;
@@ -131,13 +162,15 @@ pf_status_t proc_run(const proc_spec_t *spec, proc_result_t *result, pf_error_t 
             (void) w;
             _exit(127);
         }
-        execve(path, spec->argv, environ);
+        execve(path, spec->argv, env ? env : environ);
         int e = errno;
         ssize_t w = write(exec_pipe[1], &e, sizeof e);
         (void) w;
         _exit(127);
     }
     setpgid(pid, pid); /* also here: whichever runs first, the group exists */
+    free(env);
+    env = NULL;
     close(out_pipe[1]);
     close(err_pipe[1]);
     close(exec_pipe[1]);
@@ -245,6 +278,7 @@ pf_status_t proc_run(const proc_spec_t *spec, proc_result_t *result, pf_error_t 
     return PF_OK;
 
 fail_pipes:
+    free(env);
     for (int i = 0; i < 2; i++) {
         if (out_pipe[i] >= 0)
             close(out_pipe[i]);

@@ -24,6 +24,8 @@ typedef struct {
     int timeout_ms;     /* > 0 */
     size_t max_output;  /* stdout bytes kept before the run is stopped */
     int cancel_fd;      /* readable = stop now; -1 for none */
+    char *const *env;   /* "KEY=VALUE" entries set on top of this process's environment
+                           (NULL-terminated), or NULL */
 } proc_spec_t;
 
 typedef struct {
