@@ -132,6 +132,58 @@ static profeed_result_t s_feedback_result(const Profeed__Feedback *fb)
 
 /* A JSON answer for feedback that carries no JSON document (the broker's own
  * failure feedback): status and errors. */
+/* The analyzer's JSON document plus what the Feedback message adds around
+ * it: the job's metadata (kernel and problem file, round, when it was made)
+ * and the machine it was measured on. Falls back to the document as is. */
+static char *s_json_with_context(const Profeed__Feedback *fb)
+{
+    json_t *root = json_loads(fb->json, 0, NULL);
+    if (!json_is_object(root)) {
+        json_decref(root);
+        return s_strdup(fb->json);
+    }
+    const Profeed__JobMetadata *m = fb->metadata;
+    if (m && !json_object_get(root, "metadata")) {
+        json_t *o = json_object();
+        if (m->kernel_file_name)
+            json_object_set_new(o, "kernel_file", json_string(m->kernel_file_name));
+        if (m->problem_file_name)
+            json_object_set_new(o, "problem_file", json_string(m->problem_file_name));
+        if (m->has_round)
+            json_object_set_new(o, "round", json_integer(m->round));
+        if (m->timestamp)
+            json_object_set_new(o, "timestamp", json_string(m->timestamp));
+        for (size_t i = 0; i < m->n_extra; i++)
+            json_object_set_new(o, m->extra[i]->key, json_string(m->extra[i]->value ? m->extra[i]->value : ""));
+        json_object_set_new(root, "metadata", o);
+    }
+    const Profeed__WorkerInfo *w = fb->worker;
+    if (w && !json_object_get(root, "worker")) {
+        json_t *o = json_object();
+        const struct {
+            const char *key, *value;
+        } strs[] = {{"host", w->host}, {"gpu_name", w->gpu_name}, {"arch", w->arch},
+                    {"compute_capability", w->compute_capability}, {"driver_version", w->driver_version},
+                    {"profiler_version", w->profiler_version}, {"cpu_model", w->cpu_model}};
+        for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+            if (strs[i].value)
+                json_object_set_new(o, strs[i].key, json_string(strs[i].value));
+        }
+        if (w->has_sm_count)
+            json_object_set_new(o, "sm_count", json_integer(w->sm_count));
+        if (w->has_sm_clock_mhz)
+            json_object_set_new(o, "sm_clock_mhz", json_integer(w->sm_clock_mhz));
+        if (w->has_mem_clock_mhz)
+            json_object_set_new(o, "mem_clock_mhz", json_integer(w->mem_clock_mhz));
+        if (w->has_memory_bytes)
+            json_object_set_new(o, "memory_bytes", json_integer((json_int_t) w->memory_bytes));
+        json_object_set_new(root, "worker", o);
+    }
+    char *out = json_dumps(root, JSON_INDENT(2));
+    json_decref(root);
+    return out ? out : s_strdup(fb->json);
+}
+
 static char *s_minimal_json(const Profeed__Feedback *fb)
 {
     json_t *root = json_object();
@@ -193,10 +245,58 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
     if (req.profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED)
         req.has_profiler = 0;
     req.gpu_arch = (char *) job->gpu_arch;
-    command.argv = (char **) job->argv;
-    command.n_argv = job->argc;
-    req.target_case = PROFEED__JOB_REQUEST__TARGET_COMMAND;
-    req.command = &command;
+    Profeed__KernelProblem kernel;
+    Profeed__File kernel_file, problem_file;
+    Profeed__JobMetadata metadata;
+    profeed__job_metadata__init(&metadata);
+    if (job->kernel_name) {
+        profeed__kernel_problem__init(&kernel);
+        profeed__file__init(&kernel_file);
+        profeed__file__init(&problem_file);
+        kernel_file.name = (char *) job->kernel_name;
+        kernel_file.has_content = 1;
+        kernel_file.content.data = (uint8_t *) job->kernel_source;
+        kernel_file.content.len = job->kernel_len;
+        problem_file.name = (char *) job->problem_name;
+        problem_file.has_content = 1;
+        problem_file.content.data = (uint8_t *) job->problem_source;
+        problem_file.content.len = job->problem_len;
+        kernel.kernel_file = &kernel_file;
+        kernel.problem_file = job->problem_name ? &problem_file : NULL;
+        req.target_case = PROFEED__JOB_REQUEST__TARGET_KERNEL;
+        req.kernel = &kernel;
+        metadata.kernel_file_name = (char *) job->kernel_name;
+        metadata.problem_file_name = (char *) job->problem_name;
+        req.metadata = &metadata;
+    } else {
+        command.argv = (char **) job->argv;
+        command.n_argv = job->argc;
+        req.target_case = PROFEED__JOB_REQUEST__TARGET_COMMAND;
+        req.command = &command;
+    }
+    if (job->round) {
+        metadata.has_round = 1;
+        metadata.round = job->round;
+        req.metadata = &metadata;
+    }
+    Profeed__PassSpec plan, *plans[1] = {&plan};
+    if (job->plan) {
+        profeed__pass_spec__init(&plan);
+        plan.name = (char *) job->plan;
+        req.passes = plans;
+        req.n_passes = 1;
+    }
+    Profeed__ProfileFilter filter;
+    profeed__profile_filter__init(&filter);
+    if (job->kernel_regex || job->nvtx_range || job->launch_skip || job->launch_count) {
+        filter.kernel_regex = (char *) job->kernel_regex;
+        filter.nvtx_range = (char *) job->nvtx_range;
+        filter.has_launch_skip = job->launch_skip != 0;
+        filter.launch_skip = job->launch_skip;
+        filter.has_launch_count = job->launch_count != 0;
+        filter.launch_count = job->launch_count;
+        req.filter = &filter;
+    }
     if (job->timeout_s) {
         req.has_timeout_s = 1;
         req.timeout_s = job->timeout_s;
@@ -275,7 +375,7 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
                 break;
             result = s_feedback_result(fb);
             if (format == PROFEED_FORMAT_JSON)
-                *output = fb->json ? s_strdup(fb->json) : s_minimal_json(fb);
+                *output = fb->json ? s_json_with_context(fb) : s_minimal_json(fb);
             else
                 *output = s_strdup(fb->text ? fb->text : "");
             if (result != PROFEED_OK && fb->n_errors)

@@ -20,6 +20,7 @@ static void s_help(FILE *out)
 {
     fprintf(out,
             "usage: profeed submit --language LANG [options] -- COMMAND [ARGS...]\n"
+            "       profeed submit --language LANG [options] --kernel FILE --problem FILE\n"
             "\n"
             "Runs COMMAND under a profiler on the farm (a collector with a matching GPU),\n"
             "has its output analyzed, and prints the feedback. Progress goes to stderr when\n"
@@ -40,6 +41,16 @@ static void s_help(FILE *out)
             "  --replay MAP         with --local: replay recorded captures (default, without ncu:\n"
             "                       the bundled H200 map " PROFEED_DEFAULT_REPLAY ")\n"
             "  --pass-delay-ms N    with --local --replay: each replayed pass takes N ms\n"
+            "  --kernel FILE        a kernel + problem job instead of a command: FILE defines\n"
+            "                       kernel_function (Triton, PyTorch, CUDA via PyTorch)\n"
+            "  --problem FILE       ... and FILE defines Model, get_inputs(), get_init_inputs();\n"
+            "                       the collector's wrapper profiles one launch after warm-up\n"
+            "  --plan NAME          a named pass plan: ncu core (default), sol, full\n"
+            "  --round N            the optimisation round, kept in the feedback's metadata\n"
+            "  --kernel-regex RE    profile only kernels whose names match RE\n"
+            "  --nvtx-range R       profile only launches in NVTX range R (\"name/\" for push/pop)\n"
+            "  --launch-skip N      skip the first N launches\n"
+            "  --launch-count N     profile at most N launches\n"
             "  -h, --help           this text\n"
             "\n"
             "exit status: 0 feedback, 2 bad input, 3 the profiler reported an error,\n"
@@ -123,10 +134,39 @@ static int s_local_wait(profeed_farm_t *farm)
     return -1;
 }
 
+/* Reads a job file whole, up to 16 MiB (a kernel or problem source is far
+ * smaller; the limit keeps a wrong path from filling the message). */
+static char *s_read_source(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "profeed submit: cannot open %s\n", path);
+        return NULL;
+    }
+    const size_t max = (size_t) 16 * 1024 * 1024;
+    char *buf = malloc(max + 1);
+    size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
+    bool bad = ferror(f) || n > max;
+    fclose(f);
+    if (!buf || bad) {
+        fprintf(stderr, "profeed submit: %s: %s\n", path, !buf ? "out of memory" : "unreadable or over 16 MiB");
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+static const char *s_base(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 int cmd_submit(int argc, char **argv)
 {
     enum { O_LANG = 256, O_ARCH, O_PROFILER, O_JSON, O_ENDPOINT, O_JOBID, O_TIMEOUT, O_WAIT, O_LOCAL, O_REPLAY,
-           O_DELAY };
+           O_DELAY, O_KERNEL, O_PROBLEM, O_PLAN, O_ROUND, O_REGEX, O_NVTX, O_SKIP, O_COUNT };
     static const struct option longopts[] = {
         {"language", required_argument, NULL, O_LANG},
         {"arch", required_argument, NULL, O_ARCH},
@@ -139,12 +179,20 @@ int cmd_submit(int argc, char **argv)
         {"local", no_argument, NULL, O_LOCAL},
         {"replay", required_argument, NULL, O_REPLAY},
         {"pass-delay-ms", required_argument, NULL, O_DELAY},
+        {"kernel", required_argument, NULL, O_KERNEL},
+        {"problem", required_argument, NULL, O_PROBLEM},
+        {"plan", required_argument, NULL, O_PLAN},
+        {"round", required_argument, NULL, O_ROUND},
+        {"kernel-regex", required_argument, NULL, O_REGEX},
+        {"nvtx-range", required_argument, NULL, O_NVTX},
+        {"launch-skip", required_argument, NULL, O_SKIP},
+        {"launch-count", required_argument, NULL, O_COUNT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     profeed_job_t job = {0};
     const char *endpoint = "tcp://127.0.0.1:5555";
-    const char *replay = NULL;
+    const char *replay = NULL, *kernel_path = NULL, *problem_path = NULL;
     int json = 0, local = 0;
     long long v, wait_s = 0, delay_ms = 0;
     optind = 1;
@@ -173,6 +221,26 @@ int cmd_submit(int argc, char **argv)
             if (!cli_parse_int("profeed submit", "--pass-delay-ms", optarg, 0, 3600000, &delay_ms))
                 return 2;
             break;
+        case O_KERNEL: kernel_path = optarg; break;
+        case O_PROBLEM: problem_path = optarg; break;
+        case O_PLAN: job.plan = optarg; break;
+        case O_ROUND:
+            if (!cli_parse_int("profeed submit", "--round", optarg, 1, 1000000, &v))
+                return 2;
+            job.round = (unsigned) v;
+            break;
+        case O_REGEX: job.kernel_regex = optarg; break;
+        case O_NVTX: job.nvtx_range = optarg; break;
+        case O_SKIP:
+            if (!cli_parse_int("profeed submit", "--launch-skip", optarg, 0, 1000000000, &v))
+                return 2;
+            job.launch_skip = (unsigned) v;
+            break;
+        case O_COUNT:
+            if (!cli_parse_int("profeed submit", "--launch-count", optarg, 1, 1000000000, &v))
+                return 2;
+            job.launch_count = (unsigned) v;
+            break;
         case 'h': s_help(stdout); return 0;
         default: s_help(stderr); return 2;
         }
@@ -182,12 +250,33 @@ int cmd_submit(int argc, char **argv)
         s_help(stderr);
         return 2;
     }
-    if (optind >= argc) {
-        fprintf(stderr, "profeed submit: no command to profile (after --)\n");
+    if (!kernel_path != !problem_path) {
+        fprintf(stderr, "profeed submit: --kernel and --problem go together\n");
         return 2;
     }
-    job.argv = (const char *const *) argv + optind;
-    job.argc = (size_t) (argc - optind);
+    char *kernel_src = NULL, *problem_src = NULL;
+    if (kernel_path) {
+        if (optind < argc) {
+            fprintf(stderr, "profeed submit: give a command or --kernel/--problem, not both\n");
+            return 2;
+        }
+        kernel_src = s_read_source(kernel_path, &job.kernel_len);
+        problem_src = kernel_src ? s_read_source(problem_path, &job.problem_len) : NULL;
+        if (!problem_src) {
+            free(kernel_src);
+            return 2;
+        }
+        job.kernel_name = s_base(kernel_path);
+        job.kernel_source = kernel_src;
+        job.problem_name = s_base(problem_path);
+        job.problem_source = problem_src;
+    } else if (optind >= argc) {
+        fprintf(stderr, "profeed submit: no command to profile (after --)\n");
+        return 2;
+    } else {
+        job.argv = (const char *const *) argv + optind;
+        job.argc = (size_t) (argc - optind);
+    }
 
     local_farm_t lf;
     memset(&lf, 0, sizeof lf);
@@ -198,6 +287,8 @@ int cmd_submit(int argc, char **argv)
         if (s_local_start(&lf, replay, (int) delay_ms) != 0) {
             fprintf(stderr, "profeed submit: --local: the in-process farm did not start\n");
             s_local_stop(&lf);
+            free(kernel_src);
+            free(problem_src);
             return 1;
         }
         endpoint = lf.agents;
@@ -206,12 +297,16 @@ int cmd_submit(int argc, char **argv)
     if (!farm) {
         fprintf(stderr, "profeed submit: cannot connect to \"%s\"\n", endpoint);
         s_local_stop(&lf);
+        free(kernel_src);
+        free(problem_src);
         return 2;
     }
     if (local && s_local_wait(farm) != 0) {
         fprintf(stderr, "profeed submit: --local: the in-process workers did not register\n");
         profeed_farm_destroy(&farm);
         s_local_stop(&lf);
+        free(kernel_src);
+        free(problem_src);
         return 1;
     }
     char *output = NULL, *error = NULL;
@@ -221,6 +316,8 @@ int cmd_submit(int argc, char **argv)
                                            isatty(STDERR_FILENO) ? s_progress : NULL, NULL, &output, &error, job_id);
     profeed_farm_destroy(&farm);
     s_local_stop(&lf);
+    free(kernel_src);
+    free(problem_src);
     if (output) {
         fputs(output, stdout);
         size_t len = strlen(output);

@@ -73,9 +73,25 @@ typedef struct {
     const char *language;     /* "cuda", "triton", "pytorch", "sycl" or "ocl" */
     const char *gpu_arch;     /* "sm_90"; NULL = any */
     const char *profiler;     /* "ncu", "unitrace", "vtune"; NULL = the collector picks */
-    const char *const *argv;  /* the command to profile */
+    const char *const *argv;  /* the command to profile ... */
     size_t argc;
     unsigned timeout_s;       /* 0: the broker's default */
+    /* ... or, when kernel_name is set (argv unused), a kernel + problem job
+     * (KernelBench style): the kernel file defines kernel_function, the
+     * problem file Model, get_inputs() and get_init_inputs(); the collector
+     * runs them through its Python wrapper. Names are plain file names. */
+    const char *kernel_name;
+    const char *kernel_source;
+    size_t kernel_len;
+    const char *problem_name;
+    const char *problem_source;
+    size_t problem_len;
+    const char *plan;         /* a named pass plan ("core", "sol", "full"); NULL: the collector's default */
+    unsigned round;           /* the agent's optimisation round, kept in the feedback (0: none) */
+    const char *kernel_regex; /* profile only kernels whose names match (ncu -k regex:); NULL: all */
+    const char *nvtx_range;   /* only launches inside this NVTX range (ncu --nvtx-include); NULL: all */
+    unsigned launch_skip;     /* launches to skip before profiling (0: none) */
+    unsigned launch_count;    /* launches to profile (0: all) */
 } profeed_job_t;
 
 /* Called on every progress report: state is "queued", "collecting",

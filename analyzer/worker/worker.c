@@ -3,6 +3,7 @@
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analysis.h"
@@ -10,6 +11,8 @@
 #include "select.h"
 #include "feedback.h"
 #include "feedback_wire.h"
+#include "ncu_columns.h"
+#include "pass_plan.h"
 #include "pf_log.h"
 #include "render.h"
 #include "wire.h"
@@ -193,6 +196,85 @@ static int s_pass_order(const void *a, const void *b)
     return strcmp(x->dispatch->pass_output->pass_key, y->dispatch->pass_output->pass_key);
 }
 
+/* Whether a pass failed for want of counter permissions (ncu's
+ * ERR_NVGPUCTRPERM), in its stderr or any of its files. */
+static bool s_permission_denied(const Profeed__PassOutput *pass)
+{
+    if (pass->stderr_tail && pass_plan_is_permission_error(pass->stderr_tail, strlen(pass->stderr_tail)))
+        return true;
+    for (size_t f = 0; f < pass->n_files; f++) {
+        if (pass_plan_is_permission_error((const char *) pass->files[f]->content.data, pass->files[f]->content.len))
+            return true;
+    }
+    return false;
+}
+
+/* Compares the metrics a pass asked for with the columns its CSV came back
+ * with: ncu leaves out names this GPU or ncu version lacks without a word. */
+static void s_check_requested(feedback_t *fb, const Profeed__PassOutput *pass)
+{
+    if (pass->n_requested_metrics == 0)
+        return;
+    bool *missing = calloc(pass->n_requested_metrics, sizeof *missing);
+    if (!missing)
+        return;
+    for (size_t f = 0; f < pass->n_files; f++) {
+        int n = ncu_columns_missing((const char *) pass->files[f]->content.data, pass->files[f]->content.len,
+                                    (const char *const *) pass->requested_metrics, pass->n_requested_metrics, missing);
+        if (n <= 0)
+            continue;
+        char list[2048];
+        size_t used = 0;
+        list[0] = '\0';
+        for (size_t i = 0; i < pass->n_requested_metrics; i++) {
+            if (!missing[i])
+                continue;
+            feedback_add_missing(fb, pass->requested_metrics[i]);
+            if (used < sizeof list) {
+                int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", pass->requested_metrics[i]);
+                used = w > 0 ? used + (size_t) w : sizeof list;
+            }
+        }
+        feedback_add_note(fb,
+                          "pass %s: ncu returned no column for %d of the %zu metrics the pass plan asked for (this GPU "
+                          "or ncu version does not have them): %.1500s; findings that need them were judged without "
+                          "them or not at all",
+                          pass->pass_key, n, pass->n_requested_metrics, list);
+        break;
+    }
+    free(missing);
+}
+
+/* The request's metadata for the Feedback, with the time it was made. A
+ * pack + unpack makes a deep copy that the Feedback's free releases. */
+static Profeed__JobMetadata *s_feedback_metadata(const job_passes_t *job)
+{
+    const Profeed__JobMetadata *from = NULL;
+    for (size_t i = 0; i < job->pass_len && !from; i++)
+        from = job->passes[i]->dispatch->metadata;
+    Profeed__JobMetadata empty;
+    profeed__job_metadata__init(&empty);
+    if (!from)
+        from = &empty;
+    size_t size = protobuf_c_message_get_packed_size(&from->base);
+    uint8_t *bytes = malloc(size ? size : 1);
+    if (!bytes)
+        return NULL;
+    protobuf_c_message_pack(&from->base, bytes);
+    Profeed__JobMetadata *copy = profeed__job_metadata__unpack(NULL, size, bytes);
+    free(bytes);
+    if (!copy)
+        return NULL;
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm utc;
+    if (gmtime_r(&now, &utc) && strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc) > 0) {
+        free(copy->timestamp);
+        copy->timestamp = s_strdup(stamp);
+    }
+    return copy;
+}
+
 /* Collates and analyzes a job whose passes are all in; builds its Feedback. */
 static Profeed__Feedback *s_analyze(job_passes_t *job)
 {
@@ -202,11 +284,16 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
         nfiles += job->passes[i]->dispatch->pass_output->n_files;
     const Profeed__PassOutput *first = job->passes[0]->dispatch->pass_output;
     if (nfiles == 0) {
-        char text[4096];
-        snprintf(text, sizeof text, "the profiler wrote no output (pass %s exited with status %d)%s%.3000s",
+        char text[8192];
+        snprintf(text, sizeof text, "the profiler wrote no output (pass %s exited with status %d)%s%.3000s%s%s",
                  first->pass_key, (int) first->exit_status, first->stderr_tail && *first->stderr_tail ? ": " : "",
-                 first->stderr_tail ? first->stderr_tail : "");
-        return feedback_wire_new_error(job->job_id, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_PROFILER_ERROR, text);
+                 first->stderr_tail ? first->stderr_tail : "", s_permission_denied(first) ? "\n" : "",
+                 s_permission_denied(first) ? pass_plan_permission_advice() : "");
+        Profeed__Feedback *msg =
+            feedback_wire_new_error(job->job_id, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_PROFILER_ERROR, text);
+        if (msg)
+            msg->metadata = s_feedback_metadata(job);
+        return msg;
     }
     analyzer_file_t *files = calloc(nfiles, sizeof *files);
     if (!files)
@@ -261,6 +348,9 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
             if (pass->exit_status != 0)
                 feedback_add_note(fb, "pass %s: the profiler exited with status %d", pass->pass_key,
                                   (int) pass->exit_status);
+            if (s_permission_denied(pass))
+                feedback_add_error(fb, "pass %s: %s", pass->pass_key, pass_plan_permission_advice());
+            s_check_requested(fb, pass);
         }
         char *text = render_text(fb, 0);
         char *json = render_json(fb, false);
@@ -272,6 +362,8 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
     }
     if (msg && first->worker)
         msg->worker = s_copy_worker(first->worker);
+    if (msg)
+        msg->metadata = s_feedback_metadata(job);
     return msg;
 }
 
