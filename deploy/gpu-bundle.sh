@@ -31,7 +31,8 @@ done | sort -u | while read -r lib; do
 done
 loader=$(ls "$out"/lib/ld-linux-*.so.* 2>/dev/null | head -1)
 [ -n "$loader" ] || { echo "gpu-bundle: no dynamic loader among the libraries" >&2; exit 2; }
-ln -sf "$(basename "$loader")" "$out/lib/ld.so"
+# A copy, not a link: links may not survive the trip to the GPU host.
+cp "$loader" "$out/lib/ld.so"
 cp "$root/tests/fixtures/ncu/h200/kernels.cu" "$out/fixtures/"
 cp "$root"/tests/fixtures/wrapper/*.py "$root/tests/fixtures/wrapper/README.md" "$out/fixtures/wrapper/"
 cp "$root/tests/fixtures/replay/gpu-smoke.map" "$out/fixtures/replay/"
