@@ -46,6 +46,7 @@ typedef struct {
 
 typedef struct {
     const load_config_t *config;
+    profeed_farm_t *farm; /* made on the main thread, used only by this agent's */
     int index;
     double *latency_ms; /* config->jobs of them */
     long long ok;
@@ -82,12 +83,7 @@ static void *s_agent(void *arg)
 {
     agent_t *self = arg;
     const load_config_t *config = self->config;
-    profeed_farm_t *farm = profeed_farm_new(config->endpoint, 0, 0);
-    if (!farm) {
-        snprintf(self->first_error, sizeof self->first_error, "cannot connect to %s", config->endpoint);
-        self->failed = config->jobs;
-        return NULL;
-    }
+    profeed_farm_t *farm = self->farm;
     profeed_job_t job = {
         .language = "cuda",
         .gpu_arch = config->arch,
@@ -114,7 +110,6 @@ static void *s_agent(void *arg)
         free(output);
         free(error);
     }
-    profeed_farm_destroy(&farm);
     return NULL;
 }
 
@@ -152,10 +147,21 @@ static int s_run_farm(const load_config_t *config, int agents, const char *laten
         fprintf(stderr, "%s: out of memory\n", PROG);
         goto cleanup;
     }
+    /* The handles are made here, one after another: CZMQ initialises itself
+     * on the first socket, and two threads doing that at once trip its
+     * assertion (zsys_set_thread_name_prefix after sockets exist). */
+    for (int i = 0; i < agents; i++) {
+        agent[i].farm = profeed_farm_new(config->endpoint, 0, 0);
+        if (!agent[i].farm) {
+            fprintf(stderr, "%s: cannot connect to %s\n", PROG, config->endpoint);
+            goto cleanup;
+        }
+    }
     double t0 = s_now_ms();
     for (; started < agents; started++) {
-        agent[started] = (agent_t){.config = config, .index = started,
-                                   .latency_ms = lat + (size_t) started * (size_t) config->jobs};
+        agent[started].config = config;
+        agent[started].index = started;
+        agent[started].latency_ms = lat + (size_t) started * (size_t) config->jobs;
         if (pthread_create(&threads[started], NULL, s_agent, &agent[started]) != 0) {
             fprintf(stderr, "%s: cannot start agent thread %d\n", PROG, started);
             break;
@@ -180,6 +186,8 @@ static int s_run_farm(const load_config_t *config, int agents, const char *laten
     s_report(lat, n, ok, failed, wall);
     rc = failed ? 1 : 0;
 cleanup:
+    for (int i = 0; agent && i < agents; i++)
+        profeed_farm_destroy(&agent[i].farm);
     free(lat);
     free(agent);
     free(threads);
