@@ -213,7 +213,7 @@ if [ $dry = 0 ]; then
   log "plan costs (job wall s; overhead = wall - uninstrumented $base s; share of full's overhead):"
   for plan in core sol full; do
     awk -v p=$plan -v w="${seconds[$plan]}" -v b="$base" -v f="$full" 'BEGIN {
-      o = w - b; fo = f - b; printf "gpu-smoke:   %-5s %7.2f s  overhead %7.2f s  %5.1f%%\n", p, w, o, fo > 0 ? 100 * o / fo : 0 }' |
+      o = w - b; fo = f - b; printf "gpu-smoke:   %-5s %7.2f s  overhead %7.2f s  %5.1f%%\n", p, w, o, (fo > 0 ? 100 * o / fo : 0) }' |
       tee -a "$out/summary.txt"
   done
 fi
