@@ -4,15 +4,38 @@
  *
  *   profeed submit [options] -- CMD...  profile a command on the farm
  *   profeed status                     the farm's workers and jobs */
-#include <getopt.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd_analyze.h"
-#include "cmd_status.h"
-#include "cmd_submit.h"
 #include "profeed_client.h"
+
+/* Runs profeed-farm with our arguments: beside this program first (the build
+ * tree and an installed bin/ both keep them together), then on PATH. Returns
+ * only when neither could be run. */
+static int s_exec_farm(char **argv)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash && (size_t) (slash - self) + sizeof "/profeed-farm" <= sizeof self) {
+            memcpy(slash, "/profeed-farm", sizeof "/profeed-farm");
+            argv[0] = self;
+            execv(self, argv);
+        }
+    }
+    argv[0] = "profeed-farm";
+    execvp("profeed-farm", argv);
+    fprintf(stderr, "profeed: the farm commands need profeed-farm beside profeed or on PATH: %s\n",
+            strerror(errno));
+    return 1;
+}
 
 static void s_usage(FILE *out)
 {
@@ -36,10 +59,8 @@ int main(int argc, char **argv)
     const char *command = argv[1];
     if (strcmp(command, "analyze") == 0)
         return cmd_analyze(argc - 1, argv + 1);
-    if (strcmp(command, "submit") == 0)
-        return cmd_submit(argc - 1, argv + 1);
-    if (strcmp(command, "status") == 0)
-        return cmd_status(argc - 1, argv + 1);
+    if (strcmp(command, "submit") == 0 || strcmp(command, "status") == 0)
+        return s_exec_farm(argv);
     if (strcmp(command, "version") == 0 || strcmp(command, "--version") == 0) {
         printf("profeed %s\n", PROFEED_VERSION);
         return 0;

@@ -14,7 +14,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 out=${2:-$root/.gpu-bundle}
-programs=(broker/profeed-broker collector/profeed-collector analyzer/profeed-analyzer client/profeed)
+programs=(broker/profeed-broker collector/profeed-collector analyzer/profeed-analyzer client/profeed client/profeed-farm)
 for p in "${programs[@]}"; do
   [ -x "$build/$p" ] || { echo "gpu-bundle: $build/$p is missing: build the project first" >&2; exit 2; }
 done

@@ -39,7 +39,13 @@ fx=$bundle/fixtures
 lib=$bundle/lib
 # The bundled loader runs the bundled programs on their own libraries; the
 # profilers and Python they start keep the host's (no LD_LIBRARY_PATH).
-run() { local prog=$1; shift; "$lib/ld.so" --library-path "$lib" "$bundle/bin/$prog" "$@"; }
+# Through the bundled loader, /proc/self/exe is the loader, so profeed could not
+# find profeed-farm beside it: farm subcommands go to profeed-farm directly.
+run() {
+  local prog=$1; shift
+  if [ "$prog" = profeed ] && { [ "${1:-}" = submit ] || [ "${1:-}" = status ]; }; then prog=profeed-farm; fi
+  "$lib/ld.so" --library-path "$lib" "$bundle/bin/$prog" "$@"
+}
 log() { echo "gpu-smoke: $*" | tee -a "$out/summary.txt"; }
 : > "$out/summary.txt"
 pids=()
