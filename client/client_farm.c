@@ -1,5 +1,6 @@
 /* client_farm: the client library's farm calls (submit and wait, status). */
 #include <assert.h>
+#include <pthread.h>
 #include <czmq.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -51,10 +52,16 @@ static int s_connect(profeed_farm_t *self)
     return zsock_connect(self->sock, "%s", self->endpoint);
 }
 
+/* CZMQ sets itself up on the first socket, and that set-up is not safe to run
+ * from two threads at once; do it once, before any handle exists. */
+static pthread_once_t s_czmq_once = PTHREAD_ONCE_INIT;
+static void s_czmq_init(void) { zsys_init(); }
+
 profeed_farm_t *profeed_farm_new(const char *endpoint, int heartbeat_ms, int liveness)
 {
     if (!endpoint)
         return NULL;
+    pthread_once(&s_czmq_once, s_czmq_init);
     profeed_farm_t *self = calloc(1, sizeof *self);
     if (!self)
         return NULL;

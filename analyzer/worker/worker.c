@@ -336,9 +336,25 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
     free(files);
     Profeed__Feedback *msg = NULL;
     if (rc != PF_OK) {
-        msg = feedback_wire_new_error(job->job_id, rc == PF_ENOMEM ? PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT
-                                                                   : PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT,
-                                      err.msg);
+        /* Output that cannot be read is the profiler's failure when a pass
+         * exited non-zero (ncu printed nothing usable): say so, with what it
+         * wrote on stderr; otherwise the output itself is bad. */
+        const Profeed__PassOutput *failed = NULL;
+        for (size_t i = 0; i < job->pass_len && !failed; i++)
+            if (job->passes[i]->dispatch->pass_output->exit_status != 0)
+                failed = job->passes[i]->dispatch->pass_output;
+        if (failed) {
+            char text[4096];
+            snprintf(text, sizeof text, "pass %s: the profiler exited with status %d and its output "
+                     "could not be read (%.1500s)%s%.2000s", failed->pass_key, (int) failed->exit_status,
+                     err.msg, failed->stderr_tail && *failed->stderr_tail ? "; stderr: " : "",
+                     failed->stderr_tail ? failed->stderr_tail : "");
+            msg = feedback_wire_new_error(job->job_id, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_PROFILER_ERROR,
+                                          text);
+        } else {
+            msg = feedback_wire_new_error(job->job_id, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT,
+                                          err.msg);
+        }
     } else {
         for (size_t i = 0; i < job->pass_len; i++) {
             const Profeed__PassOutput *pass = job->passes[i]->dispatch->pass_output;
