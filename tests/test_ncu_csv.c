@@ -433,7 +433,7 @@ Test(ncu_csv, parallel_pass_parsing_equals_sequential)
     json_t *sequential = ncu_analyze_collated(data);
     ncu_data_destroy(&data);
 
-    analyzer_input_t input = {.files = files, .count = 4, .profiler = "ncu", .with_collated = 1};
+    analyzer_input_t input = {.files = files, .count = 4, .profiler = "ncu", .with_collated = 1, .threads = 4};
     analysis_options_t options;
     analysis_options_default(&options);
     feedback_t *fb = NULL;

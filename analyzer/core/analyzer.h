@@ -34,6 +34,9 @@ typedef struct {
     const char *pci_id;    /* PCI device id ("0xe20b"), or NULL */
     const char *cpu_model; /* CPU model, which names integrated GPUs, or NULL */
     int with_collated;     /* attach the collated per-launch data to the feedback */
+    /* Parse passes on threads: 0 decides (several usable CPUs and enough
+     * bytes beside the largest file), 1 never, 2 or more always. */
+    int threads;
 } analyzer_input_t;
 
 /* The profilers this build analyzes, as a comma-separated list for messages. */
