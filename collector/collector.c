@@ -986,19 +986,11 @@ static void s_send_heartbeat(collector_t *self)
 
 static int s_connect(collector_t *self)
 {
-    if (self->sock) {
-        zpoller_remove(self->poller, self->sock);
-        zsock_destroy(&self->sock);
-    }
-    self->sock = zsock_new(ZMQ_DEALER);
-    if (!self->sock)
-        return -1;
-    wire_zmq_configure(self->sock, self->config->max_msg, 100);
-    if (zsock_connect(self->sock, "%s", self->config->broker_endpoint) != 0) {
+    if (wire_zmq_reconnect(&self->sock, self->poller, self->config->broker_endpoint,
+                           self->config->max_msg) != 0) {
         pf_log_error(LOG, "cannot connect to %s", self->config->broker_endpoint);
         return -1;
     }
-    zpoller_add(self->poller, self->sock);
     self->liveness = self->config->liveness;
     s_send_ready(self);
     return 0;

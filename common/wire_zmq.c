@@ -120,3 +120,21 @@ int64_t wire_zmq_now_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+int wire_zmq_reconnect(zsock_t **sock_p, zpoller_t *poller, const char *endpoint, size_t max_msg)
+{
+    if (*sock_p) {
+        zpoller_remove(poller, *sock_p);
+        zsock_destroy(sock_p);
+    }
+    *sock_p = zsock_new(ZMQ_DEALER);
+    if (!*sock_p)
+        return -1;
+    wire_zmq_configure(*sock_p, max_msg, 100);
+    if (zsock_connect(*sock_p, "%s", endpoint) != 0) {
+        zsock_destroy(sock_p);
+        return -1;
+    }
+    zpoller_add(poller, *sock_p);
+    return 0;
+}

@@ -49,4 +49,11 @@ void wire_zmq_send_error(zsock_t *sock, zframe_t *peer, Profeed__ErrorCode code,
 /* Milliseconds on a monotonic clock. */
 int64_t wire_zmq_now_ms(void);
 
+/* (Re)connects a worker's DEALER socket to the broker: the old socket, if any,
+ * leaves the poller and is destroyed (a new socket is a new peer to the
+ * broker, which is what a worker that lost it wants), and a new one is
+ * configured, connected to `endpoint` and added to `poller`. Returns 0, or -1
+ * with the socket NULL. */
+int wire_zmq_reconnect(zsock_t **sock_p, zpoller_t *poller, const char *endpoint, size_t max_msg);
+
 #endif
