@@ -177,6 +177,8 @@ static void s_fill_worker(const collector_info_t *info, Profeed__WorkerInfo *w)
     w->mem_clock_mhz = g->mem_clock_mhz;
     w->has_memory_bytes = g->memory_bytes != 0;
     w->memory_bytes = g->memory_bytes;
+    w->has_sm_count = g->sm_count != 0;
+    w->sm_count = g->sm_count;
 }
 
 static bool s_read_file(const char *path, size_t max, uint8_t **data, size_t *len, char *why, size_t cap)
@@ -1148,6 +1150,8 @@ static void s_discover_gpus(collector_info_t *info)
     }
     if (n > 0) {
         info->gpu = gpus[0];
+        if (!host_info_cuda_sm_count(0, &info->gpu.sm_count))
+            info->gpu.sm_count = 0;
         snprintf(info->compute_capability, sizeof info->compute_capability, "%s", gpus[0].compute_capability);
     }
 }

@@ -1,5 +1,7 @@
 #include "host_info.h"
 
+#include <dlfcn.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -115,4 +117,35 @@ bool host_info_parse_cpu_model(const char *cpuinfo, char *out, size_t cap)
         line = nl ? nl + 1 : NULL;
     }
     return false;
+}
+
+/* The driver API's signatures and the attribute asked for (cuda.h's values,
+ * stable since CUDA 2.0), so no CUDA header is needed to build. */
+typedef int (*cu_init_fn)(unsigned int);
+typedef int (*cu_device_get_fn)(int *, int);
+typedef int (*cu_device_get_attribute_fn)(int *, int, int);
+#define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+
+bool host_info_cuda_sm_count(int ordinal, uint32_t *sm_count)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return false;
+    bool ok = false;
+    /* dlsym returns data pointers; POSIX guarantees they convert to functions. */
+    cu_init_fn cu_init;
+    cu_device_get_fn cu_device_get;
+    cu_device_get_attribute_fn cu_attribute;
+    *(void **) &cu_init = dlsym(lib, "cuInit");
+    *(void **) &cu_device_get = dlsym(lib, "cuDeviceGet");
+    *(void **) &cu_attribute = dlsym(lib, "cuDeviceGetAttribute");
+    int device = 0, count = 0;
+    if (cu_init && cu_device_get && cu_attribute && cu_init(0) == 0 &&
+        cu_device_get(&device, ordinal) == 0 &&
+        cu_attribute(&count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device) == 0 && count > 0) {
+        *sm_count = (uint32_t) count;
+        ok = true;
+    }
+    dlclose(lib);
+    return ok;
 }

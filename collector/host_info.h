@@ -3,8 +3,8 @@
  * capability, driver, max SM and memory clocks, memory), `ncu --version`,
  * /proc/cpuinfo's model name. The parsers take the tools' text so tests can
  * feed captured output; a field a tool leaves out ("[N/A]") stays unset.
- * nvidia-smi has no SM count, so WorkerInfo.sm_count stays unset here (the
- * analyzer reads it from the capture: device__attribute_multiprocessor_count). */
+ * nvidia-smi has no SM count; host_info_cuda_sm_count() asks the CUDA driver
+ * for it, when the driver library is there. */
 #ifndef HOST_INFO_H
 #define HOST_INFO_H
 
@@ -22,6 +22,7 @@ typedef struct {
     char driver_version[64];
     uint32_t sm_clock_mhz, mem_clock_mhz;  /* 0: unknown */
     uint64_t memory_bytes;                 /* 0: unknown */
+    uint32_t sm_count;                     /* 0: unknown */
 } host_gpu_t;
 
 /* Parses `nvidia-smi HOST_INFO_NVIDIA_SMI_QUERY --format=csv,noheader`, one
@@ -34,5 +35,10 @@ bool host_info_parse_ncu_version(const char *text, char *out, size_t cap);
 
 /* The first "model name : ..." of /proc/cpuinfo. */
 bool host_info_parse_cpu_model(const char *cpuinfo, char *out, size_t cap);
+
+/* The number of SMs of CUDA device `ordinal`, from the driver (libcuda.so.1,
+ * opened at run time so the collector neither links nor needs it). False when
+ * there is no driver or no such device. */
+bool host_info_cuda_sm_count(int ordinal, uint32_t *sm_count);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 
 static char *s_fixture(const char *name)
 {
@@ -64,4 +65,20 @@ Test(host_info, ncu_version_and_cpu_model)
                                         model, sizeof model));
     cr_assert_str_eq(model, "AMD EPYC 9654 96-Core Processor");
     cr_assert_not(host_info_parse_cpu_model("processor\t: 0\n", model, sizeof model));
+}
+
+/* The SM count comes from the CUDA driver when it and a GPU are there;
+ * otherwise the answer is "unknown", never a guess. (A machine may carry the
+ * driver library without a GPU: then cuInit fails and the count is unknown.) */
+Test(host_info, sm_count_from_the_driver_or_unknown)
+{
+    uint32_t sms = 0;
+    void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    bool got = host_info_cuda_sm_count(0, &sms);
+    if (!driver)
+        cr_expect(!got, "no driver: unknown");
+    else
+        dlclose(driver);
+    cr_expect_eq(got, sms > 0, "a count is given exactly when one was read");
+    cr_expect(!host_info_cuda_sm_count(-1, &sms), "no device -1");
 }
