@@ -143,6 +143,18 @@ static const char *s_profiler_name(Profeed__Profiler p)
     }
 }
 
+static const char *s_language_name(Profeed__Language l)
+{
+    switch (l) {
+    case PROFEED__LANGUAGE__LANGUAGE_CUDA: return "cuda";
+    case PROFEED__LANGUAGE__LANGUAGE_TRITON: return "triton";
+    case PROFEED__LANGUAGE__LANGUAGE_PYTORCH: return "pytorch";
+    case PROFEED__LANGUAGE__LANGUAGE_SYCL: return "sycl";
+    case PROFEED__LANGUAGE__LANGUAGE_OCL: return "ocl";
+    default: return NULL;
+    }
+}
+
 static char *s_strdup(const char *s)
 {
     if (!s)
@@ -315,6 +327,11 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
         .files = files,
         .count = nfiles,
         .profiler = s_profiler_name(first->has_profiler ? first->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED),
+        /* A pass that does not say its profiler is read by the one the seed's
+         * table gives the job's language and the worker's GPU (select.c). */
+        .language = job->passes[0]->dispatch->has_language
+                        ? s_language_name(job->passes[0]->dispatch->language) : NULL,
+        .gpu_arch = worker ? worker->arch : NULL,
         .device = worker ? worker->gpu_name : NULL,
         .pci_id = pci_id[0] ? pci_id : NULL,
         .cpu_model = worker ? worker->cpu_model : NULL,
