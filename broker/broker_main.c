@@ -1,115 +1,77 @@
-/* profeed-broker: the farm's broker process. See broker.h and docs/protocol.md. */
-#include <getopt.h>
+/* profeed-broker: the farm's broker process. See broker.h and docs/protocol.md;
+ * its settings (flags, config file, environment) are docs/config.md's. */
 #include <stdio.h>
-#include <string.h>
 
 #include "broker.h"
-#include "cli_util.h"
+#include "config.h"
 #include "pf_log.h"
 
 #define PROG "profeed-broker"
 
-static void s_help(FILE *out)
-{
-    fprintf(out,
-            "usage: " PROG " [options]\n"
-            "\n"
-            "Accepts jobs from agents, hands them to collectors that have the GPU and profiler\n"
-            "they need (least loaded first), pins each job's pass outputs to one analyzer, and\n"
-            "returns the feedback. Heartbeats both ways; a dead collector's jobs are requeued,\n"
-            "a dead analyzer's jobs move with their passes to another. Configuration is by\n"
-            "flags only (no config file yet).\n"
-            "\n"
-            "options:\n"
-            "  --agents ENDPOINT      bind for agents (default tcp://127.0.0.1:5555; port * = any)\n"
-            "  --workers ENDPOINT     bind for collectors and analyzers (default tcp://127.0.0.1:5556)\n"
-            "  --endpoints-file PATH  write the bound endpoints there (agent=..., worker=...)\n"
-            "  --heartbeat-ms N       heartbeat interval (default 1000)\n"
-            "  --liveness N           missed heartbeats before a peer is dead (default 3)\n"
-            "  --max-attempts N       collection attempts per job (default 3)\n"
-            "  --timeout-s N          default job time limit (default 600)\n"
-            "  --retain-s N           how long finished jobs are remembered (default 600)\n"
-            "  --max-msg-mb N         largest message accepted (default 64)\n"
-            "  --log-level LEVEL      debug|info|warn|error|off (default info)\n"
-            "  --log-json             log JSON objects\n"
-            "  -h, --help             this text\n");
-}
+static const char s_about[] =
+    "usage: " PROG " [options]\n"
+    "\n"
+    "Accepts jobs from agents, hands them to collectors that have the GPU and profiler\n"
+    "they need (least loaded first), pins each job's pass outputs to one analyzer, and\n"
+    "returns the feedback. Heartbeats both ways; a dead collector's jobs are requeued,\n"
+    "a dead analyzer's jobs move with their passes to another. Settings come from flags,\n"
+    "the environment and a --config file (deploy/config/profeed-broker.cfg is a sample).\n";
+
+/* The defaults are broker_config_default()'s; tests/test_config.c checks them. */
+static const config_key_t s_keys[] = {
+    {.name = "agents", .type = CONFIG_STRING, .fallback = "tcp://127.0.0.1:5555", .arg = "ENDPOINT",
+     .help = "bind for agents; port * = any"},
+    {.name = "workers", .type = CONFIG_STRING, .fallback = "tcp://127.0.0.1:5556", .arg = "ENDPOINT",
+     .help = "bind for collectors and analyzers"},
+    {.name = "endpoints-file", .type = CONFIG_STRING, .arg = "PATH",
+     .help = "write the bound endpoints there (agent=..., worker=...)"},
+    {.name = "heartbeat-ms", .type = CONFIG_INT, .fallback = "1000", .arg = "N", .help = "heartbeat interval",
+     .min = 10, .max = 600000},
+    {.name = "liveness", .type = CONFIG_INT, .fallback = "3", .arg = "N",
+     .help = "missed heartbeats before a peer is dead", .min = 1, .max = 100},
+    {.name = "max-attempts", .type = CONFIG_INT, .fallback = "3", .arg = "N", .help = "collection attempts per job",
+     .min = 1, .max = 100},
+    {.name = "timeout-s", .type = CONFIG_INT, .fallback = "600", .arg = "N", .help = "default job time limit",
+     .min = 1, .max = 86400},
+    {.name = "retain-s", .type = CONFIG_INT, .fallback = "600", .arg = "N",
+     .help = "how long finished jobs are remembered", .min = 0, .max = 7 * 86400},
+    {.name = "max-msg-mb", .type = CONFIG_INT, .fallback = "64", .arg = "N", .help = "largest message accepted",
+     .min = 1, .max = 1024},
+    {.name = "log-level", .type = CONFIG_STRING, .fallback = "info", .arg = "LEVEL",
+     .help = "debug|info|warn|error|off", .choices = "debug|info|warn|error|off"},
+    {.name = "log-json", .type = CONFIG_BOOL, .fallback = "false", .help = "log JSON objects"},
+};
 
 int main(int argc, char **argv)
 {
-    enum { O_AGENTS = 256, O_WORKERS, O_EPFILE, O_HB, O_LIVE, O_ATTEMPTS, O_TIMEOUT, O_RETAIN, O_MAXMSG,
-           O_LEVEL, O_JSON };
-    static const struct option longopts[] = {
-        {"agents", required_argument, NULL, O_AGENTS},
-        {"workers", required_argument, NULL, O_WORKERS},
-        {"endpoints-file", required_argument, NULL, O_EPFILE},
-        {"heartbeat-ms", required_argument, NULL, O_HB},
-        {"liveness", required_argument, NULL, O_LIVE},
-        {"max-attempts", required_argument, NULL, O_ATTEMPTS},
-        {"timeout-s", required_argument, NULL, O_TIMEOUT},
-        {"retain-s", required_argument, NULL, O_RETAIN},
-        {"max-msg-mb", required_argument, NULL, O_MAXMSG},
-        {"log-level", required_argument, NULL, O_LEVEL},
-        {"log-json", no_argument, NULL, O_JSON},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    config_t *settings = config_new("broker", s_keys, sizeof s_keys / sizeof s_keys[0]);
+    if (!settings) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return 1;
+    }
+    size_t action;
+    const char *action_arg;
+    config_outcome_t outcome = config_parse_args(settings, argc, argv, s_about, NULL, 0, &action, &action_arg);
+    if (outcome != CONFIG_RUN) {
+        config_destroy(&settings);
+        return outcome == CONFIG_EXIT_OK ? 0 : 2;
+    }
     broker_config_t config;
     broker_config_default(&config);
-    int opt;
-    long long v;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case O_AGENTS: config.agent_endpoint = optarg; break;
-        case O_WORKERS: config.worker_endpoint = optarg; break;
-        case O_EPFILE: config.endpoints_file = optarg; break;
-        case O_HB:
-            if (!cli_parse_int(PROG, "--heartbeat-ms", optarg, 10, 600000, &v))
-                return 2;
-            config.heartbeat_ms = (int) v;
-            break;
-        case O_LIVE:
-            if (!cli_parse_int(PROG, "--liveness", optarg, 1, 100, &v))
-                return 2;
-            config.liveness = (int) v;
-            break;
-        case O_ATTEMPTS:
-            if (!cli_parse_int(PROG, "--max-attempts", optarg, 1, 100, &v))
-                return 2;
-            config.max_attempts = (uint32_t) v;
-            break;
-        case O_TIMEOUT:
-            if (!cli_parse_int(PROG, "--timeout-s", optarg, 1, 86400, &v))
-                return 2;
-            config.default_timeout_s = (uint32_t) v;
-            break;
-        case O_RETAIN:
-            if (!cli_parse_int(PROG, "--retain-s", optarg, 0, 7 * 86400, &v))
-                return 2;
-            config.retain_ms = v * 1000;
-            break;
-        case O_MAXMSG:
-            if (!cli_parse_int(PROG, "--max-msg-mb", optarg, 1, 1024, &v))
-                return 2;
-            config.max_msg = (size_t) v * 1024 * 1024;
-            break;
-        case O_LEVEL: {
-            pf_log_level_t level;
-            if (!pf_log_parse_level(optarg, &level)) {
-                fprintf(stderr, PROG ": --log-level must be debug, info, warn, error or off\n");
-                return 2;
-            }
-            pf_log_set_level(level);
-            break;
-        }
-        case O_JSON: pf_log_set_json(true); break;
-        case 'h': s_help(stdout); return 0;
-        default: s_help(stderr); return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, PROG ": unexpected argument \"%s\"\n", argv[optind]);
-        return 2;
-    }
-    return broker_run(&config, NULL) == 0 ? 0 : 1;
+    config.agent_endpoint = config_str(settings, "agents");
+    config.worker_endpoint = config_str(settings, "workers");
+    config.endpoints_file = config_str(settings, "endpoints-file");
+    config.heartbeat_ms = (int) config_int(settings, "heartbeat-ms");
+    config.liveness = (int) config_int(settings, "liveness");
+    config.max_attempts = (uint32_t) config_int(settings, "max-attempts");
+    config.default_timeout_s = (uint32_t) config_int(settings, "timeout-s");
+    config.retain_ms = config_int(settings, "retain-s") * 1000;
+    config.max_msg = (size_t) config_int(settings, "max-msg-mb") * 1024 * 1024;
+    pf_log_level_t level = PF_LOG_INFO;
+    pf_log_parse_level(config_str(settings, "log-level"), &level); /* a choice the table allows */
+    pf_log_set_level(level);
+    pf_log_set_json(config_bool(settings, "log-json"));
+    int rc = broker_run(&config, NULL) == 0 ? 0 : 1;
+    config_destroy(&settings);
+    return rc;
 }

@@ -1,165 +1,126 @@
-/* profeed-collector: runs profilers (or replays captures) for the broker. */
-#include <getopt.h>
+/* profeed-collector: runs profilers (or replays captures) for the broker. Its
+ * settings (flags, config file, environment) are docs/config.md's. */
 #include <stdio.h>
 
-#include "cli_util.h"
 #include "collector.h"
+#include "config.h"
 #include "pf_log.h"
 
 #define PROG "profeed-collector"
 
-static void s_help(FILE *out)
+static const char s_about[] =
+    "usage: " PROG " [options]\n"
+    "\n"
+    "Offers this machine's GPUs (nvidia-smi) and profilers (ncu on PATH) to the broker\n"
+    "and runs the passes of the jobs it is given: fork + execve, never a shell; each pass\n"
+    "with a time limit, killed as a process group, its output capped; each pass output\n"
+    "sent as soon as the pass ends. With --replay it serves recorded captures instead\n"
+    "(no GPU needed) and the feedback says so. Settings come from flags, the environment\n"
+    "and a --config file (deploy/config/profeed-collector.cfg is a sample).\n";
+
+/* The defaults are collector_config_default()'s; tests/test_config.c checks them. */
+static const config_key_t s_keys[] = {
+    {.name = "broker", .type = CONFIG_STRING, .fallback = "tcp://127.0.0.1:5556", .arg = "ENDPOINT",
+     .help = "the broker's worker endpoint"},
+    {.name = "worker-id", .type = CONFIG_STRING, .arg = "ID", .help = "stable id (default collector-<host>-<pid>)"},
+    {.name = "replay", .type = CONFIG_STRING, .arg = "MAP",
+     .help = "replay the captures listed in MAP (see docs/protocol.md)"},
+    {.name = "gpu", .type = CONFIG_STRING, .arg = "NAME:ARCH[:N]",
+     .help = "advertise this GPU (default: nvidia-smi; replay: NVIDIA H200:sm_90)"},
+    {.name = "slots", .type = CONFIG_INT, .fallback = "1", .arg = "N", .help = "jobs at once", .min = 1, .max = 1024},
+    {.name = "workdir", .type = CONFIG_STRING, .arg = "DIR",
+     .help = "run commands there (default: the current directory)"},
+    {.name = "pass-timeout-s", .type = CONFIG_INT, .fallback = "600", .arg = "N",
+     .help = "per pass when a job sets no timeout", .min = 1, .max = 86400},
+    {.name = "max-output-mb", .type = CONFIG_INT, .fallback = "48", .arg = "N",
+     .help = "profiler output kept per pass", .min = 1, .max = 1024},
+    {.name = "pass-delay-ms", .type = CONFIG_INT, .fallback = "0", .arg = "N",
+     .help = "replay: each pass takes this long", .min = 0, .max = 3600000},
+    {.name = "attempts", .type = CONFIG_INT, .fallback = "2", .arg = "N",
+     .help = "tries per pass; timeouts and failures without an ==ERROR==\nline are retried", .min = 1, .max = 10},
+    {.name = "retry-backoff-ms", .type = CONFIG_INT, .fallback = "2000", .arg = "N",
+     .help = "wait before the second try, doubling after", .min = 0, .max = 600000},
+    /* The older variables keep working: collector.c itself still reads
+     * PROFEED_NCU_SUDO and PROFEED_PYTHON, for `profeed submit --local`. */
+    {.name = "ncu-sudo", .type = CONFIG_BOOL, .fallback = "false",
+     .help = "run profiling steps through `sudo -n -E` (never the default;\nalso PROFEED_NCU_SUDO=1)",
+     .env_alias = "PROFEED_NCU_SUDO"},
+    {.name = "python", .type = CONFIG_STRING, .arg = "PATH",
+     .help = "the Python that runs kernel + problem jobs (default python3;\nalso PROFEED_PYTHON)",
+     .env_alias = "PROFEED_PYTHON"},
+    {.name = "job-root", .type = CONFIG_STRING, .arg = "DIR",
+     .help = "job folders go below DIR (default $TMPDIR or /tmp)"},
+    {.name = "keep-job-dirs", .type = CONFIG_BOOL, .fallback = "false",
+     .help = "leave job folders in place after the job"},
+    {.name = "heartbeat-ms", .type = CONFIG_INT, .fallback = "1000", .arg = "N", .help = "heartbeat interval",
+     .min = 10, .max = 600000},
+    {.name = "liveness", .type = CONFIG_INT, .fallback = "3", .arg = "N",
+     .help = "missed heartbeats before the broker is presumed gone", .min = 1, .max = 100},
+    {.name = "log-level", .type = CONFIG_STRING, .fallback = "info", .arg = "LEVEL",
+     .help = "debug|info|warn|error|off", .choices = "debug|info|warn|error|off"},
+    {.name = "log-json", .type = CONFIG_BOOL, .fallback = "false", .help = "log JSON objects"},
+};
+
+enum { A_PRINT_PLAN, A_PRINT_METRICS };
+static const config_action_t s_actions[] = {
+    [A_PRINT_PLAN] = {.name = "print-plan", .arg = "P[:PLAN]",
+                      .help = "print the commands of a pass plan (ncu:core|sol|full,\nunitrace, vtune) and exit"},
+    [A_PRINT_METRICS] = {.name = "print-metrics", .arg = "PLAN",
+                         .help = "print the ncu plan's --metrics list (core) and exit"},
+};
+
+static int s_action(size_t action, const char *arg)
 {
-    fprintf(out,
-            "usage: " PROG " [options]\n"
-            "\n"
-            "Offers this machine's GPUs (nvidia-smi) and profilers (ncu on PATH) to the broker\n"
-            "and runs the passes of the jobs it is given: fork + execve, never a shell; each pass\n"
-            "with a time limit, killed as a process group, its output capped; each pass output\n"
-            "sent as soon as the pass ends. With --replay it serves recorded captures instead\n"
-            "(no GPU needed) and the feedback says so. Configuration is by flags only.\n"
-            "\n"
-            "options:\n"
-            "  --broker ENDPOINT      the broker's worker endpoint (default tcp://127.0.0.1:5556)\n"
-            "  --worker-id ID         stable id (default collector-<host>-<pid>)\n"
-            "  --replay MAP           replay the captures listed in MAP (see docs/protocol.md)\n"
-            "  --gpu NAME:ARCH[:N]    advertise this GPU (default: nvidia-smi; replay: NVIDIA H200:sm_90)\n"
-            "  --slots N              jobs at once (default 1)\n"
-            "  --workdir DIR          run commands there (default: the current directory)\n"
-            "  --pass-timeout-s N     per pass when a job sets no timeout (default 600)\n"
-            "  --max-output-mb N      profiler output kept per pass (default 48)\n"
-            "  --pass-delay-ms N      replay: each pass takes this long (default 0)\n"
-            "  --attempts N           tries per pass; timeouts and failures without an ==ERROR==\n"
-            "                         line are retried (default 2)\n"
-            "  --retry-backoff-ms N   wait before the second try, doubling after (default 2000)\n"
-            "  --ncu-sudo             run profiling steps through `sudo -n -E` (never the default;\n"
-            "                         also PROFEED_NCU_SUDO=1)\n"
-            "  --python PATH          the Python that runs kernel + problem jobs (default python3;\n"
-            "                         also PROFEED_PYTHON)\n"
-            "  --job-root DIR         job folders go below DIR (default $TMPDIR or /tmp)\n"
-            "  --keep-job-dirs        leave job folders in place after the job\n"
-            "  --print-plan P[:PLAN]  print the commands of a pass plan (ncu:core|sol|full,\n"
-            "                         unitrace, vtune) and exit\n"
-            "  --print-metrics PLAN   print the ncu plan's --metrics list (core) and exit\n"
-            "  --heartbeat-ms N       heartbeat interval (default 1000)\n"
-            "  --liveness N           missed heartbeats before the broker is presumed gone (default 3)\n"
-            "  --log-level LEVEL      debug|info|warn|error|off (default info)\n"
-            "  --log-json             log JSON objects\n"
-            "  -h, --help             this text\n");
+    if (action == A_PRINT_PLAN)
+        return collector_print_plan(arg, false, stdout);
+    char spec[128];
+    int n = snprintf(spec, sizeof spec, "ncu:%s", arg);
+    if (n < 0 || (size_t) n >= sizeof spec) {
+        fprintf(stderr, PROG ": --print-metrics: no plan has so long a name\n");
+        return 2;
+    }
+    return collector_print_plan(spec, true, stdout);
 }
 
 int main(int argc, char **argv)
 {
-    enum { O_BROKER = 256, O_ID, O_REPLAY, O_GPU, O_SLOTS, O_WORKDIR, O_TIMEOUT, O_MAXOUT, O_DELAY, O_HB, O_LIVE,
-           O_LEVEL, O_JSON, O_ATTEMPTS, O_BACKOFF, O_SUDO, O_PYTHON, O_JOBROOT, O_KEEP, O_PRINT_PLAN,
-           O_PRINT_METRICS };
-    static const struct option longopts[] = {
-        {"broker", required_argument, NULL, O_BROKER},
-        {"worker-id", required_argument, NULL, O_ID},
-        {"replay", required_argument, NULL, O_REPLAY},
-        {"gpu", required_argument, NULL, O_GPU},
-        {"slots", required_argument, NULL, O_SLOTS},
-        {"workdir", required_argument, NULL, O_WORKDIR},
-        {"pass-timeout-s", required_argument, NULL, O_TIMEOUT},
-        {"max-output-mb", required_argument, NULL, O_MAXOUT},
-        {"pass-delay-ms", required_argument, NULL, O_DELAY},
-        {"heartbeat-ms", required_argument, NULL, O_HB},
-        {"liveness", required_argument, NULL, O_LIVE},
-        {"log-level", required_argument, NULL, O_LEVEL},
-        {"log-json", no_argument, NULL, O_JSON},
-        {"attempts", required_argument, NULL, O_ATTEMPTS},
-        {"retry-backoff-ms", required_argument, NULL, O_BACKOFF},
-        {"ncu-sudo", no_argument, NULL, O_SUDO},
-        {"python", required_argument, NULL, O_PYTHON},
-        {"job-root", required_argument, NULL, O_JOBROOT},
-        {"keep-job-dirs", no_argument, NULL, O_KEEP},
-        {"print-plan", required_argument, NULL, O_PRINT_PLAN},
-        {"print-metrics", required_argument, NULL, O_PRINT_METRICS},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    config_t *settings = config_new("collector", s_keys, sizeof s_keys / sizeof s_keys[0]);
+    if (!settings) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return 1;
+    }
+    size_t action;
+    const char *action_arg;
+    config_outcome_t outcome = config_parse_args(settings, argc, argv, s_about, s_actions,
+                                                 sizeof s_actions / sizeof s_actions[0], &action, &action_arg);
+    if (outcome != CONFIG_RUN) {
+        config_destroy(&settings);
+        return outcome == CONFIG_ACTION ? s_action(action, action_arg) : outcome == CONFIG_EXIT_OK ? 0 : 2;
+    }
     collector_config_t config;
     collector_config_default(&config);
-    int opt;
-    long long v;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case O_BROKER: config.broker_endpoint = optarg; break;
-        case O_ID: config.worker_id = optarg; break;
-        case O_REPLAY: config.replay_map = optarg; break;
-        case O_GPU: config.gpu = optarg; break;
-        case O_WORKDIR: config.workdir = optarg; break;
-        case O_SLOTS:
-            if (!cli_parse_int(PROG, "--slots", optarg, 1, 1024, &v))
-                return 2;
-            config.slots = (uint32_t) v;
-            break;
-        case O_TIMEOUT:
-            if (!cli_parse_int(PROG, "--pass-timeout-s", optarg, 1, 86400, &v))
-                return 2;
-            config.pass_timeout_s = (uint32_t) v;
-            break;
-        case O_MAXOUT:
-            if (!cli_parse_int(PROG, "--max-output-mb", optarg, 1, 1024, &v))
-                return 2;
-            config.max_output = (size_t) v * 1024 * 1024;
-            break;
-        case O_DELAY:
-            if (!cli_parse_int(PROG, "--pass-delay-ms", optarg, 0, 3600000, &v))
-                return 2;
-            config.pass_delay_ms = (int) v;
-            break;
-        case O_HB:
-            if (!cli_parse_int(PROG, "--heartbeat-ms", optarg, 10, 600000, &v))
-                return 2;
-            config.heartbeat_ms = (int) v;
-            break;
-        case O_LIVE:
-            if (!cli_parse_int(PROG, "--liveness", optarg, 1, 100, &v))
-                return 2;
-            config.liveness = (int) v;
-            break;
-        case O_LEVEL: {
-            pf_log_level_t level;
-            if (!pf_log_parse_level(optarg, &level)) {
-                fprintf(stderr, PROG ": --log-level must be debug, info, warn, error or off\n");
-                return 2;
-            }
-            pf_log_set_level(level);
-            break;
-        }
-        case O_JSON: pf_log_set_json(true); break;
-        case O_ATTEMPTS:
-            if (!cli_parse_int(PROG, "--attempts", optarg, 1, 10, &v))
-                return 2;
-            config.attempts = (uint32_t) v;
-            break;
-        case O_BACKOFF:
-            if (!cli_parse_int(PROG, "--retry-backoff-ms", optarg, 0, 600000, &v))
-                return 2;
-            config.retry_backoff_ms = (int) v;
-            break;
-        case O_SUDO: config.sudo = true; break;
-        case O_PYTHON: config.python = optarg; break;
-        case O_JOBROOT: config.job_root = optarg; break;
-        case O_KEEP: config.keep_job_dirs = true; break;
-        case O_PRINT_PLAN: return collector_print_plan(optarg, false, stdout);
-        case O_PRINT_METRICS: {
-            char spec[128];
-            int n = snprintf(spec, sizeof spec, "ncu:%s", optarg);
-            if (n < 0 || (size_t) n >= sizeof spec) {
-                fprintf(stderr, PROG ": --print-metrics: no plan has so long a name\n");
-                return 2;
-            }
-            return collector_print_plan(spec, true, stdout);
-        }
-        case 'h': s_help(stdout); return 0;
-        default: s_help(stderr); return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, PROG ": unexpected argument \"%s\"\n", argv[optind]);
-        return 2;
-    }
-    return collector_run(&config, NULL) == 0 ? 0 : 1;
+    config.broker_endpoint = config_str(settings, "broker");
+    config.worker_id = config_str(settings, "worker-id");
+    config.replay_map = config_str(settings, "replay");
+    config.gpu = config_str(settings, "gpu");
+    config.workdir = config_str(settings, "workdir");
+    config.slots = (uint32_t) config_int(settings, "slots");
+    config.pass_timeout_s = (uint32_t) config_int(settings, "pass-timeout-s");
+    config.max_output = (size_t) config_int(settings, "max-output-mb") * 1024 * 1024;
+    config.pass_delay_ms = (int) config_int(settings, "pass-delay-ms");
+    config.attempts = (uint32_t) config_int(settings, "attempts");
+    config.retry_backoff_ms = (int) config_int(settings, "retry-backoff-ms");
+    config.sudo = config_bool(settings, "ncu-sudo");
+    config.python = config_str(settings, "python");
+    config.job_root = config_str(settings, "job-root");
+    config.keep_job_dirs = config_bool(settings, "keep-job-dirs");
+    config.heartbeat_ms = (int) config_int(settings, "heartbeat-ms");
+    config.liveness = (int) config_int(settings, "liveness");
+    pf_log_level_t level = PF_LOG_INFO;
+    pf_log_parse_level(config_str(settings, "log-level"), &level); /* a choice the table allows */
+    pf_log_set_level(level);
+    pf_log_set_json(config_bool(settings, "log-json"));
+    int rc = collector_run(&config, NULL) == 0 ? 0 : 1;
+    config_destroy(&settings);
+    return rc;
 }
