@@ -567,6 +567,8 @@ static pf_status_t s_check_kernel_summary(const Profeed__KernelSummary *k, const
         rc = s_check_str(k->block, where, "block", WIRE_MAX_SHORT_LEN, STR_LINE, err);
     if (rc == PF_OK)
         rc = s_check_str(k->grid, where, "grid", WIRE_MAX_SHORT_LEN, STR_LINE, err);
+    if (rc == PF_OK)
+        rc = s_check_str(k->segment, where, "segment", WIRE_MAX_LABEL_LEN, STR_LINE, err);
     return rc;
 }
 

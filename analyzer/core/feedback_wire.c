@@ -149,6 +149,8 @@ static Profeed__KernelSummary *s_kernel(const fb_kernel_t *k, bool *oom)
     msg->bottleneck = s_dup(k->bottleneck, oom);
     msg->block = s_dup(k->block, oom);
     msg->grid = s_dup(k->grid, oom);
+    if (k->segment[0])
+        msg->segment = s_dup(k->segment, oom);
     return msg;
 }
 
