@@ -10,8 +10,7 @@
 #include "textbuf.h"
 
 /* KernelFoundry's VTuneProfilerFeedback rules (eval_pipeline/
- * profiler_feedback.py at 365e1fb; ../shared/reference/intel_kernelfoundry.md
- * §1.9). Values are the percentages VTune prints; the bound is the first
+ * profiler_feedback.py at 365e1fb; docs/intel.md, "VTune"). Values are the percentages VTune prints; the bound is the first
  * rule that matches:
  *   1. Send stalls > 5 while the XVEs stall, and Send >= SBID and Dist/Acc:
  *      the vector engines mostly wait on memory messages -> memory_latency;
