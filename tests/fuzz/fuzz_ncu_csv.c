@@ -3,6 +3,7 @@
  *
  *   clang build with -DPROFEED_FUZZ=ON: a libFuzzer binary (fuzz_ncu_csv)
  *   every build: fuzz_ncu_csv_replay, a ctest that replays the corpus */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,9 +20,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len)
     ncu_data_t *data = ncu_data_new();
     if (!data)
         return 0;
-    /* Two passes of the same bytes also exercise the cross-pass merge. */
+    /* Two passes of the same bytes exercise the cross-pass merge, once while
+     * parsing and once through ncu_data_merge (the parallel path). */
+    ncu_data_t *second = ncu_data_new();
+    bool merged = second && ncu_csv_parse_buffer(second, "fuzz2", (const char *) bytes, len, NULL) == PF_OK;
     if (ncu_csv_parse_buffer(data, "fuzz", (const char *) bytes, len, NULL) == PF_OK &&
-        ncu_csv_parse_buffer(data, "fuzz2", (const char *) bytes, len, NULL) == PF_OK) {
+        ncu_csv_parse_buffer(data, "fuzz1", (const char *) bytes, len, NULL) == PF_OK &&
+        (!merged || ncu_data_merge(data, second))) {
         analysis_options_t options;
         analysis_options_default(&options);
         options.min_share = 0;
@@ -34,5 +39,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len)
         }
     }
     ncu_data_destroy(&data);
+    ncu_data_destroy(&second);
     return 0;
 }
