@@ -11,6 +11,7 @@ packages=(
   libcsv-dev libjansson-dev                    # profiler CSV in, JSON feedback out
   libcriterion-dev                             # the test suites
   python3 python3-pandas hyperfine time        # bench/
+  python3-yaml                                 # tests/deploy_check.py (YAML of deploy/)
   iproute2                                     # farm tests (ss, to see sockets)
 )
 
