@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "host_info.h"
+#include "pirate.h"
 #include "pass_plan.h"
 #include "pf_log.h"
 #include "proc_run.h"
@@ -913,10 +914,8 @@ typedef struct {
     zpoller_t *poller;
     zsock_t *pipe;
     job_run_t **runs;     /* config->slots of them, NULL = free */
-    int liveness;
-    int64_t next_heartbeat_ms;
+    pirate_t pirate;      /* liveness of the broker, heartbeats, reconnect pause */
     int64_t last_ready_ms;
-    int backoff_ms;
 } collector_t;
 
 static void s_run_destroy(collector_t *self, size_t slot)
@@ -993,7 +992,7 @@ static int s_connect(collector_t *self)
         pf_log_error(LOG, "cannot connect to %s", self->config->broker_endpoint);
         return -1;
     }
-    self->liveness = self->config->liveness;
+    pirate_connected(&self->pirate);
     s_send_ready(self);
     return 0;
 }
@@ -1056,8 +1055,7 @@ static void s_on_broker(collector_t *self)
             pf_log_warn(LOG, "broker %s: refused a message: %s", self->config->broker_endpoint, err.msg);
         return;
     }
-    self->liveness = self->config->liveness;
-    self->backoff_ms = self->config->heartbeat_ms;
+    pirate_heard(&self->pirate);
     switch (env->body_case) {
     case PROFEED__ENVELOPE__BODY_DISPATCH: s_on_dispatch(self, env->dispatch); break;
     case PROFEED__ENVELOPE__BODY_HEARTBEAT:
@@ -1300,6 +1298,7 @@ int collector_run(const collector_config_t *config, zsock_t *pipe)
     int rc = -1;
     self.runs = calloc(config->slots, sizeof *self.runs);
     self.poller = zpoller_new(NULL);
+    pirate_start(&self.pirate, config->heartbeat_ms, config->liveness, wire_zmq_now_ms());
     if (!self.runs || !self.poller || s_discover(&self) != 0 || s_connect(&self) != 0)
         goto cleanup;
     if (pipe) {
@@ -1310,11 +1309,8 @@ int collector_run(const collector_config_t *config, zsock_t *pipe)
                 self.info.replay ? "replaying recorded captures" : "running ncu", self.info.host,
                 self.info.gpu_count, (unsigned) config->slots, config->broker_endpoint);
     rc = 0;
-    self.backoff_ms = config->heartbeat_ms;
-    self.next_heartbeat_ms = wire_zmq_now_ms() + config->heartbeat_ms;
     while (true) {
-        int64_t wait = self.next_heartbeat_ms - wire_zmq_now_ms();
-        void *which = zpoller_wait(self.poller, wait < 0 ? 0 : (int) wait);
+        void *which = zpoller_wait(self.poller, pirate_wait_ms(&self.pirate, wire_zmq_now_ms()));
         if (zpoller_terminated(self.poller))
             break;
         if (pipe && which == pipe) {
@@ -1333,22 +1329,19 @@ int collector_run(const collector_config_t *config, zsock_t *pipe)
                 }
             }
         }
-        if (wire_zmq_now_ms() >= self.next_heartbeat_ms) {
-            if (--self.liveness <= 0) {
-                /* Paranoid Pirate: the broker is gone or restarted. Start
-                 * over on a fresh socket, after a growing pause. */
-                pf_log_warn(LOG, "broker %s silent; reconnecting in %d ms", config->broker_endpoint, self.backoff_ms);
-                for (size_t i = 0; i < config->slots; i++)
-                    s_run_destroy(&self, i);
-                zclock_sleep(self.backoff_ms);
-                if (self.backoff_ms < 32 * config->heartbeat_ms)
-                    self.backoff_ms *= 2;
-                if (s_connect(&self) != 0)
-                    break;
-            } else {
-                s_send_heartbeat(&self);
-            }
-            self.next_heartbeat_ms = wire_zmq_now_ms() + config->heartbeat_ms;
+        pirate_due_t due = pirate_tick(&self.pirate, wire_zmq_now_ms());
+        if (due == PIRATE_HEARTBEAT) {
+            s_send_heartbeat(&self);
+        } else if (due == PIRATE_RECONNECT) {
+            /* The broker is gone or restarted: start over on a fresh
+             * socket, after a growing pause. */
+            int pause = pirate_backoff(&self.pirate);
+            pf_log_warn(LOG, "broker %s silent; reconnecting in %d ms", config->broker_endpoint, pause);
+            for (size_t i = 0; i < config->slots; i++)
+                s_run_destroy(&self, i);
+            zclock_sleep(pause);
+            if (s_connect(&self) != 0)
+                break;
         }
     }
     pf_log_info(LOG, "%s: stopping", self.info.worker_id);

@@ -11,6 +11,7 @@
 #include "select.h"
 #include "feedback.h"
 #include "feedback_wire.h"
+#include "pirate.h"
 #include "ncu_columns.h"
 #include "pass_plan.h"
 #include "pf_log.h"
@@ -47,9 +48,7 @@ typedef struct {
     zsock_t *sock;
     zpoller_t *poller;
     zhashx_t *jobs; /* job id -> job_passes_t */
-    int liveness;
-    int backoff_ms;
-    int64_t next_heartbeat_ms;
+    pirate_t pirate; /* liveness of the broker, heartbeats, reconnect pause */
     int64_t last_ready_ms;
 } worker_t;
 
@@ -128,7 +127,7 @@ static int s_connect(worker_t *self)
         pf_log_error(LOG, "cannot connect to %s", self->config->broker_endpoint);
         return -1;
     }
-    self->liveness = self->config->liveness;
+    pirate_connected(&self->pirate);
     s_send_ready(self);
     return 0;
 }
@@ -481,8 +480,7 @@ static void s_on_broker(worker_t *self)
             pf_log_warn(LOG, "broker %s: refused a message: %s", self->config->broker_endpoint, err.msg);
         return;
     }
-    self->liveness = self->config->liveness;
-    self->backoff_ms = self->config->heartbeat_ms;
+    pirate_heard(&self->pirate);
     switch (env->body_case) {
     case PROFEED__ENVELOPE__BODY_DISPATCH: s_on_dispatch(self, &env); break;
     case PROFEED__ENVELOPE__BODY_HEARTBEAT:
@@ -520,6 +518,7 @@ int worker_run(const worker_config_t *config, zsock_t *pipe)
     self.jobs = zhashx_new();
     zhashx_set_destructor(self.jobs, s_job_destructor);
     self.poller = zpoller_new(NULL);
+    pirate_start(&self.pirate, config->heartbeat_ms, config->liveness, wire_zmq_now_ms());
     if (s_connect(&self) != 0)
         goto cleanup;
     if (pipe) {
@@ -528,11 +527,8 @@ int worker_run(const worker_config_t *config, zsock_t *pipe)
     }
     pf_log_info(LOG, "%s: analyzing %s, broker %s", self.worker_id, analyzer_profilers(), config->broker_endpoint);
     rc = 0;
-    self.backoff_ms = config->heartbeat_ms;
-    self.next_heartbeat_ms = wire_zmq_now_ms() + config->heartbeat_ms;
     while (true) {
-        int64_t wait = self.next_heartbeat_ms - wire_zmq_now_ms();
-        void *which = zpoller_wait(self.poller, wait < 0 ? 0 : (int) wait);
+        void *which = zpoller_wait(self.poller, pirate_wait_ms(&self.pirate, wire_zmq_now_ms()));
         if (zpoller_terminated(self.poller))
             break;
         if (pipe && which == pipe) {
@@ -544,21 +540,18 @@ int worker_run(const worker_config_t *config, zsock_t *pipe)
         } else if (which == self.sock) {
             s_on_broker(&self);
         }
-        if (wire_zmq_now_ms() >= self.next_heartbeat_ms) {
-            if (--self.liveness <= 0) {
-                pf_log_warn(LOG, "broker %s silent; reconnecting in %d ms", config->broker_endpoint, self.backoff_ms);
-                /* The broker moves our jobs to another analyzer when it sees us
-                 * come back on a new connection. */
-                zhashx_purge(self.jobs);
-                zclock_sleep(self.backoff_ms);
-                if (self.backoff_ms < 32 * config->heartbeat_ms)
-                    self.backoff_ms *= 2;
-                if (s_connect(&self) != 0)
-                    break;
-            } else {
-                s_send_heartbeat(&self);
-            }
-            self.next_heartbeat_ms = wire_zmq_now_ms() + config->heartbeat_ms;
+        pirate_due_t due = pirate_tick(&self.pirate, wire_zmq_now_ms());
+        if (due == PIRATE_HEARTBEAT) {
+            s_send_heartbeat(&self);
+        } else if (due == PIRATE_RECONNECT) {
+            int pause = pirate_backoff(&self.pirate);
+            pf_log_warn(LOG, "broker %s silent; reconnecting in %d ms", config->broker_endpoint, pause);
+            /* The broker moves our jobs to another analyzer when it sees us
+             * come back on a new connection. */
+            zhashx_purge(self.jobs);
+            zclock_sleep(pause);
+            if (s_connect(&self) != 0)
+                break;
         }
     }
     pf_log_info(LOG, "%s: stopping", self.worker_id);
