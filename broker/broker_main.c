@@ -1,6 +1,7 @@
 /* profeed-broker: the farm's broker process. See broker.h and docs/protocol.md;
  * its settings (flags, config file, environment) are docs/config.md's. */
 #include <stdio.h>
+#include <string.h>
 
 #include "broker.h"
 #include "config.h"
@@ -39,7 +40,8 @@ static const config_key_t s_keys[] = {
      .min = 1, .max = 1024},
     {.name = "log-level", .type = CONFIG_STRING, .fallback = "info", .arg = "LEVEL",
      .help = "debug|info|warn|error|off", .choices = "debug|info|warn|error|off"},
-    {.name = "log-json", .type = CONFIG_BOOL, .fallback = "false", .help = "log JSON objects"},
+    {.name = "log-format", .type = CONFIG_STRING, .fallback = "text", .arg = "FORMAT",
+     .help = "text|json (one JSON object a line, for log shippers)", .choices = "text|json"},
 };
 
 int main(int argc, char **argv)
@@ -70,7 +72,7 @@ int main(int argc, char **argv)
     pf_log_level_t level = PF_LOG_INFO;
     pf_log_parse_level(config_str(settings, "log-level"), &level); /* a choice the table allows */
     pf_log_set_level(level);
-    pf_log_set_json(config_bool(settings, "log-json"));
+    pf_log_set_json(strcmp(config_str(settings, "log-format"), "json") == 0);
     int rc = broker_run(&config, NULL) == 0 ? 0 : 1;
     config_destroy(&settings);
     return rc;

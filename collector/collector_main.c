@@ -1,6 +1,7 @@
 /* profeed-collector: runs profilers (or replays captures) for the broker. Its
  * settings (flags, config file, environment) are docs/config.md's. */
 #include <stdio.h>
+#include <string.h>
 
 #include "collector.h"
 #include "config.h"
@@ -58,7 +59,8 @@ static const config_key_t s_keys[] = {
      .help = "missed heartbeats before the broker is presumed gone", .min = 1, .max = 100},
     {.name = "log-level", .type = CONFIG_STRING, .fallback = "info", .arg = "LEVEL",
      .help = "debug|info|warn|error|off", .choices = "debug|info|warn|error|off"},
-    {.name = "log-json", .type = CONFIG_BOOL, .fallback = "false", .help = "log JSON objects"},
+    {.name = "log-format", .type = CONFIG_STRING, .fallback = "text", .arg = "FORMAT",
+     .help = "text|json (one JSON object a line, for log shippers)", .choices = "text|json"},
 };
 
 enum { A_PRINT_PLAN, A_PRINT_METRICS };
@@ -119,7 +121,7 @@ int main(int argc, char **argv)
     pf_log_level_t level = PF_LOG_INFO;
     pf_log_parse_level(config_str(settings, "log-level"), &level); /* a choice the table allows */
     pf_log_set_level(level);
-    pf_log_set_json(config_bool(settings, "log-json"));
+    pf_log_set_json(strcmp(config_str(settings, "log-format"), "json") == 0);
     int rc = collector_run(&config, NULL) == 0 ? 0 : 1;
     config_destroy(&settings);
     return rc;

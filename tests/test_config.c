@@ -464,12 +464,12 @@ Test(config_programs, flags_and_the_environment_beat_the_sample)
 {
     char *out;
     int rc = s_run("PROFEED_BROKER_LIVENESS=5 " BIN("broker/profeed-broker") " --config " SAMPLE("profeed-broker.cfg")
-                   " --heartbeat-ms 200 --log-json --print-config",
+                   " --heartbeat-ms 200 --log-format json --print-config",
                    &out);
     cr_expect_eq(rc, 0);
     cr_expect_not_null(strstr(out, "heartbeat-ms = 200                       # flag --heartbeat-ms\n"), "%s", out);
     cr_expect_not_null(strstr(out, "liveness = 5                             # environment PROFEED_BROKER_LIVENESS\n"));
-    cr_expect_not_null(strstr(out, "log-json = true                          # flag --log-json\n"));
+    cr_expect_not_null(strstr(out, "log-format = \"json\"                      # flag --log-format\n"));
     cr_expect_not_null(strstr(out, "max-attempts = 3                         # file "));
     free(out);
 }
