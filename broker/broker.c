@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "broker_http.h"
+#include "broker_metrics.h"
 #include "job_table.h"
 #include "pf_log.h"
 #include "wire.h"
@@ -35,6 +37,9 @@ typedef struct {
     job_table_t *jobs;
     worker_pool_t *pool;
     int64_t next_tick_ms;
+    int64_t started_ms;
+    broker_metrics_t metrics;
+    broker_http_t *http;        /* NULL when metrics are not served */
 } broker_t;
 
 static int64_t s_expiry(broker_t *self)
@@ -45,11 +50,37 @@ static int64_t s_expiry(broker_t *self)
 /* ------------------------------------------------------------------------
  * Sending */
 
+static metrics_endpoint_t s_endpoint(broker_t *self, zsock_t *sock)
+{
+    return sock == self->agents ? METRICS_AGENTS : METRICS_WORKERS;
+}
+
+/* Every envelope the broker sends goes through here, to be counted. */
+static pf_status_t s_wire_send(broker_t *self, zsock_t *sock, zframe_t *peer, const Profeed__Envelope *env,
+                               pf_error_t *err)
+{
+    pf_status_t rc = wire_zmq_send(sock, peer, env, self->config->max_msg, err);
+    if (rc == PF_OK) {
+        metrics_endpoint_t e = s_endpoint(self, sock);
+        self->metrics.bytes_out[e] += profeed__envelope__get_packed_size(env);
+        self->metrics.messages_out[e]++;
+    }
+    return rc;
+}
+
+/* Refuses a message with an Error to the peer, and counts why. A macro because
+ * wire_zmq_send_error() is variadic. Error replies are not in the byte counts. */
+#define s_refuse(self, sock, peer, reason, code, job_id, ...)                                          \
+    do {                                                                                               \
+        (self)->metrics.rejected[(reason)]++;                                                          \
+        wire_zmq_send_error((sock), (peer), (code), (job_id), LOG, __VA_ARGS__);                       \
+    } while (0)
+
 static void s_send(broker_t *self, zsock_t *sock, zframe_t *peer, Profeed__Envelope *env,
                    const char *what, const char *job_id)
 {
     pf_error_t err;
-    if (wire_zmq_send(sock, peer, env, self->config->max_msg, &err) != PF_OK) {
+    if (s_wire_send(self, sock, peer, env, &err) != PF_OK) {
         char name[WIRE_ZMQ_PEER_LEN];
         pf_log_warn(LOG, "job %s: could not send %s to peer %s: %s", job_id ? job_id : "-", what,
                     wire_zmq_peer_name(peer, name, sizeof name), err.msg);
@@ -63,7 +94,7 @@ static void s_to_agent(broker_t *self, job_t *job, Profeed__Envelope *env, const
     zframe_t *peer = zframe_new(job->agent, job->agent_len);
     pf_error_t err;
     /* An agent that went away gets its answer when it resubmits the job id. */
-    if (wire_zmq_send(self->agents, peer, env, self->config->max_msg, &err) != PF_OK)
+    if (s_wire_send(self, self->agents, peer, env, &err) != PF_OK)
         pf_log_debug(LOG, "job %s: agent not reachable for %s: %s", job->id, what, err.msg);
     zframe_destroy(&peer);
 }
@@ -139,9 +170,11 @@ static void s_release(broker_t *self, job_t *job)
 }
 
 /* Finishes a job with `fb_bytes` (a packed Feedback) and sends it. */
-static void s_finish(broker_t *self, job_t *job, const uint8_t *fb_bytes, size_t len)
+static void s_finish(broker_t *self, job_t *job, const uint8_t *fb_bytes, size_t len,
+                     Profeed__FeedbackStatus status)
 {
     s_release(self, job);
+    broker_metrics_finished(&self->metrics, status, (double) (wire_zmq_now_ms() - job->submitted_ms) / 1000.0);
     job_table_finish(self->jobs, job, fb_bytes, len, wire_zmq_now_ms());
     pf_log_info(LOG, "job %s: finished (attempt %u)", job->id, (unsigned) job->attempt);
     s_send_feedback(self, job);
@@ -167,7 +200,7 @@ static void s_finish_failed(broker_t *self, job_t *job, Profeed__FeedbackStatus 
         return;
     }
     pf_log_warn(LOG, "job %s: failed: %s", job->id, why);
-    s_finish(self, job, bytes, len);
+    s_finish(self, job, bytes, len, status);
     free(bytes);
 }
 
@@ -253,13 +286,15 @@ static void s_dispatch(broker_t *self)
         env.body_case = PROFEED__ENVELOPE__BODY_DISPATCH;
         env.dispatch = &d;
         pf_error_t err;
-        if (wire_zmq_send(self->workers, c->routing_id, &env, self->config->max_msg, &err) != PF_OK) {
+        if (s_wire_send(self, self->workers, c->routing_id, &env, &err) != PF_OK) {
             /* Unreachable: its connection is gone. The next tick removes it. */
             pf_log_warn(LOG, "job %s: collector %s unreachable: %s", job->id, c->ready->worker_id, err.msg);
             c->expiry_ms = 0;
             continue;
         }
         job_table_dispatched(self->jobs, job, c->key);
+        job->stage_ms = wire_zmq_now_ms();
+        self->metrics.attempts++;
         c->busy++;
         pf_log_info(LOG, "job %s: attempt %u on collector %s (%s)", job->id, (unsigned) job->attempt,
                     c->ready->worker_id, c->key);
@@ -276,6 +311,7 @@ static void s_worker_lost(broker_t *self, const char *key, const char *why)
         return;
     pf_log_warn(LOG, "worker %s (%s, peer %s) lost: %s", w->ready->worker_id,
                 w->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR ? "collector" : "analyzer", key, why);
+    self->metrics.workers_lost++;
     zlistx_t *affected = zlistx_new();
     for (job_t *job = job_table_first(self->jobs); job; job = job_table_next(self->jobs)) {
         if ((job->state == JOB_COLLECTING && strcmp(job->collector, key) == 0) ||
@@ -292,6 +328,7 @@ static void s_worker_lost(broker_t *self, const char *key, const char *why)
             if (job_table_requeue(self->jobs, job, self->config->max_attempts)) {
                 pf_log_info(LOG, "job %s: collector died during attempt %u; requeued", job->id,
                             (unsigned) attempt);
+                self->metrics.requeued++;
                 s_progress(self, job, "requeued");
             } else {
                 char why_job[512];
@@ -363,8 +400,8 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, Prof
     pf_error_t err;
     uint8_t *bytes = wire_job_request_pack(submitted, self->config->max_msg, &len, &err);
     if (!bytes) {
-        wire_zmq_send_error(self->agents, peer, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST, job_id, LOG,
-                            "%s", err.msg);
+        s_refuse(self, self->agents, peer, METRICS_REJECT_BAD_REQUEST, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
+                 job_id, "%s", err.msg);
         return;
     }
     job_t *job = job_table_find(self->jobs, job_id);
@@ -374,8 +411,8 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, Prof
                                                              : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
         if (!worker_pool_can_serve(self->pool, submitted->gpu_arch, profiler, reason, sizeof reason)) {
             pf_log_info(LOG, "job %s from agent %s refused: %s", job_id, peer_name, reason);
-            wire_zmq_send_error(self->agents, peer, PROFEED__ERROR_CODE__ERROR_CODE_NO_CAPABLE_WORKER,
-                                job_id, LOG, "%s", reason);
+            s_refuse(self, self->agents, peer, METRICS_REJECT_NO_WORKER,
+                     PROFEED__ERROR_CODE__ERROR_CODE_NO_CAPABLE_WORKER, job_id, "%s", reason);
             free(bytes);
             return;
         }
@@ -397,13 +434,13 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, Prof
     free(bytes);
     switch (rc) {
     case JOB_SUBMIT_NOMEM:
-        wire_zmq_send_error(self->agents, peer, PROFEED__ERROR_CODE__ERROR_CODE_OVERLOADED, id, LOG,
-                            "out of memory");
+        s_refuse(self, self->agents, peer, METRICS_REJECT_OVERLOADED, PROFEED__ERROR_CODE__ERROR_CODE_OVERLOADED,
+                 id, "out of memory");
         return;
     case JOB_SUBMIT_CONFLICT:
         pf_log_info(LOG, "job %s from agent %s: id reused with a different request", id, peer_name);
-        wire_zmq_send_error(self->agents, peer, PROFEED__ERROR_CODE__ERROR_CODE_DUPLICATE_JOB, id, LOG,
-                            "job id %s is already used by a different request", id);
+        s_refuse(self, self->agents, peer, METRICS_REJECT_DUPLICATE, PROFEED__ERROR_CODE__ERROR_CODE_DUPLICATE_JOB,
+                 id, "job id %s is already used by a different request", id);
         return;
     case JOB_SUBMIT_SAME:
         pf_log_info(LOG, "job %s from agent %s: resubmitted while %s", id, peer_name, job_state_name(job->state));
@@ -415,6 +452,8 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, Prof
         return;
     case JOB_SUBMIT_NEW:
         pf_log_info(LOG, "job %s from agent %s: queued", id, peer_name);
+        job->submitted_ms = wire_zmq_now_ms();
+        self->metrics.submitted++;
         s_ack(self, self->agents, peer, id, NULL, false);
         s_progress(self, job, "queued");
         s_dispatch(self);
@@ -428,9 +467,8 @@ static void s_agent_heartbeat(broker_t *self, zframe_t *peer, const Profeed__Hea
         job_t *job = job_table_find(self->jobs, hb->job_ids[i]);
         if (!job) {
             /* A restarted broker forgot it: the agent resubmits. */
-            wire_zmq_send_error(self->agents, peer, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
-                                hb->job_ids[i], LOG, "job %s is not known here; submit it again",
-                                hb->job_ids[i]);
+            s_refuse(self, self->agents, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
+                     hb->job_ids[i], "job %s is not known here; submit it again", hb->job_ids[i]);
             continue;
         }
         memcpy(job->agent, zframe_data(peer), zframe_size(peer));
@@ -455,6 +493,7 @@ static void s_on_agent(broker_t *self)
     if (!env) {
         if (err.code != PF_OK) {
             pf_log_warn(LOG, "agent peer %s: refused a message: %s", name, err.msg);
+            self->metrics.rejected[err.code == PF_EPROTO ? METRICS_REJECT_VERSION : METRICS_REJECT_MALFORMED]++;
             if (peer && zframe_size(peer) > 0)
                 wire_zmq_send_error(self->agents, peer,
                                     err.code == PF_EPROTO ? PROFEED__ERROR_CODE__ERROR_CODE_VERSION_MISMATCH
@@ -464,14 +503,16 @@ static void s_on_agent(broker_t *self)
         zframe_destroy(&peer);
         return;
     }
+    self->metrics.bytes_in[METRICS_AGENTS] += profeed__envelope__get_packed_size(env);
+    self->metrics.messages_in[METRICS_AGENTS]++;
     switch (env->body_case) {
     case PROFEED__ENVELOPE__BODY_SUBMIT: s_submit(self, peer, name, env->submit); break;
     case PROFEED__ENVELOPE__BODY_HEARTBEAT: s_agent_heartbeat(self, peer, env->heartbeat); break;
     case PROFEED__ENVELOPE__BODY_STATUS_REQUEST: s_status(self, peer); break;
     default:
         pf_log_warn(LOG, "agent peer %s: sent a message agents do not send (body %d)", name, (int) env->body_case);
-        wire_zmq_send_error(self->agents, peer, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST, NULL, LOG,
-                            "agents send submit, heartbeat or status_request; got body %d", (int) env->body_case);
+        s_refuse(self, self->agents, peer, METRICS_REJECT_UNEXPECTED, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
+                 NULL, "agents send submit, heartbeat or status_request; got body %d", (int) env->body_case);
         break;
     }
     wire_envelope_destroy(&env);
@@ -532,8 +573,8 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, const Profeed
 {
     job_t *job = job_table_find(self->jobs, pass->job_id);
     if (!job) {
-        wire_zmq_send_error(self->workers, peer, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB, pass->job_id, LOG,
-                            "job %s is not known here", pass->job_id);
+        s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
+                 pass->job_id, "job %s is not known here", pass->job_id);
         return;
     }
     size_t len = 0;
@@ -554,11 +595,14 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, const Profeed
         return;
     case JOB_PASS_REFUSED:
         pf_log_warn(LOG, "job %s: pass %s from %s refused: %s", job->id, pass->pass_key, w->ready->worker_id, err.msg);
-        wire_zmq_send_error(self->workers, peer, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB, job->id, LOG,
-                            "%s", err.msg);
+        s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
+                 job->id, "%s", err.msg);
         return;
     case JOB_PASS_NEW: break;
     }
+    int64_t now = wire_zmq_now_ms();
+    broker_metrics_observe(&self->metrics.pass_latency, (double) (now - job->stage_ms) / 1000.0);
+    job->stage_ms = now;
     s_ack(self, self->workers, peer, job->id, pass->pass_key, false);
     pf_log_info(LOG, "job %s: pass %s (%zu of %u) from %s", job->id, pass->pass_key, job->pass_len,
                 (unsigned) job->pass_count, w->ready->worker_id);
@@ -585,7 +629,7 @@ static void s_on_feedback(broker_t *self, worker_t *w, const Profeed__Feedback *
         pf_log_error(LOG, "job %s: feedback does not pack: %s", job->id, err.msg);
         return;
     }
-    s_finish(self, job, bytes, len);
+    s_finish(self, job, bytes, len, fb->has_status ? fb->status : PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_UNSPECIFIED);
     free(bytes);
     s_dispatch(self);
 }
@@ -628,6 +672,7 @@ static void s_on_worker(broker_t *self)
     if (!env) {
         if (err.code != PF_OK) {
             pf_log_warn(LOG, "worker peer %s: refused a message: %s", key, err.msg);
+            self->metrics.rejected[err.code == PF_EPROTO ? METRICS_REJECT_VERSION : METRICS_REJECT_MALFORMED]++;
             if (peer && zframe_size(peer) > 0)
                 wire_zmq_send_error(self->workers, peer,
                                     err.code == PF_EPROTO ? PROFEED__ERROR_CODE__ERROR_CODE_VERSION_MISMATCH
@@ -637,6 +682,8 @@ static void s_on_worker(broker_t *self)
         zframe_destroy(&peer);
         return;
     }
+    self->metrics.bytes_in[METRICS_WORKERS] += profeed__envelope__get_packed_size(env);
+    self->metrics.messages_in[METRICS_WORKERS]++;
     if (env->body_case == PROFEED__ENVELOPE__BODY_READY) {
         s_on_ready(self, peer, key, &env);
         goto cleanup;
@@ -644,8 +691,8 @@ static void s_on_worker(broker_t *self)
     worker_t *w = worker_pool_find(self->pool, key);
     if (!w) {
         /* After a broker restart: the worker re-registers on this error. */
-        wire_zmq_send_error(self->workers, peer, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST, NULL, LOG,
-                            "peer not registered: send Ready first");
+        s_refuse(self, self->workers, peer, METRICS_REJECT_UNREGISTERED, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
+                 NULL, "peer not registered: send Ready first");
         goto cleanup;
     }
     w->expiry_ms = s_expiry(self);
@@ -660,8 +707,8 @@ static void s_on_worker(broker_t *self)
     default:
         pf_log_warn(LOG, "worker %s (peer %s): sent a message workers do not send (body %d)",
                     w->ready->worker_id, key, (int) env->body_case);
-        wire_zmq_send_error(self->workers, peer, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST, NULL, LOG,
-                            "workers do not send body %d", (int) env->body_case);
+        s_refuse(self, self->workers, peer, METRICS_REJECT_UNEXPECTED, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
+                 NULL, "workers do not send body %d", (int) env->body_case);
         break;
     }
 cleanup:
@@ -685,7 +732,7 @@ static void s_tick(broker_t *self)
         pf_error_t err;
         /* A worker whose connection is gone cannot be reached: it is dead now,
          * not in liveness x interval. */
-        if (wire_zmq_send(self->workers, w->routing_id, &env, self->config->max_msg, &err) != PF_OK)
+        if (s_wire_send(self, self->workers, w->routing_id, &env, &err) != PF_OK)
             w->expiry_ms = 0;
     }
     worker_t *w;
@@ -704,7 +751,14 @@ static void s_tick(broker_t *self)
     s_dispatch(self);
 }
 
-static int s_write_endpoints(const broker_config_t *config, zsock_t *agents, zsock_t *workers)
+static char *s_render_metrics(void *arg)
+{
+    broker_t *self = arg;
+    return broker_metrics_render(&self->metrics, self->jobs, self->pool, wire_zmq_now_ms() - self->started_ms);
+}
+
+static int s_write_endpoints(const broker_config_t *config, zsock_t *agents, zsock_t *workers,
+                             broker_http_t *http)
 {
     if (!config->endpoints_file)
         return 0;
@@ -716,6 +770,8 @@ static int s_write_endpoints(const broker_config_t *config, zsock_t *agents, zso
     if (!f)
         return -1;
     fprintf(f, "agent=%s\nworker=%s\n", zsock_endpoint(agents), zsock_endpoint(workers));
+    if (http)
+        fprintf(f, "metrics=%s\n", broker_http_endpoint(http));
     if (fclose(f) != 0)
         return -1;
     /* rename: a reader never sees half a file. */
@@ -725,7 +781,8 @@ static int s_write_endpoints(const broker_config_t *config, zsock_t *agents, zso
 int broker_run(const broker_config_t *config, zsock_t *pipe)
 {
     assert(config);
-    broker_t self = {.config = config};
+    broker_t self = {.config = config, .started_ms = wire_zmq_now_ms()};
+    broker_metrics_init(&self.metrics);
     int rc = -1;
     self.agents = zsock_new(ZMQ_ROUTER);
     self.workers = zsock_new(ZMQ_ROUTER);
@@ -744,13 +801,24 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
         pf_log_error(LOG, "cannot bind the worker endpoint %s: %s", config->worker_endpoint, zmq_strerror(zmq_errno()));
         goto cleanup;
     }
-    if (s_write_endpoints(config, self.agents, self.workers) != 0) {
+    if (config->metrics_endpoint && *config->metrics_endpoint) {
+        pf_error_t err;
+        self.http = broker_http_new(config->metrics_endpoint, s_render_metrics, &self, &err);
+        if (!self.http) {
+            pf_log_error(LOG, "%s", err.msg);
+            goto cleanup;
+        }
+        pf_log_info(LOG, "serving Prometheus metrics on %s (http, /metrics)", broker_http_endpoint(self.http));
+    }
+    if (s_write_endpoints(config, self.agents, self.workers, self.http) != 0) {
         pf_log_error(LOG, "cannot write the endpoints file %s", config->endpoints_file);
         goto cleanup;
     }
     pf_log_info(LOG, "serving agents on %s, workers on %s (heartbeat %d ms x %d)", zsock_endpoint(self.agents),
                 zsock_endpoint(self.workers), config->heartbeat_ms, config->liveness);
     poller = zpoller_new(self.agents, self.workers, NULL);
+    if (self.http)
+        zpoller_add(poller, broker_http_socket(self.http));
     if (pipe) {
         zpoller_add(poller, pipe);
         zsock_signal(pipe, 0);
@@ -772,9 +840,13 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
             s_on_agent(&self);
         } else if (which == self.workers) {
             s_on_worker(&self);
+        } else if (self.http && which == broker_http_socket(self.http)) {
+            broker_http_handle(self.http, wire_zmq_now_ms());
         }
         if (wire_zmq_now_ms() >= self.next_tick_ms) {
             s_tick(&self);
+            if (self.http)
+                broker_http_expire(self.http, wire_zmq_now_ms());
             self.next_tick_ms = wire_zmq_now_ms() + config->heartbeat_ms;
         }
     }
@@ -783,6 +855,7 @@ cleanup:
     if (rc != 0 && pipe)
         zsock_signal(pipe, 1);
     zpoller_destroy(&poller);
+    broker_http_destroy(&self.http);
     job_table_destroy(&self.jobs);
     worker_pool_destroy(&self.pool);
     zsock_destroy(&self.agents);

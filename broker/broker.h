@@ -4,7 +4,8 @@
  * status), collectors and analyzers to `worker_endpoint` (Ready, Heartbeat,
  * Progress, PassOutput, Feedback, Error). Messages feed the job table
  * (job_table.h) and the worker pool (worker_pool.h); the loop sends what they
- * decide. It runs as the process's main loop (pipe NULL: stops on SIGINT or
+ * decide. Optionally a third socket serves Prometheus metrics over HTTP
+ * (broker_http.h, broker_metrics.h). It runs as the process's main loop (pipe NULL: stops on SIGINT or
  * SIGTERM) or as a zactor for `profeed submit --local` (stops on $TERM). */
 #ifndef BROKER_H
 #define BROKER_H
@@ -16,6 +17,7 @@
 typedef struct {
     const char *agent_endpoint;   /* bound: "tcp://127.0.0.1:5555", "tcp://127.0.0.1:*", "inproc://..." */
     const char *worker_endpoint;
+    const char *metrics_endpoint; /* Prometheus metrics over HTTP: "tcp://0.0.0.0:9556"; NULL or "": off */
     const char *endpoints_file;   /* when set, the bound endpoints are written there (for scripts) */
     int heartbeat_ms;             /* both ways; a peer silent for heartbeat_ms x liveness is dead */
     int liveness;

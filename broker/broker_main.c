@@ -24,6 +24,8 @@ static const config_key_t s_keys[] = {
      .help = "bind for agents; port * = any"},
     {.name = "workers", .type = CONFIG_STRING, .fallback = "tcp://127.0.0.1:5556", .arg = "ENDPOINT",
      .help = "bind for collectors and analyzers"},
+    {.name = "metrics", .type = CONFIG_STRING, .arg = "ENDPOINT",
+     .help = "serve Prometheus metrics over HTTP there (tcp://0.0.0.0:9556); empty: off"},
     {.name = "endpoints-file", .type = CONFIG_STRING, .arg = "PATH",
      .help = "write the bound endpoints there (agent=..., worker=...)"},
     {.name = "heartbeat-ms", .type = CONFIG_INT, .fallback = "1000", .arg = "N", .help = "heartbeat interval",
@@ -63,6 +65,7 @@ int main(int argc, char **argv)
     config.agent_endpoint = config_str(settings, "agents");
     config.worker_endpoint = config_str(settings, "workers");
     config.endpoints_file = config_str(settings, "endpoints-file");
+    config.metrics_endpoint = config_str(settings, "metrics");
     config.heartbeat_ms = (int) config_int(settings, "heartbeat-ms");
     config.liveness = (int) config_int(settings, "liveness");
     config.max_attempts = (uint32_t) config_int(settings, "max-attempts");

@@ -58,6 +58,8 @@ typedef struct {
     size_t pass_len;
     Profeed__Profiler profiler;         /* of the passes, once one arrived */
     int64_t deadline_ms;                /* the job times out then */
+    int64_t submitted_ms;               /* set by the broker, for latency metrics only */
+    int64_t stage_ms;                   /* attempt start or last pass in (metrics only) */
     int64_t finished_ms;
     uint8_t *feedback;                  /* packed Feedback once FINISHED */
     size_t feedback_len;

@@ -8,7 +8,9 @@
 #  4. garbage, multi-frame, empty, wrong-version and oversized frames to both
 #     endpoints are answered with Error and the broker keeps serving;
 #  5. resubmitting a finished job id returns the same feedback at once;
-#  6. broker restart on the same ports: workers re-register, jobs run again.
+#  6. broker restart on the same ports: workers re-register, jobs run again;
+#  7. the broker's Prometheus metrics (before the restart) count what happened,
+#     and bad HTTP requests are refused (tests/metrics_check.py).
 # Every process started here is stopped on exit, failure included.
 set -uo pipefail
 build=$1
@@ -38,12 +40,14 @@ check() { # check DESCRIPTION COMMAND...
 hb=(--heartbeat-ms 200 --liveness 3)
 start_broker() { # start_broker AGENT_EP WORKER_EP
   "$build/broker/profeed-broker" --agents "$1" --workers "$2" --endpoints-file "$dir/endpoints" \
+    --metrics "tcp://127.0.0.1:*" \
     "${hb[@]}" --max-msg-mb 1 --max-attempts 3 >>"$dir/broker.log" 2>&1 &
   broker_pid=$!
   pids+=("$broker_pid")
   for _ in $(seq 100); do [ -s "$dir/endpoints" ] && break; sleep 0.05; done
   agent_ep=$(sed -n 's/^agent=//p' "$dir/endpoints")
   worker_ep=$(sed -n 's/^worker=//p' "$dir/endpoints")
+  metrics_ep=$(sed -n 's|^metrics=tcp://||p' "$dir/endpoints")
 }
 start_collector() { # start_collector NAME
   "$build/collector/profeed-collector" --broker "$worker_ep" --worker-id "$1" --replay "$map" \
@@ -148,6 +152,17 @@ check "workers still registered after the bad frames" wait_workers 4
 submit after_poke raw
 wait "$job_after_poke"
 check "a job after the bad frames succeeds" grep -q "raw_metrics.csv" "$dir/after_poke.out"
+
+# 7. Metrics: what happened above, counted.
+check "broker metrics count the jobs, losses and refusals" python3 "$(dirname "$0")/metrics_check.py" "$metrics_ep" \
+  'profeed_broker_jobs_finished_total{status="ok"}>=6' \
+  'profeed_broker_jobs_finished_total{status="profiler_error"}>=1' \
+  'profeed_broker_jobs_submitted_total>=7' 'profeed_broker_attempts_requeued_total>=1' \
+  'profeed_broker_workers_lost_total>=2' 'profeed_broker_rejected_total{reason="malformed"}>=2' \
+  'profeed_broker_rejected_total{reason="duplicate_job_id"}>=1' \
+  'profeed_broker_rejected_total{reason="no_capable_worker"}>=1' \
+  'profeed_broker_workers{role="collector",state="idle"}>=2' 'profeed_broker_job_latency_seconds_count>=7' \
+  'profeed_broker_pass_latency_seconds_count>=10' 'profeed_broker_received_bytes_total{endpoint="workers"}>=100000'
 
 # 6. Broker restart on the same ports.
 kill -KILL "$broker_pid"
