@@ -382,6 +382,10 @@ static void s_status(broker_t *self, zframe_t *peer)
     st.queued = (uint32_t) job_table_count(self->jobs, JOB_QUEUED);
     st.in_flight = (uint32_t) jobs;
     st.finished = (uint32_t) job_table_count(self->jobs, JOB_FINISHED);
+    Profeed__FarmCounters counters;
+    metrics_counters_storage_t storage;
+    broker_metrics_counters(&self->metrics, wire_zmq_now_ms() - self->started_ms, &counters, &storage);
+    st.counters = &counters;
     Profeed__Envelope env;
     wire_envelope_init(&env);
     env.body_case = PROFEED__ENVELOPE__BODY_STATUS;

@@ -136,6 +136,50 @@ static void s_counter_by_endpoint(text_t *t, const char *name, const char *help,
         s_add(t, "%s{endpoint=\"%s\"} %llu\n", name, s_endpoint_names[e], (unsigned long long) values[e]);
 }
 
+void broker_metrics_counters(const broker_metrics_t *self, int64_t uptime_ms, Profeed__FarmCounters *out,
+                             metrics_counters_storage_t *storage)
+{
+    assert(self && out && storage);
+    profeed__farm_counters__init(out);
+    out->has_uptime_ms = out->has_submitted = out->has_attempts = out->has_requeued = 1;
+    out->has_workers_lost = out->has_bytes_in = out->has_bytes_out = 1;
+    out->uptime_ms = uptime_ms > 0 ? (uint64_t) uptime_ms : 0;
+    out->submitted = self->submitted;
+    out->attempts = self->attempts;
+    out->requeued = self->requeued;
+    out->workers_lost = self->workers_lost;
+    out->bytes_in = self->bytes_in[METRICS_AGENTS] + self->bytes_in[METRICS_WORKERS];
+    out->bytes_out = self->bytes_out[METRICS_AGENTS] + self->bytes_out[METRICS_WORKERS];
+    if (self->job_latency.n) {
+        out->has_job_latency_mean_s = 1;
+        out->job_latency_mean_s = self->job_latency.sum_s / (double) self->job_latency.n;
+    }
+    size_t used = 0;
+    for (size_t s = 0; s < METRICS_STATUS_MAX; s++) {
+        if (!self->finished[s])
+            continue;
+        Profeed__NamedCount *n = &storage->counts[used++];
+        profeed__named_count__init(n);
+        s_status_label(s, storage->labels[s], sizeof storage->labels[s]);
+        n->name = storage->labels[s];
+        n->has_value = 1;
+        n->value = self->finished[s];
+        storage->finished[out->n_finished++] = n;
+    }
+    for (size_t r = 0; r < METRICS_REJECT_COUNT; r++) {
+        if (!self->rejected[r])
+            continue;
+        Profeed__NamedCount *n = &storage->counts[used++];
+        profeed__named_count__init(n);
+        n->name = (char *) s_reject_names[r];
+        n->has_value = 1;
+        n->value = self->rejected[r];
+        storage->rejected[out->n_rejected++] = n;
+    }
+    out->finished = storage->finished;
+    out->rejected = storage->rejected;
+}
+
 char *broker_metrics_render(const broker_metrics_t *self, job_table_t *jobs, worker_pool_t *pool,
                             int64_t uptime_ms)
 {

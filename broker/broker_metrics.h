@@ -66,6 +66,20 @@ void broker_metrics_finished(broker_metrics_t *self, Profeed__FeedbackStatus sta
 
 const char *broker_metrics_reject_name(metrics_reject_t reason);
 
+/* Fills `out` (initialised here) with the counters for FarmStatus. Names and
+ * counts point into `storage`, which must outlive `out`; zero counts are left
+ * out. */
+#define METRICS_NAMED_MAX (METRICS_STATUS_MAX + METRICS_REJECT_COUNT)
+typedef struct {
+    Profeed__NamedCount counts[METRICS_NAMED_MAX];
+    Profeed__NamedCount *finished[METRICS_STATUS_MAX];
+    Profeed__NamedCount *rejected[METRICS_REJECT_COUNT];
+    char labels[METRICS_STATUS_MAX][64];
+} metrics_counters_storage_t;
+
+void broker_metrics_counters(const broker_metrics_t *self, int64_t uptime_ms, Profeed__FarmCounters *out,
+                             metrics_counters_storage_t *storage);
+
 /* The metrics as Prometheus text, with gauges read from `jobs` and `pool`.
  * Returns a heap string the caller frees, or NULL when out of memory. */
 char *broker_metrics_render(const broker_metrics_t *self, job_table_t *jobs, worker_pool_t *pool,

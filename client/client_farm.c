@@ -421,6 +421,8 @@ done:
 static void s_status_text(const Profeed__FarmStatus *st, char **output)
 {
     size_t cap = 4096 + st->n_workers * 512 + st->n_job_ids * 160, used = 0;
+    if (st->counters)
+        cap += (st->counters->n_finished + st->counters->n_rejected) * (WIRE_MAX_ID_LEN + 32);
     char *buf = malloc(cap);
     if (!buf)
         return;
@@ -446,6 +448,24 @@ static void s_status_text(const Profeed__FarmStatus *st, char **output)
            (unsigned) st->in_flight, (unsigned) st->finished);
     for (size_t i = 0; i < st->n_job_ids; i++)
         APPEND("  %s\n", st->job_ids[i]);
+    const Profeed__FarmCounters *c = st->counters;
+    if (c) {
+        APPEND("since the broker started (%.0f s ago): %llu jobs submitted, %llu attempts, %llu requeued, "
+               "%llu workers lost\n",
+               (double) c->uptime_ms / 1000.0, (unsigned long long) c->submitted, (unsigned long long) c->attempts,
+               (unsigned long long) c->requeued, (unsigned long long) c->workers_lost);
+        APPEND("  finished:");
+        for (size_t i = 0; i < c->n_finished; i++)
+            APPEND("%s %llu %s", i ? "," : "", (unsigned long long) c->finished[i]->value, c->finished[i]->name);
+        if (c->has_job_latency_mean_s)
+            APPEND("; mean %.3f s from submission to feedback", c->job_latency_mean_s);
+        APPEND(c->n_finished ? "\n" : " none\n");
+        APPEND("  refused messages:");
+        for (size_t i = 0; i < c->n_rejected; i++)
+            APPEND("%s %llu %s", i ? "," : "", (unsigned long long) c->rejected[i]->value, c->rejected[i]->name);
+        APPEND(c->n_rejected ? "\n" : " none\n");
+        APPEND("  traffic: %.1f MB in, %.1f MB out\n", (double) c->bytes_in / 1e6, (double) c->bytes_out / 1e6);
+    }
 #undef APPEND
     *output = buf;
 }
@@ -484,6 +504,27 @@ static void s_status_json(const Profeed__FarmStatus *st, char **output)
     for (size_t i = 0; i < st->n_job_ids; i++)
         json_array_append_new(jobs, json_string(st->job_ids[i]));
     json_object_set_new(root, "jobs_in_flight", jobs);
+    if (st->counters) {
+        const Profeed__FarmCounters *c = st->counters;
+        json_t *o = json_object();
+        json_object_set_new(o, "uptime_ms", json_integer((json_int_t) c->uptime_ms));
+        json_object_set_new(o, "submitted", json_integer((json_int_t) c->submitted));
+        json_object_set_new(o, "attempts", json_integer((json_int_t) c->attempts));
+        json_object_set_new(o, "requeued", json_integer((json_int_t) c->requeued));
+        json_object_set_new(o, "workers_lost", json_integer((json_int_t) c->workers_lost));
+        json_object_set_new(o, "bytes_in", json_integer((json_int_t) c->bytes_in));
+        json_object_set_new(o, "bytes_out", json_integer((json_int_t) c->bytes_out));
+        if (c->has_job_latency_mean_s)
+            json_object_set_new(o, "job_latency_mean_s", json_real(c->job_latency_mean_s));
+        json_t *finished = json_object(), *rejected = json_object();
+        for (size_t i = 0; i < c->n_finished; i++)
+            json_object_set_new(finished, c->finished[i]->name, json_integer((json_int_t) c->finished[i]->value));
+        for (size_t i = 0; i < c->n_rejected; i++)
+            json_object_set_new(rejected, c->rejected[i]->name, json_integer((json_int_t) c->rejected[i]->value));
+        json_object_set_new(o, "finished", finished);
+        json_object_set_new(o, "rejected", rejected);
+        json_object_set_new(root, "counters", o);
+    }
     *output = json_dumps(root, JSON_INDENT(2));
     json_decref(root);
 }

@@ -749,6 +749,16 @@ static pf_status_t s_check_farm_status(const Profeed__FarmStatus *st, const char
             rc = s_check_ready(st->workers[i]->worker, sub, err);
         }
     }
+    if (rc == PF_OK && st->counters) {
+        const Profeed__FarmCounters *c = st->counters;
+        rc = s_check_count(c->n_finished, WIRE_MAX_NAMED_COUNTS, where, "counters.finished", err);
+        if (rc == PF_OK)
+            rc = s_check_count(c->n_rejected, WIRE_MAX_NAMED_COUNTS, where, "counters.rejected", err);
+        for (size_t i = 0; rc == PF_OK && i < c->n_finished + c->n_rejected; i++) {
+            const Profeed__NamedCount *n = i < c->n_finished ? c->finished[i] : c->rejected[i - c->n_finished];
+            rc = s_check_str(n->name, where, "counters name", WIRE_MAX_ID_LEN, STR_REQUIRED | STR_LINE, err);
+        }
+    }
     if (rc == PF_OK)
         rc = s_check_count(st->n_job_ids, WIRE_MAX_HEARTBEAT_JOBS, where, "job_ids", err);
     for (size_t i = 0; rc == PF_OK && i < st->n_job_ids; i++) {

@@ -42,6 +42,7 @@
 #define WIRE_MAX_GPUS 64
 #define WIRE_MAX_PROFILERS 16
 #define WIRE_MAX_SLOTS 1024
+#define WIRE_MAX_NAMED_COUNTS 64     /* FarmCounters.finished and .rejected, each */
 #define WIRE_MAX_HEARTBEAT_JOBS 1024
 #define WIRE_MAX_STATUS_WORKERS 4096 /* workers listed in one FarmStatus */
 #define WIRE_MAX_METRICS 1024        /* PassOutput.requested_metrics */

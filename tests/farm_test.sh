@@ -164,6 +164,13 @@ check "broker metrics count the jobs, losses and refusals" python3 "$(dirname "$
   'profeed_broker_workers{role="collector",state="idle"}>=2' 'profeed_broker_job_latency_seconds_count>=7' \
   'profeed_broker_pass_latency_seconds_count>=10' 'profeed_broker_received_bytes_total{endpoint="workers"}>=100000'
 
+"$profeed" status --endpoint "$agent_ep" >"$dir/status.out" 2>&1
+check "profeed status shows the counters for a person" \
+  bash -c "grep -q 'jobs submitted' '$dir/status.out' && grep -q 'finished: .*ok' '$dir/status.out' &&
+           grep -q 'refused messages: .*duplicate_job_id' '$dir/status.out'"
+check "profeed status --json has the counters" \
+  bash -c "'$profeed' status --endpoint '$agent_ep' --json | python3 -c 'import json,sys; c=json.load(sys.stdin)[\"counters\"]; sys.exit(0 if c[\"finished\"][\"ok\"] >= 6 and c[\"rejected\"][\"malformed\"] >= 2 and c[\"workers_lost\"] >= 2 else 1)'"
+
 # 6. Broker restart on the same ports.
 kill -KILL "$broker_pid"
 wait "$broker_pid" 2>/dev/null

@@ -1389,3 +1389,33 @@ Test(wire_names, file_names_stay_inside_their_directory)
     cr_assert_eq(wire_check_file_name(long_part, "File.name", &err), PF_ETOOBIG);
     cr_assert_not_null(strstr(err.msg, "256-byte component"), "%s", err.msg);
 }
+
+Test(wire_reject, farm_counters_with_an_empty_or_multiline_name_are_refused)
+{
+    Profeed__NamedCount n;
+    profeed__named_count__init(&n);
+    n.name = "ok";
+    n.has_value = 1;
+    n.value = 3;
+    Profeed__NamedCount *list[] = {&n};
+    Profeed__FarmCounters c;
+    profeed__farm_counters__init(&c);
+    c.finished = list;
+    c.n_finished = 1;
+    Profeed__FarmStatus st;
+    profeed__farm_status__init(&st);
+    st.counters = &c;
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_STATUS;
+    env.status = &st;
+    pf_error_t err;
+    size_t size = 0;
+    uint8_t *bytes = wire_envelope_pack(&env, WIRE_MAX_MSG, &size, &err);
+    cr_assert_not_null(bytes, "%s", err.msg);
+    free(bytes);
+    n.name = "";
+    s_expect_refused(&env.base, PF_EBADINPUT, "Envelope.status", "missing or empty");
+    n.name = "ok\nINJECTED";
+    s_expect_refused(&env.base, PF_EBADINPUT, "Envelope.status", "control character");
+}
