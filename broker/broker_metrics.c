@@ -2,11 +2,11 @@
 
 #include <assert.h>
 #include <ctype.h>
-#include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "textbuf.h"
 
 /* Jobs take from milliseconds (replay) to minutes (multi-pass ncu runs). */
 static const double s_bounds[METRICS_BUCKETS] = {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300};
@@ -58,60 +58,23 @@ const char *broker_metrics_reject_name(metrics_reject_t reason)
 }
 
 /* ------------------------------------------------------------------------
- * Rendering: a growing buffer; any failure to grow makes the result NULL. */
+ * Rendering */
 
-typedef struct {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} text_t;
-
-static void s_add(text_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void s_add(text_t *t, const char *fmt, ...)
+static void s_header(textbuf_t *t, const char *name, const char *type, const char *help)
 {
-    if (t->failed)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->data ? t->data + t->len : NULL, t->data ? t->cap - t->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            t->failed = true;
-            return;
-        }
-        if (t->data && (size_t) n < t->cap - t->len) {
-            t->len += (size_t) n;
-            return;
-        }
-        size_t cap = t->cap ? t->cap * 2 : 4096;
-        while (cap < t->len + (size_t) n + 1)
-            cap *= 2;
-        char *grown = realloc(t->data, cap);
-        if (!grown) {
-            t->failed = true;
-            return;
-        }
-        t->data = grown;
-        t->cap = cap;
-    }
+    textbuf_printf(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void s_header(text_t *t, const char *name, const char *type, const char *help)
-{
-    s_add(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-static void s_histogram(text_t *t, const char *name, const char *help, const metrics_histogram_t *h)
+static void s_histogram(textbuf_t *t, const char *name, const char *help, const metrics_histogram_t *h)
 {
     s_header(t, name, "histogram", help);
     uint64_t cumulative = 0;
     for (size_t i = 0; i < METRICS_BUCKETS; i++) {
         cumulative += h->counts[i];
-        s_add(t, "%s_bucket{le=\"%g\"} %llu\n", name, s_bounds[i], (unsigned long long) cumulative);
+        textbuf_printf(t, "%s_bucket{le=\"%g\"} %llu\n", name, s_bounds[i], (unsigned long long) cumulative);
     }
-    s_add(t, "%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long) h->n);
-    s_add(t, "%s_sum %.6f\n%s_count %llu\n", name, h->sum_s, name, (unsigned long long) h->n);
+    textbuf_printf(t, "%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long) h->n);
+    textbuf_printf(t, "%s_sum %.6f\n%s_count %llu\n", name, h->sum_s, name, (unsigned long long) h->n);
 }
 
 /* "FEEDBACK_STATUS_NO_KERNELS" -> "no_kernels" */
@@ -129,11 +92,11 @@ static void s_status_label(size_t status, char *buf, size_t cap)
     buf[i] = '\0';
 }
 
-static void s_counter_by_endpoint(text_t *t, const char *name, const char *help, const uint64_t *values)
+static void s_counter_by_endpoint(textbuf_t *t, const char *name, const char *help, const uint64_t *values)
 {
     s_header(t, name, "counter", help);
     for (size_t e = 0; e < METRICS_ENDPOINT_COUNT; e++)
-        s_add(t, "%s{endpoint=\"%s\"} %llu\n", name, s_endpoint_names[e], (unsigned long long) values[e]);
+        textbuf_printf(t, "%s{endpoint=\"%s\"} %llu\n", name, s_endpoint_names[e], (unsigned long long) values[e]);
 }
 
 void broker_metrics_counters(const broker_metrics_t *self, int64_t uptime_ms, Profeed__FarmCounters *out,
@@ -184,16 +147,17 @@ char *broker_metrics_render(const broker_metrics_t *self, job_table_t *jobs, wor
                             int64_t uptime_ms)
 {
     assert(self && jobs && pool);
-    text_t t = {0};
+    textbuf_t t;
+    textbuf_init(&t);
 
     s_header(&t, "profeed_broker_uptime_seconds", "gauge", "Seconds since the broker started.");
-    s_add(&t, "profeed_broker_uptime_seconds %.3f\n", (double) uptime_ms / 1000.0);
+    textbuf_printf(&t, "profeed_broker_uptime_seconds %.3f\n", (double) uptime_ms / 1000.0);
 
     s_header(&t, "profeed_broker_queue_depth", "gauge", "Jobs waiting for a collector.");
-    s_add(&t, "profeed_broker_queue_depth %zu\n", job_table_count(jobs, JOB_QUEUED));
+    textbuf_printf(&t, "profeed_broker_queue_depth %zu\n", job_table_count(jobs, JOB_QUEUED));
     s_header(&t, "profeed_broker_jobs", "gauge", "Jobs the broker holds, by state (finished ones while retained).");
     for (job_state_t s = JOB_QUEUED; s <= JOB_FINISHED; s++)
-        s_add(&t, "profeed_broker_jobs{state=\"%s\"} %zu\n", job_state_name(s), job_table_count(jobs, s));
+        textbuf_printf(&t, "profeed_broker_jobs{state=\"%s\"} %zu\n", job_state_name(s), job_table_count(jobs, s));
 
     size_t workers[2][2] = {{0}}; /* [collector?][busy?] */
     for (worker_t *w = worker_pool_first(pool); w; w = worker_pool_next(pool))
@@ -201,30 +165,30 @@ char *broker_metrics_render(const broker_metrics_t *self, job_table_t *jobs, wor
     s_header(&t, "profeed_broker_workers", "gauge", "Registered workers by role and state.");
     for (int c = 1; c >= 0; c--)
         for (int b = 0; b < 2; b++)
-            s_add(&t, "profeed_broker_workers{role=\"%s\",state=\"%s\"} %zu\n", c ? "collector" : "analyzer",
+            textbuf_printf(&t, "profeed_broker_workers{role=\"%s\",state=\"%s\"} %zu\n", c ? "collector" : "analyzer",
                   b ? "busy" : "idle", workers[c][b]);
 
     s_header(&t, "profeed_broker_jobs_submitted_total", "counter", "New jobs accepted.");
-    s_add(&t, "profeed_broker_jobs_submitted_total %llu\n", (unsigned long long) self->submitted);
+    textbuf_printf(&t, "profeed_broker_jobs_submitted_total %llu\n", (unsigned long long) self->submitted);
     s_header(&t, "profeed_broker_jobs_finished_total", "counter", "Jobs finished, by feedback status.");
     for (size_t s = 0; s < METRICS_STATUS_MAX; s++) {
         char label[64];
         if (s != 0 && !protobuf_c_enum_descriptor_get_value(&profeed__feedback_status__descriptor, (int) s))
             continue;
         s_status_label(s, label, sizeof label);
-        s_add(&t, "profeed_broker_jobs_finished_total{status=\"%s\"} %llu\n", label,
+        textbuf_printf(&t, "profeed_broker_jobs_finished_total{status=\"%s\"} %llu\n", label,
               (unsigned long long) self->finished[s]);
     }
     s_header(&t, "profeed_broker_attempts_total", "counter", "Collection attempts dispatched to collectors.");
-    s_add(&t, "profeed_broker_attempts_total %llu\n", (unsigned long long) self->attempts);
+    textbuf_printf(&t, "profeed_broker_attempts_total %llu\n", (unsigned long long) self->attempts);
     s_header(&t, "profeed_broker_attempts_requeued_total", "counter", "Attempts lost with their collector and requeued.");
-    s_add(&t, "profeed_broker_attempts_requeued_total %llu\n", (unsigned long long) self->requeued);
+    textbuf_printf(&t, "profeed_broker_attempts_requeued_total %llu\n", (unsigned long long) self->requeued);
     s_header(&t, "profeed_broker_workers_lost_total", "counter", "Workers dropped: silent, unreachable or replaced.");
-    s_add(&t, "profeed_broker_workers_lost_total %llu\n", (unsigned long long) self->workers_lost);
+    textbuf_printf(&t, "profeed_broker_workers_lost_total %llu\n", (unsigned long long) self->workers_lost);
 
     s_header(&t, "profeed_broker_rejected_total", "counter", "Messages refused, by reason.");
     for (size_t r = 0; r < METRICS_REJECT_COUNT; r++)
-        s_add(&t, "profeed_broker_rejected_total{reason=\"%s\"} %llu\n", s_reject_names[r],
+        textbuf_printf(&t, "profeed_broker_rejected_total{reason=\"%s\"} %llu\n", s_reject_names[r],
               (unsigned long long) self->rejected[r]);
 
     s_counter_by_endpoint(&t, "profeed_broker_received_bytes_total", "Message bytes received.", self->bytes_in);
@@ -236,9 +200,5 @@ char *broker_metrics_render(const broker_metrics_t *self, job_table_t *jobs, wor
                 &self->job_latency);
     s_histogram(&t, "profeed_broker_pass_latency_seconds",
                 "From the attempt's start (or its previous pass) to a pass output's arrival.", &self->pass_latency);
-    if (t.failed) {
-        free(t.data);
-        return NULL;
-    }
-    return t.data;
+    return textbuf_take(&t); /* NULL when an append ran out of memory */
 }

@@ -17,25 +17,13 @@ build=$1
 map=$2
 profeed=$build/client/profeed
 dir=$(mktemp -d "${TMPDIR:-/tmp}/profeed-farm.XXXXXX")
-pids=()
-fail=0
+. "$(dirname "$0")/farm_lib.sh"
 
 cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-  sleep 0.3
-  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
-  # Sanitizer reports of the processes fail the test through ctest's regex.
-  grep -h "Sanitizer" "$dir"/*.log 2>/dev/null
-  if [ "$fail" -ne 0 ]; then
-    for f in "$dir"/*.log; do echo "----- $f"; tail -40 "$f"; done
-  fi
+  farm_stop_and_report
   rm -rf "$dir"
 }
 trap cleanup EXIT
-
-check() { # check DESCRIPTION COMMAND...
-  if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fail=1; fi
-}
 
 hb=(--heartbeat-ms 200 --liveness 3)
 start_broker() { # start_broker AGENT_EP WORKER_EP

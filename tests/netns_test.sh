@@ -21,32 +21,22 @@ profeed=$build/client/profeed
 dir=$(mktemp -d "${TMPDIR:-/tmp}/profeed-netns.XXXXXX")
 tag=pf$$
 hosts=(broker c1 c2 an)
-pids=()
-fail=0
+. "$(dirname "$0")/farm_lib.sh"
 
 ns() { echo "$tag-$1"; }
 
 cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-  sleep 0.3
-  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+  farm_stop_and_report
   for h in "${hosts[@]}"; do
     if ip netns list 2>/dev/null | grep -q "^$(ns "$h")\b"; then
       ip netns pids "$(ns "$h")" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
       ip netns del "$(ns "$h")" 2>/dev/null
     fi
   done
-  grep -h "Sanitizer" "$dir"/*.log 2>/dev/null
-  if [ "$fail" -ne 0 ]; then
-    for f in "$dir"/*.log; do echo "----- $f"; tail -40 "$f"; done
-  fi
   rm -rf "$dir"
 }
 trap cleanup EXIT
 
-check() { # check DESCRIPTION COMMAND...
-  if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fail=1; fi
-}
 skip() { echo "SKIP: $*"; exit 77; }
 
 # Can this machine make namespaces and veth links at all? (root, CAP_SYS_ADMIN,
