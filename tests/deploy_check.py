@@ -11,7 +11,7 @@ Kubernetes files are checked, not run:
     real program, every flag is in that program's --help, every --config path
     is a sample config that `cmake --install` installs, every
     PROFEED_<PROGRAM>_<KEY> variable is a key of that program's sample config,
-    every port is the broker's agent (5555) or worker (5556) port, every
+    every port is the broker's agent (5555), worker (5556) or metrics (9556) port, every
     endpoint goes to the right one, ConfigMaps equal the sample configs, the
     ConfigMaps and Secrets the pods mount exist, and the Dockerfile's runtime
     stage installs the packages of every library the programs link;
@@ -61,7 +61,8 @@ PROGRAMS = {
     "profeed-analyzer": os.path.join(build, "analyzer", "profeed-analyzer"),
     "profeed": os.path.join(build, "client", "profeed"),
 }
-AGENT_PORT, WORKER_PORT = 5555, 5556
+AGENT_PORT, WORKER_PORT, METRICS_PORT = 5555, 5556, 9556
+PORTS = (AGENT_PORT, WORKER_PORT, METRICS_PORT)
 
 
 def run(argv, **kw):
@@ -150,6 +151,8 @@ def check_env(where, program, name, value):
             check_endpoint(where, value, AGENT_PORT)
         elif key == "workers":
             check_endpoint(where, value, WORKER_PORT)
+        elif key == "metrics":
+            check_endpoint(where, value, METRICS_PORT)
 
 
 def check_command(where, argv, config_dir="/etc/profeed"):
@@ -185,6 +188,8 @@ def check_command(where, argv, config_dir="/etc/profeed"):
             check_endpoint(where, a, AGENT_PORT)
         if prev in ("--workers", "--broker"):
             check_endpoint(where, a, WORKER_PORT)
+        if prev == "--metrics":
+            check_endpoint(where, a, METRICS_PORT)
     return prog
 
 
@@ -212,8 +217,8 @@ for name, svc in (compose.get("services") or {}).items():
         if prog:
             check_env(where, prog, var, str(val))
     for port in svc.get("ports") or []:
-        if int(str(port).split(":")[-1]) not in (AGENT_PORT, WORKER_PORT):
-            fail(f"{where}: port {port} is not the agent or worker port")
+        if int(str(port).split(":")[-1]) not in PORTS:
+            fail(f"{where}: port {port} is not the agent, worker or metrics port")
     hc = (svc.get("healthcheck") or {}).get("test")
     if hc:
         check_command(where + " healthcheck", hc[1:] if hc[0] in ("CMD", "CMD-SHELL") else hc)
@@ -255,7 +260,7 @@ for prog in ("profeed-broker", "profeed-collector", "profeed-analyzer"):
         fail(f"deploy/k8s: ConfigMap profeed-{prog.split('-', 1)[1]}-config does not hold "
              f"deploy/config/{prog}.cfg verbatim")
 svc_ports = {p["port"] for p in by_kind.get("Service", {}).get("profeed-broker", {}).get("spec", {}).get("ports", [])}
-if svc_ports != {AGENT_PORT, WORKER_PORT}:
+if svc_ports != set(PORTS):
     fail(f"deploy/k8s: Service profeed-broker ports {svc_ports}")
 hpa = by_kind.get("HorizontalPodAutoscaler", {}).get("profeed-analyzer", {})
 if hpa.get("spec", {}).get("scaleTargetRef", {}).get("name") not in by_kind.get("Deployment", {}):
@@ -276,7 +281,7 @@ for kind in ("Deployment", "DaemonSet"):
                 if prog:
                     check_env(where, prog, e["name"], e.get("value"))
             for p in c.get("ports", []):
-                if p["containerPort"] not in (AGENT_PORT, WORKER_PORT):
+                if p["containerPort"] not in PORTS:
                     fail(f"{where}: containerPort {p['containerPort']}")
             for probe in ("readinessProbe", "livenessProbe"):
                 cmd = (c.get(probe) or {}).get("exec", {}).get("command")
