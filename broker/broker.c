@@ -835,10 +835,7 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
         if (zpoller_terminated(poller))
             break;
         if (which == pipe && pipe) {
-            char *command = zstr_recv(pipe);
-            bool term = !command || streq(command, "$TERM");
-            zstr_free(&command);
-            if (term)
+            if (wire_zmq_pipe_term(pipe))
                 break;
         } else if (which == self.agents) {
             s_on_agent(&self);

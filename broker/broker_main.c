@@ -1,11 +1,9 @@
 /* profeed-broker: the farm's broker process. See broker.h and docs/protocol.md;
  * its settings (flags, config file, environment) are docs/config.md's. */
 #include <stdio.h>
-#include <string.h>
 
 #include "broker.h"
 #include "config.h"
-#include "pf_log.h"
 
 #define PROG "profeed-broker"
 
@@ -40,10 +38,7 @@ static const config_key_t s_keys[] = {
      .help = "how long finished jobs are remembered", .min = 0, .max = 7 * 86400},
     {.name = "max-msg-mb", .type = CONFIG_INT, .fallback = "64", .arg = "N", .help = "largest message accepted",
      .min = 1, .max = 1024},
-    {.name = "log-level", .type = CONFIG_STRING, .fallback = "info", .arg = "LEVEL",
-     .help = "debug|info|warn|error|off", .choices = "debug|info|warn|error|off"},
-    {.name = "log-format", .type = CONFIG_STRING, .fallback = "text", .arg = "FORMAT",
-     .help = "text|json (one JSON object a line, for log shippers)", .choices = "text|json"},
+    CONFIG_LOG_KEYS,
 };
 
 int main(int argc, char **argv)
@@ -72,10 +67,7 @@ int main(int argc, char **argv)
     config.default_timeout_s = (uint32_t) config_int(settings, "timeout-s");
     config.retain_ms = config_int(settings, "retain-s") * 1000;
     config.max_msg = (size_t) config_int(settings, "max-msg-mb") * 1024 * 1024;
-    pf_log_level_t level = PF_LOG_INFO;
-    pf_log_parse_level(config_str(settings, "log-level"), &level); /* a choice the table allows */
-    pf_log_set_level(level);
-    pf_log_set_json(strcmp(config_str(settings, "log-format"), "json") == 0);
+    config_apply_logging(settings);
     int rc = broker_run(&config, NULL) == 0 ? 0 : 1;
     config_destroy(&settings);
     return rc;

@@ -42,15 +42,6 @@ static char *s_bad_input(const char *message, const profeed_analyze_options_t *o
     return out;
 }
 
-static char *s_strdup(const char *text)
-{
-    size_t n = strlen(text) + 1;
-    char *copy = malloc(n);
-    if (copy)
-        memcpy(copy, text, n);
-    return copy;
-}
-
 profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
                                        const profeed_analyze_options_t *options, char **output,
                                        char **error)
@@ -66,7 +57,7 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
         *error = NULL;
     if (count == 0 || !paths) {
         if (error)
-            *error = s_strdup("no input files");
+            *error = strdup("no input files");
         return PROFEED_BAD_INPUT;
     }
     size_t total = count + options->reference_count;
@@ -104,7 +95,7 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
     free(files);
     if (rc != PF_OK) {
         if (error)
-            *error = s_strdup(err.msg);
+            *error = strdup(err.msg);
         if (output)
             *output = s_bad_input(err.msg, options);
         return rc == PF_ENOMEM ? PROFEED_ERROR : PROFEED_BAD_INPUT;
@@ -113,7 +104,7 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
     if (feedback_status(fb) == FB_PROFILER_ERROR) {
         result = PROFEED_PROFILER_ERROR;
         if (error && feedback_error_count(fb) > 0)
-            *error = s_strdup(feedback_error(fb, 0));
+            *error = strdup(feedback_error(fb, 0));
     }
     char *text = s_render(fb, options);
     feedback_destroy(&fb);

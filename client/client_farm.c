@@ -22,15 +22,6 @@ struct profeed_farm_t {
     int liveness;
 };
 
-static char *s_strdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *copy = malloc(n);
-    if (copy)
-        memcpy(copy, s, n);
-    return copy;
-}
-
 static char *s_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *s_printf(const char *fmt, ...)
 {
@@ -39,7 +30,7 @@ static char *s_printf(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap); /* a cut-short message is still a message */
     va_end(ap);
-    return s_strdup(buf);
+    return strdup(buf);
 }
 
 static int s_connect(profeed_farm_t *self)
@@ -65,7 +56,7 @@ profeed_farm_t *profeed_farm_new(const char *endpoint, int heartbeat_ms, int liv
     profeed_farm_t *self = calloc(1, sizeof *self);
     if (!self)
         return NULL;
-    self->endpoint = s_strdup(endpoint);
+    self->endpoint = strdup(endpoint);
     self->heartbeat_ms = heartbeat_ms > 0 ? heartbeat_ms : 1000;
     self->liveness = liveness > 0 ? liveness : 3;
     if (!self->endpoint || s_connect(self) != 0)
@@ -147,7 +138,7 @@ static char *s_json_with_context(const Profeed__Feedback *fb)
     json_t *root = json_loads(fb->json, 0, NULL);
     if (!json_is_object(root)) {
         json_decref(root);
-        return s_strdup(fb->json);
+        return strdup(fb->json);
     }
     const Profeed__JobMetadata *m = fb->metadata;
     if (m && !json_object_get(root, "metadata")) {
@@ -188,7 +179,7 @@ static char *s_json_with_context(const Profeed__Feedback *fb)
     }
     char *out = json_dumps(root, JSON_INDENT(2));
     json_decref(root);
-    return out ? out : s_strdup(fb->json);
+    return out ? out : strdup(fb->json);
 }
 
 static char *s_minimal_json(const Profeed__Feedback *fb)
@@ -384,9 +375,9 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
             if (format == PROFEED_FORMAT_JSON)
                 *output = fb->json ? s_json_with_context(fb) : s_minimal_json(fb);
             else
-                *output = s_strdup(fb->text ? fb->text : "");
+                *output = strdup(fb->text ? fb->text : "");
             if (result != PROFEED_OK && fb->n_errors)
-                *error = s_strdup(fb->errors[0]);
+                *error = strdup(fb->errors[0]);
             finished = true;
             break;
         }

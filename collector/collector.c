@@ -895,12 +895,7 @@ static void s_job_actor(zsock_t *pipe, void *args)
     wire_job_request_destroy(&req);
     zstr_send(pipe, "DONE");
     /* zactor_destroy() sends $TERM and waits for the thread to end. */
-    while (true) {
-        char *cmd = zstr_recv(pipe);
-        bool term = !cmd || streq(cmd, "$TERM");
-        zstr_free(&cmd);
-        if (term)
-            break;
+    while (!wire_zmq_pipe_term(pipe)) {
     }
 }
 
@@ -1314,10 +1309,7 @@ int collector_run(const collector_config_t *config, zsock_t *pipe)
         if (zpoller_terminated(self.poller))
             break;
         if (pipe && which == pipe) {
-            char *cmd = zstr_recv(pipe);
-            bool term = !cmd || streq(cmd, "$TERM");
-            zstr_free(&cmd);
-            if (term)
+            if (wire_zmq_pipe_term(pipe))
                 break;
         } else if (which == self.sock) {
             s_on_broker(&self);

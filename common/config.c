@@ -2,6 +2,7 @@
  * See config.h; docs/config.md lists the programs' keys. */
 #include "config.h"
 
+
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
@@ -15,6 +16,8 @@
 #include <unistd.h>
 
 #include <czmq.h>
+
+#include "pf_log.h"
 
 #define CONFIG_MAX_PROGRAM 32
 #define CONFIG_MAX_WHERE 512
@@ -771,4 +774,12 @@ cleanup:
     free(flag_key);
     free(longopts);
     return outcome;
+}
+
+void config_apply_logging(const config_t *self)
+{
+    pf_log_level_t level = PF_LOG_INFO;
+    pf_log_parse_level(config_str(self, "log-level"), &level); /* a choice the key allows */
+    pf_log_set_level(level);
+    pf_log_set_json(strcmp(config_str(self, "log-format"), "json") == 0);
 }

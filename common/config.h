@@ -88,6 +88,16 @@ void config_print(const config_t *self, FILE *out);
 /* Writes the "options:" lines of --help for the table's keys. */
 void config_print_help(const config_t *self, FILE *out);
 
+/* The logging keys every farm program has, for the end of its key table,
+ * and how they take effect: config_apply_logging() sets pf_log's level and
+ * format from them. */
+#define CONFIG_LOG_KEYS                                                                                 \
+    {.name = "log-level", .type = CONFIG_STRING, .fallback = "info", .arg = "LEVEL",                    \
+     .help = "debug|info|warn|error|off", .choices = "debug|info|warn|error|off"},                     \
+    {.name = "log-format", .type = CONFIG_STRING, .fallback = "text", .arg = "FORMAT",                  \
+     .help = "text|json (one JSON object a line, for log shippers)", .choices = "text|json"}
+void config_apply_logging(const config_t *self);
+
 /* A flag that does something instead of running (`--print-plan ncu:full`). */
 typedef struct {
     const char *name;         /* without "--" */

@@ -138,3 +138,11 @@ int wire_zmq_reconnect(zsock_t **sock_p, zpoller_t *poller, const char *endpoint
     zpoller_add(poller, *sock_p);
     return 0;
 }
+
+bool wire_zmq_pipe_term(zsock_t *pipe)
+{
+    char *command = zstr_recv(pipe);
+    bool term = !command || streq(command, "$TERM");
+    zstr_free(&command);
+    return term;
+}

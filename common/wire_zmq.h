@@ -46,6 +46,10 @@ void wire_zmq_send_error(zsock_t *sock, zframe_t *peer, Profeed__ErrorCode code,
                          const char *job_id, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
+/* Reads one command from a zactor pipe; true when it says stop ($TERM, sent
+ * by zactor_destroy(), or the pipe is gone). Other commands are dropped. */
+bool wire_zmq_pipe_term(zsock_t *pipe);
+
 /* Milliseconds on a monotonic clock. */
 int64_t wire_zmq_now_ms(void);
 

@@ -13,12 +13,13 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "ncu_number.h"
+
 /* Bounds on what a report keeps besides its kernels. */
 #define MESSAGES_MAX 32
 #define MESSAGE_CHARS 512
 #define NAME_BYTES_MAX (64u << 20) /* all kernel names together */
 #define COLUMN_NAME_MAX 256        /* longer header names match no column we know */
-#define NUMBER_MAX 64
 #define WORK_SIZE_MAX 32
 
 static const struct {
@@ -164,53 +165,17 @@ const char *vtune_metric_unit(vtune_metric_t metric)
     return s_metrics[metric].unit;
 }
 
-/* A value as VTune prints it: "0.026427", "40.0", "12.5%", "1,234.5".
- * KernelFoundry strips the '%' and every comma; a comma is taken as a decimal
- * mark here only when it is the one separator and is not followed by exactly
- * three digits ("0,5"), so a locale's decimal comma is not read as 5. */
+/* A value as VTune prints it: "0.026427", "40.0", "12.5%", "1,234.5", "0,5".
+ * The digit grouping and decimal-mark rules are Nsight Compute's, because
+ * both tools print with the process locale: ncu_number_parse() reads them
+ * (a lone comma followed by exactly three digits is grouping, so a locale's
+ * "0,5" is 0.5 and "1,234" is 1234). VTune adds only a trailing '%'. */
 static bool s_number(const char *text, size_t len, double *out)
 {
     text = s_trim(text, &len);
-    if (len > 0 && text[len - 1] == '%') {
+    if (len > 0 && text[len - 1] == '%')
         len--;
-        text = s_trim(text, &len);
-    }
-    if (len == 0 || len >= NUMBER_MAX)
-        return false;
-    size_t commas = 0, dots = 0;
-    const char *last_comma = NULL;
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] == ',') {
-            commas++;
-            last_comma = text + i;
-        } else if (text[i] == '.') {
-            dots++;
-        }
-    }
-    bool decimal_comma = commas == 1 && dots == 0 && (size_t) (text + len - last_comma - 1) != 3;
-    char buf[NUMBER_MAX];
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = text[i];
-        if (c == ',') {
-            if (decimal_comma)
-                buf[n++] = '.';
-            continue;
-        }
-        if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
-            return false;
-        buf[n++] = c;
-    }
-    buf[n] = '\0';
-    if (n == 0)
-        return false;
-    char *end = NULL;
-    errno = 0;
-    double value = strtod(buf, &end);
-    if (end == buf || *end != '\0' || errno == ERANGE || !isfinite(value))
-        return false;
-    *out = value;
-    return true;
+    return ncu_number_parse(text, len, out);
 }
 
 /* ----- the report ---------------------------------------------------------- */

@@ -154,7 +154,8 @@ static const char *s_language_name(Profeed__Language l)
     }
 }
 
-static char *s_strdup(const char *s)
+/* strdup() that passes NULL through: WorkerInfo's strings are optional. */
+static char *s_strdup_optional(const char *s)
 {
     if (!s)
         return NULL;
@@ -173,13 +174,13 @@ static Profeed__WorkerInfo *s_copy_worker(const Profeed__WorkerInfo *w)
     if (!copy)
         return NULL;
     profeed__worker_info__init(copy);
-    copy->host = s_strdup(w->host);
-    copy->gpu_name = s_strdup(w->gpu_name);
-    copy->arch = s_strdup(w->arch);
-    copy->compute_capability = s_strdup(w->compute_capability);
-    copy->driver_version = s_strdup(w->driver_version);
-    copy->profiler_version = s_strdup(w->profiler_version);
-    copy->cpu_model = s_strdup(w->cpu_model);
+    copy->host = s_strdup_optional(w->host);
+    copy->gpu_name = s_strdup_optional(w->gpu_name);
+    copy->arch = s_strdup_optional(w->arch);
+    copy->compute_capability = s_strdup_optional(w->compute_capability);
+    copy->driver_version = s_strdup_optional(w->driver_version);
+    copy->profiler_version = s_strdup_optional(w->profiler_version);
+    copy->cpu_model = s_strdup_optional(w->cpu_model);
     copy->has_device_id = w->has_device_id;
     copy->device_id = w->device_id;
     copy->has_sm_count = w->has_sm_count;
@@ -273,7 +274,7 @@ static Profeed__JobMetadata *s_feedback_metadata(const job_passes_t *job)
     struct tm utc;
     if (gmtime_r(&now, &utc) && strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc) > 0) {
         free(copy->timestamp);
-        copy->timestamp = s_strdup(stamp);
+        copy->timestamp = s_strdup_optional(stamp);
     }
     return copy;
 }
@@ -532,10 +533,7 @@ int worker_run(const worker_config_t *config, zsock_t *pipe)
         if (zpoller_terminated(self.poller))
             break;
         if (pipe && which == pipe) {
-            char *cmd = zstr_recv(pipe);
-            bool term = !cmd || streq(cmd, "$TERM");
-            zstr_free(&cmd);
-            if (term)
+            if (wire_zmq_pipe_term(pipe))
                 break;
         } else if (which == self.sock) {
             s_on_broker(&self);

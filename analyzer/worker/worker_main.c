@@ -1,10 +1,8 @@
 /* profeed-analyzer: turns a job's pass outputs into feedback for the broker.
  * Its settings (flags, config file, environment) are docs/config.md's. */
 #include <stdio.h>
-#include <string.h>
 
 #include "config.h"
-#include "pf_log.h"
 #include "worker.h"
 
 #define PROG "profeed-analyzer"
@@ -28,10 +26,7 @@ static const config_key_t s_keys[] = {
      .min = 10, .max = 600000},
     {.name = "liveness", .type = CONFIG_INT, .fallback = "3", .arg = "N",
      .help = "missed heartbeats before the broker is presumed gone", .min = 1, .max = 100},
-    {.name = "log-level", .type = CONFIG_STRING, .fallback = "info", .arg = "LEVEL",
-     .help = "debug|info|warn|error|off", .choices = "debug|info|warn|error|off"},
-    {.name = "log-format", .type = CONFIG_STRING, .fallback = "text", .arg = "FORMAT",
-     .help = "text|json (one JSON object a line, for log shippers)", .choices = "text|json"},
+    CONFIG_LOG_KEYS,
 };
 
 int main(int argc, char **argv)
@@ -55,10 +50,7 @@ int main(int argc, char **argv)
     config.max_jobs = (uint32_t) config_int(settings, "max-jobs");
     config.heartbeat_ms = (int) config_int(settings, "heartbeat-ms");
     config.liveness = (int) config_int(settings, "liveness");
-    pf_log_level_t level = PF_LOG_INFO;
-    pf_log_parse_level(config_str(settings, "log-level"), &level); /* a choice the table allows */
-    pf_log_set_level(level);
-    pf_log_set_json(strcmp(config_str(settings, "log-format"), "json") == 0);
+    config_apply_logging(settings);
     int rc = worker_run(&config, NULL) == 0 ? 0 : 1;
     config_destroy(&settings);
     return rc;
