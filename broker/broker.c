@@ -59,10 +59,11 @@ static metrics_endpoint_t s_endpoint(broker_t *self, zsock_t *sock)
 static pf_status_t s_wire_send(broker_t *self, zsock_t *sock, zframe_t *peer, const Profeed__Envelope *env,
                                pf_error_t *err)
 {
-    pf_status_t rc = wire_zmq_send(sock, peer, env, self->config->max_msg, err);
+    size_t size;
+    pf_status_t rc = wire_zmq_send(sock, peer, env, self->config->max_msg, &size, err);
     if (rc == PF_OK) {
         metrics_endpoint_t e = s_endpoint(self, sock);
-        self->metrics.bytes_out[e] += profeed__envelope__get_packed_size(env);
+        self->metrics.bytes_out[e] += size;
         self->metrics.messages_out[e]++;
     }
     return rc;
@@ -491,7 +492,8 @@ static void s_on_agent(broker_t *self)
 {
     zframe_t *peer = NULL;
     pf_error_t err;
-    Profeed__Envelope *env = wire_zmq_recv(self->agents, true, &peer, self->config->max_msg, &err);
+    size_t size;
+    Profeed__Envelope *env = wire_zmq_recv(self->agents, true, &peer, self->config->max_msg, &size, &err);
     char name[WIRE_ZMQ_PEER_LEN];
     wire_zmq_peer_name(peer, name, sizeof name);
     if (!env) {
@@ -507,7 +509,7 @@ static void s_on_agent(broker_t *self)
         zframe_destroy(&peer);
         return;
     }
-    self->metrics.bytes_in[METRICS_AGENTS] += profeed__envelope__get_packed_size(env);
+    self->metrics.bytes_in[METRICS_AGENTS] += size;
     self->metrics.messages_in[METRICS_AGENTS]++;
     switch (env->body_case) {
     case PROFEED__ENVELOPE__BODY_SUBMIT: s_submit(self, peer, name, env->submit); break;
@@ -670,7 +672,8 @@ static void s_on_worker(broker_t *self)
 {
     zframe_t *peer = NULL;
     pf_error_t err;
-    Profeed__Envelope *env = wire_zmq_recv(self->workers, true, &peer, self->config->max_msg, &err);
+    size_t size;
+    Profeed__Envelope *env = wire_zmq_recv(self->workers, true, &peer, self->config->max_msg, &size, &err);
     char key[WIRE_ZMQ_PEER_LEN];
     wire_zmq_peer_name(peer, key, sizeof key);
     if (!env) {
@@ -686,7 +689,7 @@ static void s_on_worker(broker_t *self)
         zframe_destroy(&peer);
         return;
     }
-    self->metrics.bytes_in[METRICS_WORKERS] += profeed__envelope__get_packed_size(env);
+    self->metrics.bytes_in[METRICS_WORKERS] += size;
     self->metrics.messages_in[METRICS_WORKERS]++;
     if (env->body_case == PROFEED__ENVELOPE__BODY_READY) {
         s_on_ready(self, peer, key, &env);

@@ -114,7 +114,7 @@ static bool s_profiler(const char *name, Profeed__Profiler *out)
 
 static pf_status_t s_send(profeed_farm_t *self, Profeed__Envelope *env, pf_error_t *err)
 {
-    return wire_zmq_send(self->sock, NULL, env, FARM_MAX_MSG, err);
+    return wire_zmq_send(self->sock, NULL, env, FARM_MAX_MSG, NULL, err);
 }
 
 static profeed_result_t s_feedback_result(const Profeed__Feedback *fb)
@@ -356,7 +356,7 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         }
         if (rc == 0)
             continue;
-        Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, FARM_MAX_MSG, &err);
+        Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, FARM_MAX_MSG, NULL, &err);
         if (!env)
             continue; /* a bad message from the broker: not ours to act on */
         liveness = self->liveness;
@@ -558,7 +558,7 @@ profeed_result_t profeed_farm_status(profeed_farm_t *self, int wait_ms, int json
         }
         if (rc == 0)
             continue;
-        Profeed__Envelope *reply = wire_zmq_recv(self->sock, false, NULL, FARM_MAX_MSG, &err);
+        Profeed__Envelope *reply = wire_zmq_recv(self->sock, false, NULL, FARM_MAX_MSG, NULL, &err);
         if (reply && reply->body_case == PROFEED__ENVELOPE__BODY_STATUS) {
             if (json)
                 s_status_json(reply->status, output);

@@ -933,7 +933,7 @@ static void s_run_destroy(collector_t *self, size_t slot)
 static void s_send(collector_t *self, Profeed__Envelope *env, const char *what)
 {
     pf_error_t err;
-    if (wire_zmq_send(self->sock, NULL, env, self->config->max_msg, &err) != PF_OK)
+    if (wire_zmq_send(self->sock, NULL, env, self->config->max_msg, NULL, &err) != PF_OK)
         pf_log_warn(LOG, "could not send %s to the broker: %s", what, err.msg);
 }
 
@@ -1044,7 +1044,7 @@ static void s_on_dispatch(collector_t *self, const Profeed__Dispatch *d)
 static void s_on_broker(collector_t *self)
 {
     pf_error_t err;
-    Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, self->config->max_msg, &err);
+    Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, self->config->max_msg, NULL, &err);
     if (!env) {
         if (err.code != PF_OK)
             pf_log_warn(LOG, "broker %s: refused a message: %s", self->config->broker_endpoint, err.msg);

@@ -23,8 +23,10 @@ void wire_zmq_configure(zsock_t *sock, size_t max_msg, int hwm)
 }
 
 pf_status_t wire_zmq_send(zsock_t *sock, zframe_t *peer, const Profeed__Envelope *env,
-                          size_t max_msg, pf_error_t *err)
+                          size_t max_msg, size_t *size_p, pf_error_t *err)
 {
+    if (size_p)
+        *size_p = 0;
     size_t size = 0;
     uint8_t *bytes = wire_envelope_pack(env, max_msg, &size, err);
     if (!bytes)
@@ -39,14 +41,18 @@ pf_status_t wire_zmq_send(zsock_t *sock, zframe_t *peer, const Profeed__Envelope
         zmsg_destroy(&msg);
         return pf_error_set(err, PF_EIO, "send failed: %s", zmq_strerror(zmq_errno()));
     }
+    if (size_p)
+        *size_p = size;
     return PF_OK;
 }
 
 Profeed__Envelope *wire_zmq_recv(zsock_t *sock, bool router, zframe_t **peer_p, size_t max_msg,
-                                 pf_error_t *err)
+                                 size_t *size_p, pf_error_t *err)
 {
     if (peer_p)
         *peer_p = NULL;
+    if (size_p)
+        *size_p = 0;
     pf_error_clear(err);
     zmsg_t *msg = zmsg_recv(sock);
     if (!msg)
@@ -67,6 +73,8 @@ Profeed__Envelope *wire_zmq_recv(zsock_t *sock, bool router, zframe_t **peer_p, 
     }
     zframe_t *body = zmsg_first(msg);
     env = wire_envelope_unpack(zframe_data(body), zframe_size(body), max_msg, err);
+    if (env && size_p)
+        *size_p = zframe_size(body);
 cleanup:
     zmsg_destroy(&msg);
     return env;
@@ -107,7 +115,7 @@ void wire_zmq_send_error(zsock_t *sock, zframe_t *peer, Profeed__ErrorCode code,
     env.body_case = PROFEED__ENVELOPE__BODY_ERROR;
     env.error = &error;
     pf_error_t err;
-    if (wire_zmq_send(sock, peer, &env, 64 * 1024 * 2, &err) != PF_OK) {
+    if (wire_zmq_send(sock, peer, &env, 64 * 1024 * 2, NULL, &err) != PF_OK) {
         char name[WIRE_ZMQ_PEER_LEN];
         pf_log_debug(component, "could not answer peer %s with an error: %s",
                      wire_zmq_peer_name(peer, name, sizeof name), err.msg);

@@ -26,16 +26,19 @@
 void wire_zmq_configure(zsock_t *sock, size_t max_msg, int hwm);
 
 /* Packs and sends `env`, after a copy of `peer` when it is not NULL (ROUTER).
- * Returns PF_OK, or PF_EIO (peer gone or full) / a pack error in `err`. */
+ * Returns PF_OK, or PF_EIO (peer gone or full) / a pack error in `err`. When
+ * `size_p` is not NULL, *size_p is the packed size sent (0 on failure). */
 pf_status_t wire_zmq_send(zsock_t *sock, zframe_t *peer, const Profeed__Envelope *env,
-                          size_t max_msg, pf_error_t *err);
+                          size_t max_msg, size_t *size_p, pf_error_t *err);
 
 /* Receives one message. With `router`, the first frame is the peer's routing
  * id and is returned in *peer_p (the caller's, also on error, NULL when none
  * came). Returns the valid Envelope (caller destroys it) or NULL with `err`
- * set; NULL with err->code PF_OK means the receive was interrupted. */
+ * set; NULL with err->code PF_OK means the receive was interrupted. When
+ * `size_p` is not NULL, *size_p is the Envelope's size on the wire (0 when
+ * none was decoded). */
 Profeed__Envelope *wire_zmq_recv(zsock_t *sock, bool router, zframe_t **peer_p, size_t max_msg,
-                                 pf_error_t *err);
+                                 size_t *size_p, pf_error_t *err);
 
 /* Writes `peer` as hex into `buf` (WIRE_ZMQ_PEER_LEN bytes) and returns it. */
 const char *wire_zmq_peer_name(zframe_t *peer, char *buf, size_t cap);

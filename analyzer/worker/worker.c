@@ -69,7 +69,7 @@ static void s_job_destructor(void **item) { s_job_free((job_passes_t **) item); 
 static void s_send(worker_t *self, Profeed__Envelope *env, const char *what, const char *job_id)
 {
     pf_error_t err;
-    if (wire_zmq_send(self->sock, NULL, env, self->config->max_msg, &err) != PF_OK)
+    if (wire_zmq_send(self->sock, NULL, env, self->config->max_msg, NULL, &err) != PF_OK)
         pf_log_warn(LOG, "job %s: could not send %s to the broker: %s", job_id ? job_id : "-", what, err.msg);
 }
 
@@ -405,7 +405,7 @@ static void s_finish(worker_t *self, job_passes_t *job)
         env.body_case = PROFEED__ENVELOPE__BODY_FEEDBACK;
         env.feedback = fb;
         pf_error_t err;
-        if (wire_zmq_send(self->sock, NULL, &env, self->config->max_msg, &err) != PF_OK) {
+        if (wire_zmq_send(self->sock, NULL, &env, self->config->max_msg, NULL, &err) != PF_OK) {
             pf_log_error(LOG, "job %s: feedback not sent: %s", job->job_id, err.msg);
             wire_zmq_send_error(self->sock, NULL, PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL, job->job_id, LOG,
                                 "the feedback could not be sent: %s", err.msg);
@@ -475,7 +475,7 @@ static void s_on_dispatch(worker_t *self, Profeed__Envelope **env_p)
 static void s_on_broker(worker_t *self)
 {
     pf_error_t err;
-    Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, self->config->max_msg, &err);
+    Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, self->config->max_msg, NULL, &err);
     if (!env) {
         if (err.code != PF_OK)
             pf_log_warn(LOG, "broker %s: refused a message: %s", self->config->broker_endpoint, err.msg);
