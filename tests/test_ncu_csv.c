@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "analysis.h"
 #include "analyzer.h"
 #include "ncu_analyze.h"
@@ -15,21 +16,6 @@
 #include "render.h"
 
 #define H200 PF_FIXTURE_DIR "/ncu/h200/"
-
-static char *s_read(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t) n + 1);
-    cr_assert_eq(fread(buf, 1, (size_t) n, f), (size_t) n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t) n;
-    return buf;
-}
 
 static double s_num(const char *text)
 {
@@ -188,7 +174,7 @@ Test(ncu_csv, passes_of_different_programs_are_kept_apart)
 Test(ncu_csv, chunk_boundaries_do_not_matter)
 {
     size_t len;
-    char *bytes = s_read(H200 "raw_metrics_mixed_stdout.csv", &len);
+    char *bytes = test_read_file(H200 "raw_metrics_mixed_stdout.csv", &len);
     const size_t chunks[] = {1, 2, 7, 64, 4093};
     for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
         ncu_data_t *data = ncu_data_new();
@@ -251,7 +237,7 @@ Test(ncu_bad_input, empty_and_foreign_files_get_a_clear_error)
 Test(ncu_bad_input, summary_page_is_refused_with_a_reason)
 {
     size_t len;
-    char *bytes = s_read(PF_FIXTURE_DIR "/ncu/h200-samples/live_summary_per_kernel.csv", &len);
+    char *bytes = test_read_file(PF_FIXTURE_DIR "/ncu/h200-samples/live_summary_per_kernel.csv", &len);
     pf_error_t err;
     cr_expect_eq(s_try(bytes, len, &err, NULL), PF_EBADINPUT);
     cr_expect_not_null(strstr(err.msg, "--print-summary"), "%s", err.msg);
@@ -261,7 +247,7 @@ Test(ncu_bad_input, summary_page_is_refused_with_a_reason)
 Test(ncu_bad_input, truncated_files_never_crash)
 {
     size_t len;
-    char *bytes = s_read(H200 "full_details.csv", &len);
+    char *bytes = test_read_file(H200 "full_details.csv", &len);
     /* Every 997th prefix: inside quoted fields, between rows, mid-number. */
     for (size_t cut = 0; cut < len; cut += 997) {
         pf_error_t err;
@@ -276,7 +262,7 @@ Test(ncu_bad_input, truncated_files_never_crash)
 Test(ncu_bad_input, truncated_inside_a_field_says_so)
 {
     size_t len;
-    char *bytes = s_read(H200 "raw_metrics.csv", &len);
+    char *bytes = test_read_file(H200 "raw_metrics.csv", &len);
     const char *mid = strstr(bytes, "\"vec_add(") + 5;
     pf_error_t err;
     cr_expect_eq(s_try(bytes, (size_t) (mid - bytes), &err, NULL), PF_EBADINPUT);
@@ -287,7 +273,7 @@ Test(ncu_bad_input, truncated_inside_a_field_says_so)
 Test(ncu_bad_input, truncated_row_is_kept_with_a_note)
 {
     size_t len;
-    char *bytes = s_read(H200 "raw_metrics.csv", &len);
+    char *bytes = test_read_file(H200 "raw_metrics.csv", &len);
     /* End the file in the middle of the last launch's row, between fields. */
     const char *last = strstr(bytes, "\"8\",\"");
     const char *cut = strstr(last + 200, "\",\"") + 1;
@@ -397,7 +383,7 @@ Test(ncu_bad_input, hundred_thousand_columns_are_refused)
 Test(ncu_bad_input, random_bit_flips_never_crash)
 {
     size_t len;
-    char *orig = s_read(H200 "raw_metrics.csv", &len);
+    char *orig = test_read_file(H200 "raw_metrics.csv", &len);
     char *bytes = malloc(len);
     unsigned seed = 12345;
     for (int round = 0; round < 200; round++) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "analysis.h"
 #include "feedback.h"
 #include "render.h"
@@ -21,21 +22,6 @@
 #include "vtune_report.h"
 
 #define VT PF_FIXTURE_DIR "/intel/vtune/"
-
-static char *s_read(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t) n + 1);
-    cr_assert_eq(fread(buf, 1, (size_t) n, f), (size_t) n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t) n;
-    return buf;
-}
 
 /* A report from fixture files, each parsed as one file of the job. */
 static vtune_report_t *s_report(const char *const *files, size_t count)
@@ -332,7 +318,7 @@ Test(vtune_report, sniff_recognises_vtune_output_only)
         char path[512];
         snprintf(path, sizeof path, VT "%s", files[i]);
         size_t len;
-        char *bytes = s_read(path, &len);
+        char *bytes = test_read_file(path, &len);
         cr_expect(vtune_report_sniff(bytes, len), "%s", files[i]);
         free(bytes);
     }
@@ -809,7 +795,7 @@ Test(vtune_bad_input, truncated_files_never_crash)
         char path[512];
         snprintf(path, sizeof path, VT "%s", files[i]);
         size_t len;
-        char *bytes = s_read(path, &len);
+        char *bytes = test_read_file(path, &len);
         for (size_t cut = 0; cut < len; cut += 37) {
             pf_error_t err;
             pf_status_t rc = s_try(bytes, cut, &err);
@@ -828,7 +814,7 @@ Test(vtune_bad_input, truncated_files_never_crash)
 Test(vtune_bad_input, truncated_inside_a_quoted_name_says_so)
 {
     size_t len;
-    char *bytes = s_read(VT "comma_quoted.csv", &len);
+    char *bytes = test_read_file(VT "comma_quoted.csv", &len);
     const char *mid = strstr(bytes, "\"reduce_sum<") + 6;
     pf_error_t err;
     cr_expect_eq(s_try(bytes, (size_t) (mid - bytes), &err), PF_EBADINPUT);
@@ -874,7 +860,7 @@ Test(vtune_bad_input, program_output_before_the_table_is_ignored)
 Test(vtune_bad_input, random_bit_flips_never_crash)
 {
     size_t len;
-    char *orig = s_read(VT "kf_pass1_full.tsv", &len);
+    char *orig = test_read_file(VT "kf_pass1_full.tsv", &len);
     char *bytes = malloc(len);
     unsigned seed = 4242;
     for (int round = 0; round < 200; round++) {

@@ -1,6 +1,7 @@
 /* The wire layer's contract: every message survives pack -> unpack unchanged,
  * and whatever bytes arrive, each unpacker returns either a valid message or
  * NULL with an error naming the field, never a crash or a leak (ASan checks). */
+#include "test_util.h"
 #include "wire.h"
 
 #include <criterion/criterion.h>
@@ -14,22 +15,6 @@
 
 /* ---------------------------------------------------------------------------
  * Helpers */
-
-static uint8_t *s_read_file(const char *path, size_t *size_p)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open fixture %s", path);
-    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-    long len = ftell(f);
-    cr_assert_geq(len, 0);
-    rewind(f);
-    uint8_t *data = malloc((size_t) len + 1);
-    cr_assert_not_null(data);
-    cr_assert_eq(fread(data, 1, (size_t) len, f), (size_t) len, "short read of %s", path);
-    fclose(f);
-    *size_p = (size_t) len;
-    return data;
-}
 
 /* The four doors of wire.h, chosen by descriptor, so one loop can drive them all. */
 static ProtobufCMessage *s_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
@@ -216,7 +201,7 @@ static void s_job_init(job_fixture_t *f, bool command)
         job->command = &f->command;
     } else {
         size_t len;
-        f->source = s_read_file(FIXTURE("kernels.cu"), &len);
+        f->source = (uint8_t *) test_read_file(FIXTURE("kernels.cu"), &len);
         profeed__file__init(&f->kernel_file);
         f->kernel_file.name = "kernels.cu";
         f->kernel_file.has_content = 1;
@@ -300,7 +285,7 @@ static void s_pass_init(pass_fixture_t *f, bool big)
         char path[512];
         snprintf(path, sizeof path, "%s/ncu/h200/%s", PF_FIXTURE_DIR, names[i]);
         size_t len;
-        f->data[i] = s_read_file(path, &len);
+        f->data[i] = (uint8_t *) test_read_file(path, &len);
         profeed__file__init(&f->file[i]);
         f->file[i].name = (char *) names[i];
         f->file[i].has_content = 1;
@@ -916,7 +901,7 @@ Test(wire_fuzz, seed_corpus_holds_a_valid_message_of_every_sample)
             cr_assert_eq(fclose(f), 0);
         }
         size_t size;
-        uint8_t *seed = s_read_file(path, &size);
+        uint8_t *seed = (uint8_t *) test_read_file(path, &size);
         cr_assert_gt(size, 1, "%s is empty", path);
         cr_assert_eq(seed[0], door, "%s: first byte should pick the %s unpacker", path,
                      s->desc->short_name);
