@@ -2,6 +2,7 @@
  * passes collated per launch, and bad input answered with a clear error or a
  * degraded result that says what is missing, never a crash. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "analysis.h"
 #include "analyzer.h"
 #include "ncu_analyze.h"
+#include "ncu_both_ways.h"
 #include "ncu_csv.h"
 #include "ncu_number.h"
 #include "render.h"
@@ -429,4 +431,77 @@ Test(ncu_csv, parallel_pass_parsing_equals_sequential)
     cr_expect_eq(json_array_size(json_object_get(sequential, "launches")), 9);
     json_decref(sequential);
     feedback_destroy(&fb);
+}
+
+/* The fast splitter (ncu_split.h) must read every capture exactly as libcsv
+ * does: the whole feedback, collated data included, is compared, fed whole
+ * and in chunks that cut records anywhere. */
+Test(ncu_csv, fast_splitter_reads_every_fixture_as_libcsv_does)
+{
+    const char *dirs[] = {"h200", "h200-plans", "h200-samples"};
+    size_t compared = 0;
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        char dir[512];
+        snprintf(dir, sizeof dir, PF_FIXTURE_DIR "/ncu/%s", dirs[d]);
+        DIR *listing = opendir(dir);
+        cr_assert(listing, "%s", dir);
+        struct dirent *entry;
+        while ((entry = readdir(listing))) {
+            const char *dot = strrchr(entry->d_name, '.');
+            if (!dot || (strcmp(dot, ".csv") != 0 && strcmp(dot, ".txt") != 0))
+                continue;
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s", dir, entry->d_name);
+            size_t len;
+            char *bytes = test_read_file(path, &len);
+            const size_t chunks[] = {0, 7, 4093};
+            for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+                char *fast = NULL, *slow = NULL;
+                bool same = ncu_both_ways_agree(bytes, len, chunks[c], &fast, &slow);
+                cr_expect(same, "%s, chunk %zu: fast splitter gave\n%.300s\nlibcsv gave\n%.300s", path,
+                          chunks[c], fast ? fast : "", slow ? slow : "");
+                free(fast);
+                free(slow);
+            }
+            free(bytes);
+            compared++;
+        }
+        closedir(listing);
+    }
+    cr_expect_geq(compared, 20, "only %zu fixtures found", compared);
+}
+
+/* Records of other shapes go to libcsv, and the result is still libcsv's. */
+Test(ncu_csv, fast_splitter_leaves_other_shapes_to_libcsv)
+{
+    const char *header = "\"ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\",\"gpu__time_duration.sum\"\n"
+                         "\"\",\"\",\"\",\"\",\"nsecond\"\n";
+    const char *rows[] = {
+        "\"0\",\"k\",\"(1, 1, 1)\",\"(2, 1, 1)\",\"1,000\"\n",               /* ncu's shape */
+        "\"0\",\"k\",\"(1, 1, 1)\",\"(2, 1, 1)\",\"1,000\"\r\n",             /* CRLF */
+        "\"0\",\"k \"\"q\"\"\",\"(1, 1, 1)\",\"(2, 1, 1)\",\"5\"\n",       /* escaped quotes */
+        "\"0\", \"k\" ,\"(1, 1, 1)\",\"(2, 1, 1)\",\"5\"\n",                 /* spaces around */
+        "\"0\",k,\"(1, 1, 1)\",\"(2, 1, 1)\",5\n",                             /* unquoted */
+        "\"0\",\"k\",,\"(2, 1, 1)\",\"5\",\n",                                 /* empty fields */
+        "\"0\",\"k\nl\",\"(1, 1, 1)\",\"(2, 1, 1)\",\"5\"\n",                /* newline inside */
+        "\"0\",\"k\"x,\"(1, 1, 1)\",\"(2, 1, 1)\",\"5\"\n",                  /* text after a quote */
+        "\"0\",\"k\"\r\"1\",\"(2, 1, 1)\",\"5\"\n",                          /* CR between fields */
+        "\"0\",\"k\"x\n\"1\",\"k\",\"(1, 1, 1)\",\"(2, 1, 1)\",\"5\"\n",  /* libcsv mid-field */
+        "\"0\",\"k\",\"(1, 1, 1)\",\"(2, 1, 1)\",\"5\"",                      /* no last newline */
+        "\"0\",\"k\",\"(1, 1, 1)\",\"(2, 1, 1)\",\"5",                        /* open quote at the end */
+    };
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        char input[1024];
+        int n = snprintf(input, sizeof input, "%s%s\"1\",\"k2\",\"(1, 1, 1)\",\"(2, 1, 1)\",\"7\"\n%s",
+                         header, rows[r], rows[r]);
+        const size_t chunks[] = {0, 1, 5};
+        for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+            char *fast = NULL, *slow = NULL;
+            bool same = ncu_both_ways_agree(input, (size_t) n, chunks[c], &fast, &slow);
+            cr_expect(same, "row %zu, chunk %zu:\n%s\nfast: %.400s\nlibcsv: %.400s", r, chunks[c], input,
+                      fast ? fast : "", slow ? slow : "");
+            free(fast);
+            free(slow);
+        }
+    }
 }

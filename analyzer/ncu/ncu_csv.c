@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ncu_number.h"
+#include "ncu_split.h"
 
 /* What a column holds. Metric columns carry their ncu_metric_t (>= 0). */
 enum {
@@ -51,6 +52,9 @@ typedef enum { ROW_HEADER, ROW_UNITS, ROW_DATA } row_kind_t;
  * the heap and its pages are reused from one pass's file to the next. */
 #define NCU_CSV_READ_CHUNK (64 * 1024)
 #define MESSAGE_LINE_MAX 1024
+/* Records up to this size are gathered whole for the fast splitter; a longer
+ * one (only a hostile input has one) streams through libcsv as it comes. */
+#define RECORD_MAX (4u << 20)
 
 struct ncu_csv_t {
     ncu_data_t *data;
@@ -66,6 +70,14 @@ struct ncu_csv_t {
     size_t record_line; /* line where the current record began */
     char message[MESSAGE_LINE_MAX];
     size_t message_len;
+
+    /* The record being gathered for ncu_split_quoted(), and its fields. */
+    char *record;
+    size_t record_len, record_cap;
+    bool streaming;    /* this record is too long: libcsv takes it in pieces */
+    bool libcsv_only;  /* tests and benchmarks: never use the fast splitter */
+    ncu_span_t *spans;
+    size_t spans_cap;
 
     /* The table being read. */
     table_kind_t table;
@@ -138,6 +150,8 @@ void ncu_csv_destroy(ncu_csv_t **self_p)
     free(self->roles);
     free(self->scales);
     free(self->labels);
+    free(self->record);
+    free(self->spans);
     free(self);
     *self_p = NULL;
 }
@@ -568,6 +582,88 @@ static pf_status_t s_csv_parse(ncu_csv_t *self, const char *bytes, size_t len)
     return self->failed ? self->error.code : PF_OK;
 }
 
+void ncu_csv_set_libcsv_only(ncu_csv_t *self, bool libcsv_only)
+{
+    assert(self);
+    self->libcsv_only = libcsv_only;
+}
+
+/* Adds bytes to the record being gathered; false when it would outgrow
+ * RECORD_MAX (or memory), and the caller streams it through libcsv. */
+static bool s_record_append(ncu_csv_t *self, const char *bytes, size_t len)
+{
+    if (len > RECORD_MAX - self->record_len)
+        return false;
+    /* One byte to spare: the fast path may write a NUL after the record. */
+    size_t need = self->record_len + len + 1;
+    if (need > self->record_cap) {
+        size_t cap = self->record_cap ? self->record_cap : 64 * 1024;
+        while (cap < need)
+            cap *= 2;
+        char *grown = realloc(self->record, cap);
+        if (!grown)
+            return false;
+        self->record = grown;
+        self->record_cap = cap;
+    }
+    memcpy(self->record + self->record_len, bytes, len);
+    self->record_len += len;
+    return true;
+}
+
+/* Splits the gathered record with ncu_split_quoted() and reports its fields
+ * and its end as libcsv would; false when the record is not of ncu's shape. */
+static bool s_record_split(ncu_csv_t *self)
+{
+    /* libcsv's own struct says whether it holds part of a record (pstate 0 is
+     * its ROW_NOT_BEGUN): after odd input read by libcsv, a record can start
+     * inside libcsv's idea of a quoted field, and only libcsv may go on. */
+    if (self->libcsv_only || self->csv.pstate != 0)
+        return false;
+    size_t len = self->record_len;
+    if (len > 0 && self->record[len - 1] == '\n')
+        len--;
+    if (len > 0 && self->record[len - 1] == '\r')
+        len--;
+    size_t count = ncu_split_quoted(self->record, len, self->spans, self->spans_cap,
+                                    NCU_CSV_MAX_FIELD);
+    if (count != SIZE_MAX && count > self->spans_cap) {
+        /* Past the column limit libcsv reads it, and the header check says no. */
+        if (count > NCU_CSV_MAX_COLUMNS + 1)
+            return false;
+        ncu_span_t *grown = realloc(self->spans, count * sizeof *grown);
+        if (!grown)
+            return false;
+        self->spans = grown;
+        self->spans_cap = count;
+        count = ncu_split_quoted(self->record, len, self->spans, self->spans_cap, NCU_CSV_MAX_FIELD);
+    }
+    if (count == SIZE_MAX)
+        return false;
+    for (size_t k = 0; k < count && !self->failed; k++) {
+        /* Field handlers expect a terminated string, as CSV_APPEND_NULL gives:
+         * the closing quote becomes the NUL. An empty field may have none. */
+        char *field = NULL;
+        if (self->spans[k].len > 0) {
+            field = self->record + self->spans[k].off;
+            field[self->spans[k].len] = '\0';
+        }
+        s_on_field(field, self->spans[k].len, self);
+    }
+    s_on_row('\n', self);
+    return true;
+}
+
+/* A whole record has been gathered: the fast splitter, else libcsv. */
+static pf_status_t s_record_end(ncu_csv_t *self)
+{
+    pf_status_t rc = PF_OK;
+    if (!s_record_split(self))
+        rc = s_csv_parse(self, self->record, self->record_len);
+    self->record_len = 0;
+    return self->failed ? self->error.code : rc;
+}
+
 pf_status_t ncu_csv_feed(ncu_csv_t *self, const char *bytes, size_t len, pf_error_t *err)
 {
     assert(self);
@@ -617,10 +713,25 @@ pf_status_t ncu_csv_feed(ncu_csv_t *self, const char *bytes, size_t len, pf_erro
                 break;
             }
         }
-        if (s_csv_parse(self, bytes + start, i - start) != PF_OK)
-            break;
-        if (ended)
+        if (self->streaming) {
+            if (s_csv_parse(self, bytes + start, i - start) != PF_OK)
+                break;
+        } else if (!s_record_append(self, bytes + start, i - start)) {
+            /* Too long to gather: libcsv reads what was gathered, then the
+             * rest of the record as it comes. */
+            self->streaming = true;
+            size_t held = self->record_len;
+            self->record_len = 0;
+            if (s_csv_parse(self, self->record, held) != PF_OK ||
+                s_csv_parse(self, bytes + start, i - start) != PF_OK)
+                break;
+        }
+        if (ended) {
+            if (!self->streaming && s_record_end(self) != PF_OK)
+                break;
+            self->streaming = false;
             self->line_start = true;
+        }
     }
     if (self->failed) {
         if (err)
@@ -636,7 +747,13 @@ pf_status_t ncu_csv_finish(ncu_csv_t *self, pf_error_t *err)
     if (!self->failed) {
         if (self->message_len > 0)
             s_message_line(self);
-        csv_fini(&self->csv, s_on_field, s_on_row, self);
+        /* A last record without a newline: libcsv ends it in csv_fini. */
+        size_t held = self->record_len;
+        self->record_len = 0;
+        if (held > 0)
+            s_csv_parse(self, self->record, held);
+        if (!self->failed)
+            csv_fini(&self->csv, s_on_field, s_on_row, self);
     }
     if (!self->failed && self->quote_open)
         s_fail(self, PF_EBADINPUT, "the input ends inside a quoted field (truncated file?)");

@@ -9,6 +9,7 @@
 #ifndef NCU_CSV_H
 #define NCU_CSV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ncu_data.h"
@@ -25,6 +26,11 @@ typedef struct ncu_csv_t ncu_csv_t;
  * `source` names the input in errors ("pass ncu.001: raw.csv"). */
 ncu_csv_t *ncu_csv_new(ncu_data_t *data, const char *source);
 void ncu_csv_destroy(ncu_csv_t **self_p);
+
+/* Reads every record with libcsv instead of the fast splitter for ncu's own
+ * record shape (ncu_split.h); the results are the same, only slower. For
+ * tests and benchmarks that compare the two. */
+void ncu_csv_set_libcsv_only(ncu_csv_t *self, bool libcsv_only);
 
 /* Parses the next `len` bytes. After an error the parser refuses more input. */
 pf_status_t ncu_csv_feed(ncu_csv_t *self, const char *bytes, size_t len, pf_error_t *err);

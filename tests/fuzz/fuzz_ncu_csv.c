@@ -1,5 +1,7 @@
 /* Fuzz target for the Nsight Compute path: any bytes through the CSV parser,
- * the analysis and all three renderers. Seed corpus: tests/fixtures/ncu/.
+ * the analysis and all three renderers, and a check that the fast record
+ * splitter and libcsv alone read the bytes the same way (abort if not).
+ * Seed corpus: tests/fixtures/ncu/.
  *
  *   clang build with -DPROFEED_FUZZ=ON: a libFuzzer binary (fuzz_ncu_csv)
  *   every build: fuzz_ncu_csv_replay, a ctest that replays the corpus */
@@ -10,6 +12,7 @@
 
 #include "analysis.h"
 #include "ncu_analyze.h"
+#include "ncu_both_ways.h"
 #include "ncu_csv.h"
 #include "render.h"
 
@@ -40,5 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len)
     }
     ncu_data_destroy(&data);
     ncu_data_destroy(&second);
+    /* Whole, and in chunks that cut records at odd places. */
+    if (!ncu_both_ways_agree((const char *) bytes, len, 0, NULL, NULL) ||
+        !ncu_both_ways_agree((const char *) bytes, len, 61, NULL, NULL))
+        abort();
     return 0;
 }
