@@ -9,6 +9,7 @@
 #include "job_table.h"
 #include "pf_log.h"
 #include "wire.h"
+#include "wire_splice.h"
 #include "wire_zmq.h"
 #include "worker_pool.h"
 
@@ -88,6 +89,30 @@ static void s_send(broker_t *self, zsock_t *sock, zframe_t *peer, Profeed__Envel
     }
 }
 
+/* Sends an Envelope spliced around a retained packed message (wire_splice.h):
+ * Envelope{`body_field`: head + field `inner_field` = inner}, or with `head`
+ * NULL, Envelope{`body_field`: inner}. Counted like every other send. */
+static pf_status_t s_splice_send(broker_t *self, zsock_t *sock, zframe_t *peer, uint32_t body_field,
+                                 const ProtobufCMessage *head, uint32_t inner_field, const uint8_t *inner,
+                                 size_t inner_len, pf_error_t *err)
+{
+    size_t size = wire_splice_envelope(NULL, body_field, head, inner_field, inner, inner_len);
+    if (size > self->config->max_msg)
+        return pf_error_set(err, PF_ETOOBIG, "a %zu-byte message, over the %zu-byte limit", size,
+                            self->config->max_msg);
+    zframe_t *frame = zframe_new(NULL, size);
+    if (!frame)
+        return pf_error_set(err, PF_ENOMEM, "out of memory for a %zu-byte message", size);
+    wire_splice_envelope(zframe_data(frame), body_field, head, inner_field, inner, inner_len);
+    pf_status_t rc = wire_zmq_send_frame(sock, peer, &frame, err);
+    if (rc == PF_OK) {
+        metrics_endpoint_t e = s_endpoint(self, sock);
+        self->metrics.bytes_out[e] += size;
+        self->metrics.messages_out[e]++;
+    }
+    return rc;
+}
+
 static void s_to_agent(broker_t *self, job_t *job, Profeed__Envelope *env, const char *what)
 {
     if (job->agent_len == 0)
@@ -134,23 +159,18 @@ static void s_ack(broker_t *self, zsock_t *sock, zframe_t *peer, const char *job
     s_send(self, sock, peer, &env, "ack", job_id);
 }
 
-/* Sends a finished job's stored Feedback to its agent. */
+/* Sends a finished job's stored Feedback to its agent, as it was packed. */
 static void s_send_feedback(broker_t *self, job_t *job)
 {
-    if (!job->feedback)
+    if (!job->feedback || job->agent_len == 0)
         return;
+    zframe_t *peer = zframe_new(job->agent, job->agent_len);
     pf_error_t err;
-    Profeed__Feedback *fb = wire_feedback_unpack(job->feedback, job->feedback_len, self->config->max_msg, &err);
-    if (!fb) {
-        pf_log_error(LOG, "job %s: stored feedback does not unpack: %s", job->id, err.msg);
-        return;
-    }
-    Profeed__Envelope env;
-    wire_envelope_init(&env);
-    env.body_case = PROFEED__ENVELOPE__BODY_FEEDBACK;
-    env.feedback = fb;
-    s_to_agent(self, job, &env, "feedback");
-    wire_feedback_destroy(&fb);
+    /* An agent that went away gets its answer when it resubmits the job id. */
+    if (s_splice_send(self, self->agents, peer, PROFEED__ENVELOPE__BODY_FEEDBACK, NULL, 0, job->feedback,
+                      job->feedback_len, &err) != PF_OK)
+        pf_log_debug(LOG, "job %s: agent not reachable for feedback: %s", job->id, err.msg);
+    zframe_destroy(&peer);
 }
 
 /* ------------------------------------------------------------------------
@@ -205,37 +225,30 @@ static void s_finish_failed(broker_t *self, job_t *job, Profeed__FeedbackStatus 
     free(bytes);
 }
 
-/* Sends the job's retained passes (all, or only the last one) to its analyzer. */
+/* Sends the job's retained passes (all, or only the last one) to its analyzer:
+ * each as Dispatch{attempt, pass_count, metadata, language, pass_output} with
+ * the pass spliced in as the collector packed it. */
 static void s_send_passes(broker_t *self, job_t *job, bool all)
 {
     worker_t *a = worker_pool_find(self->pool, job->analyzer);
     if (!a || job->pass_len == 0)
         return;
+    Profeed__Dispatch head;
+    profeed__dispatch__init(&head);
+    head.has_attempt = 1;
+    head.attempt = job->attempt;
+    head.has_pass_count = 1;
+    head.pass_count = job->pass_count;
+    head.metadata = job->request->metadata;
+    head.has_language = 1;
+    head.language = job->request->language;
     for (size_t i = all ? 0 : job->pass_len - 1; i < job->pass_len; i++) {
         pf_error_t err;
-        Profeed__PassOutput *pass = wire_pass_output_unpack(job->passes[i].bytes, job->passes[i].len,
-                                                            self->config->max_msg, &err);
-        if (!pass) {
-            pf_log_error(LOG, "job %s: retained pass does not unpack: %s", job->id, err.msg);
-            continue;
-        }
-        Profeed__Dispatch d;
-        profeed__dispatch__init(&d);
-        d.has_attempt = 1;
-        d.attempt = job->attempt;
-        d.work_case = PROFEED__DISPATCH__WORK_PASS_OUTPUT;
-        d.pass_output = pass;
-        d.has_pass_count = 1;
-        d.pass_count = job->pass_count;
-        d.metadata = job->request->metadata;
-        d.has_language = 1;
-        d.language = job->request->language;
-        Profeed__Envelope env;
-        wire_envelope_init(&env);
-        env.body_case = PROFEED__ENVELOPE__BODY_DISPATCH;
-        env.dispatch = &d;
-        s_send(self, self->workers, a->routing_id, &env, "pass output", job->id);
-        wire_pass_output_destroy(&pass);
+        if (s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH, &head.base,
+                          PROFEED__DISPATCH__WORK_PASS_OUTPUT, job->passes[i].bytes, job->passes[i].len,
+                          &err) != PF_OK)
+            pf_log_warn(LOG, "job %s: could not send pass %s to analyzer %s: %s", job->id,
+                        job->passes[i].pass_key, a->ready->worker_id, err.msg);
     }
 }
 
@@ -575,7 +588,24 @@ static void s_on_plan(broker_t *self, worker_t *w, const Profeed__Progress *p)
     s_progress(self, job, "collecting");
 }
 
-static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, const Profeed__PassOutput *pass)
+/* The packed form of a message the broker decoded from `body`: the bytes as
+ * they came when the Envelope holds the field once (the common case), else
+ * packed again (*packed_p is then the caller's to free). */
+static const uint8_t *s_packed(broker_t *self, zframe_t *body, uint32_t field, const ProtobufCMessage *msg,
+                               size_t *len_p, uint8_t **packed_p, pf_error_t *err)
+{
+    const uint8_t *bytes = NULL;
+    *packed_p = NULL;
+    if (wire_splice_find(zframe_data(body), zframe_size(body), field, &bytes, len_p))
+        return bytes;
+    if (msg->descriptor == &profeed__pass_output__descriptor)
+        *packed_p = wire_pass_output_pack((const Profeed__PassOutput *) msg, self->config->max_msg, len_p, err);
+    else
+        *packed_p = wire_feedback_pack((const Profeed__Feedback *) msg, self->config->max_msg, len_p, err);
+    return *packed_p;
+}
+
+static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *body, const Profeed__PassOutput *pass)
 {
     job_t *job = job_table_find(self->jobs, pass->job_id);
     if (!job) {
@@ -585,7 +615,8 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, const Profeed
     }
     size_t len = 0;
     pf_error_t err;
-    uint8_t *bytes = wire_pass_output_pack(pass, self->config->max_msg, &len, &err);
+    uint8_t *packed;
+    const uint8_t *bytes = s_packed(self, body, PROFEED__ENVELOPE__BODY_PASS_OUTPUT, &pass->base, &len, &packed, &err);
     if (!bytes) {
         wire_zmq_send_error(self->workers, peer, PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL, job->id, LOG,
                             "%s", err.msg);
@@ -594,7 +625,7 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, const Profeed
     job_pass_result_t rc = job_table_pass(self->jobs, job, w->key, pass->pass_key,
                                           pass->has_profiler ? pass->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED,
                                           bytes, len, &err);
-    free(bytes);
+    free(packed);
     switch (rc) {
     case JOB_PASS_DUPLICATE:
         s_ack(self, self->workers, peer, job->id, pass->pass_key, true);
@@ -620,7 +651,7 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, const Profeed
         s_dispatch(self);
 }
 
-static void s_on_feedback(broker_t *self, worker_t *w, const Profeed__Feedback *fb)
+static void s_on_feedback(broker_t *self, worker_t *w, zframe_t *body, const Profeed__Feedback *fb)
 {
     job_t *job = job_table_find(self->jobs, fb->job_id);
     if (!job || job->state == JOB_FINISHED || strcmp(job->analyzer, w->key) != 0) {
@@ -630,13 +661,14 @@ static void s_on_feedback(broker_t *self, worker_t *w, const Profeed__Feedback *
     }
     size_t len = 0;
     pf_error_t err;
-    uint8_t *bytes = wire_feedback_pack(fb, self->config->max_msg, &len, &err);
+    uint8_t *packed;
+    const uint8_t *bytes = s_packed(self, body, PROFEED__ENVELOPE__BODY_FEEDBACK, &fb->base, &len, &packed, &err);
     if (!bytes) {
         pf_log_error(LOG, "job %s: feedback does not pack: %s", job->id, err.msg);
         return;
     }
     s_finish(self, job, bytes, len, fb->has_status ? fb->status : PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_UNSPECIFIED);
-    free(bytes);
+    free(packed);
     s_dispatch(self);
 }
 
@@ -670,10 +702,9 @@ static void s_on_worker_error(broker_t *self, worker_t *w, const Profeed__Error 
 
 static void s_on_worker(broker_t *self)
 {
-    zframe_t *peer = NULL;
+    zframe_t *peer = NULL, *body = NULL;
     pf_error_t err;
-    size_t size;
-    Profeed__Envelope *env = wire_zmq_recv(self->workers, true, &peer, self->config->max_msg, &size, &err);
+    Profeed__Envelope *env = wire_zmq_recv_frame(self->workers, true, &peer, &body, self->config->max_msg, &err);
     char key[WIRE_ZMQ_PEER_LEN];
     wire_zmq_peer_name(peer, key, sizeof key);
     if (!env) {
@@ -689,7 +720,7 @@ static void s_on_worker(broker_t *self)
         zframe_destroy(&peer);
         return;
     }
-    self->metrics.bytes_in[METRICS_WORKERS] += size;
+    self->metrics.bytes_in[METRICS_WORKERS] += zframe_size(body);
     self->metrics.messages_in[METRICS_WORKERS]++;
     if (env->body_case == PROFEED__ENVELOPE__BODY_READY) {
         s_on_ready(self, peer, key, &env);
@@ -707,8 +738,8 @@ static void s_on_worker(broker_t *self)
     switch (env->body_case) {
     case PROFEED__ENVELOPE__BODY_HEARTBEAT: break;
     case PROFEED__ENVELOPE__BODY_PROGRESS: s_on_plan(self, w, env->progress); break;
-    case PROFEED__ENVELOPE__BODY_PASS_OUTPUT: s_on_pass(self, w, peer, env->pass_output); break;
-    case PROFEED__ENVELOPE__BODY_FEEDBACK: s_on_feedback(self, w, env->feedback); break;
+    case PROFEED__ENVELOPE__BODY_PASS_OUTPUT: s_on_pass(self, w, peer, body, env->pass_output); break;
+    case PROFEED__ENVELOPE__BODY_FEEDBACK: s_on_feedback(self, w, body, env->feedback); break;
     case PROFEED__ENVELOPE__BODY_ERROR: s_on_worker_error(self, w, env->error); break;
     case PROFEED__ENVELOPE__BODY_ACK: break;
     default:
@@ -720,6 +751,7 @@ static void s_on_worker(broker_t *self)
     }
 cleanup:
     wire_envelope_destroy(&env);
+    zframe_destroy(&body);
     zframe_destroy(&peer);
 }
 

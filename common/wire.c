@@ -6,21 +6,32 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static uint8_t *s_pack(const ProtobufCMessage *msg, size_t max_bytes, size_t *size_p, pf_error_t *err)
+/* Checks `msg` and its packed size: the first half of every pack. */
+static pf_status_t s_measure(const ProtobufCMessage *msg, size_t max_bytes, size_t *size_p, pf_error_t *err)
 {
     assert(msg && size_p && max_bytes > 0);
     *size_p = 0;
     const char *name = msg->descriptor->short_name;
     if (wire_check(msg, err) != PF_OK) {
         pf_error_prefix(err, "cannot pack %s", name);
-        return NULL;
+        return err ? err->code : PF_EBADINPUT;
     }
     size_t size = protobuf_c_message_get_packed_size(msg);
-    if (size > max_bytes) {
-        pf_error_set(err, PF_ETOOBIG, "cannot pack %s: %zu bytes, over the %zu-byte limit", name,
-                     size, max_bytes);
+    if (size > max_bytes)
+        return pf_error_set(err, PF_ETOOBIG, "cannot pack %s: %zu bytes, over the %zu-byte limit",
+                            name, size, max_bytes);
+    *size_p = size;
+    return PF_OK;
+}
+
+static uint8_t *s_pack(const ProtobufCMessage *msg, size_t max_bytes, size_t *size_p, pf_error_t *err)
+{
+    assert(size_p);
+    *size_p = 0;
+    size_t size;
+    if (s_measure(msg, max_bytes, &size, err) != PF_OK)
         return NULL;
-    }
+    const char *name = msg->descriptor->short_name;
     uint8_t *bytes = malloc(size ? size : 1);
     if (!bytes) {
         pf_error_set(err, PF_ENOMEM, "cannot pack %s: out of memory for %zu bytes", name, size);
@@ -80,6 +91,22 @@ uint8_t *wire_envelope_pack(const Profeed__Envelope *env, size_t max_bytes, size
 {
     assert(env && env->base.descriptor == &profeed__envelope__descriptor);
     return s_pack(&env->base, max_bytes, size_p, err);
+}
+
+pf_status_t wire_envelope_measure(const Profeed__Envelope *env, size_t max_bytes, size_t *size_p,
+                                  pf_error_t *err)
+{
+    assert(env);
+    return s_measure(&env->base, max_bytes, size_p, err);
+}
+
+void wire_envelope_pack_to(const Profeed__Envelope *env, uint8_t *out, size_t size)
+{
+    assert(env && out);
+    size_t written = protobuf_c_message_pack(&env->base, out);
+    assert(written == size);
+    (void) written;
+    (void) size;
 }
 
 Profeed__Envelope *wire_envelope_unpack(const uint8_t *data, size_t size, size_t max_bytes,

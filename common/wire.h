@@ -53,6 +53,13 @@ uint8_t *wire_envelope_pack(const Profeed__Envelope *env, size_t max_bytes, size
                             pf_error_t *err);
 Profeed__Envelope *wire_envelope_unpack(const uint8_t *data, size_t size, size_t max_bytes,
                                         pf_error_t *err);
+
+/* wire_envelope_pack() in two steps, for callers that pack straight into a
+ * buffer of their own (a ZeroMQ frame): measure checks `env` and its size as
+ * pack does; pack_to then writes exactly *size_p bytes to `out`. */
+pf_status_t wire_envelope_measure(const Profeed__Envelope *env, size_t max_bytes, size_t *size_p,
+                                  pf_error_t *err);
+void wire_envelope_pack_to(const Profeed__Envelope *env, uint8_t *out, size_t size);
 void wire_envelope_destroy(Profeed__Envelope **env_p);
 
 uint8_t *wire_job_request_pack(const Profeed__JobRequest *job, size_t max_bytes, size_t *size_p,

@@ -28,31 +28,57 @@ pf_status_t wire_zmq_send(zsock_t *sock, zframe_t *peer, const Profeed__Envelope
     if (size_p)
         *size_p = 0;
     size_t size = 0;
-    uint8_t *bytes = wire_envelope_pack(env, max_msg, &size, err);
-    if (!bytes)
+    if (wire_envelope_measure(env, max_msg, &size, err) != PF_OK)
         return err ? err->code : PF_EBADINPUT;
+    /* Packed straight into the frame: a pass output is megabytes. */
+    zframe_t *body = zframe_new(NULL, size);
+    if (!body)
+        return pf_error_set(err, PF_ENOMEM, "out of memory for a %zu-byte message", size);
+    wire_envelope_pack_to(env, zframe_data(body), size);
+    pf_status_t rc = wire_zmq_send_frame(sock, peer, &body, err);
+    if (rc == PF_OK && size_p)
+        *size_p = size;
+    return rc;
+}
+
+pf_status_t wire_zmq_send_frame(zsock_t *sock, zframe_t *peer, zframe_t **body_p, pf_error_t *err)
+{
+    assert(body_p && *body_p);
     zmsg_t *msg = zmsg_new();
+    if (!msg) {
+        zframe_destroy(body_p);
+        return pf_error_set(err, PF_ENOMEM, "out of memory for a message");
+    }
     if (peer)
         zmsg_append(msg, &(zframe_t *) {zframe_dup(peer)});
-    zframe_t *body = zframe_new(bytes, size);
-    free(bytes);
-    zmsg_append(msg, &body);
+    zmsg_append(msg, body_p);
     if (zmsg_send(&msg, sock) != 0) {
         zmsg_destroy(&msg);
         return pf_error_set(err, PF_EIO, "send failed: %s", zmq_strerror(zmq_errno()));
     }
-    if (size_p)
-        *size_p = size;
     return PF_OK;
 }
 
 Profeed__Envelope *wire_zmq_recv(zsock_t *sock, bool router, zframe_t **peer_p, size_t max_msg,
                                  size_t *size_p, pf_error_t *err)
 {
-    if (peer_p)
-        *peer_p = NULL;
     if (size_p)
         *size_p = 0;
+    zframe_t *body = NULL;
+    Profeed__Envelope *env = wire_zmq_recv_frame(sock, router, peer_p, &body, max_msg, err);
+    if (env && size_p)
+        *size_p = zframe_size(body);
+    zframe_destroy(&body);
+    return env;
+}
+
+Profeed__Envelope *wire_zmq_recv_frame(zsock_t *sock, bool router, zframe_t **peer_p,
+                                       zframe_t **body_p, size_t max_msg, pf_error_t *err)
+{
+    assert(body_p);
+    *body_p = NULL;
+    if (peer_p)
+        *peer_p = NULL;
     pf_error_clear(err);
     zmsg_t *msg = zmsg_recv(sock);
     if (!msg)
@@ -71,10 +97,12 @@ Profeed__Envelope *wire_zmq_recv(zsock_t *sock, bool router, zframe_t **peer_p, 
                      frames);
         goto cleanup;
     }
-    zframe_t *body = zmsg_first(msg);
+    zframe_t *body = zmsg_pop(msg);
     env = wire_envelope_unpack(zframe_data(body), zframe_size(body), max_msg, err);
-    if (env && size_p)
-        *size_p = zframe_size(body);
+    if (env)
+        *body_p = body;
+    else
+        zframe_destroy(&body);
 cleanup:
     zmsg_destroy(&msg);
     return env;

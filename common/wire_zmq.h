@@ -40,6 +40,16 @@ pf_status_t wire_zmq_send(zsock_t *sock, zframe_t *peer, const Profeed__Envelope
 Profeed__Envelope *wire_zmq_recv(zsock_t *sock, bool router, zframe_t **peer_p, size_t max_msg,
                                  size_t *size_p, pf_error_t *err);
 
+/* wire_zmq_recv() that also hands back the frame the Envelope was decoded
+ * from (*body_p, the caller's, NULL on error): the broker forwards parts of
+ * it as they came instead of packing them again (wire_splice.h). */
+Profeed__Envelope *wire_zmq_recv_frame(zsock_t *sock, bool router, zframe_t **peer_p,
+                                       zframe_t **body_p, size_t max_msg, pf_error_t *err);
+
+/* Sends a ready frame holding a packed Envelope, after a copy of `peer` when
+ * it is not NULL. Takes the frame in every case. PF_OK or PF_EIO in `err`. */
+pf_status_t wire_zmq_send_frame(zsock_t *sock, zframe_t *peer, zframe_t **body_p, pf_error_t *err);
+
 /* Writes `peer` as hex into `buf` (WIRE_ZMQ_PEER_LEN bytes) and returns it. */
 const char *wire_zmq_peer_name(zframe_t *peer, char *buf, size_t cap);
 

@@ -1404,3 +1404,112 @@ Test(wire_reject, farm_counters_with_an_empty_or_multiline_name_are_refused)
     n.name = "ok\nINJECTED";
     s_expect_refused(&env.base, PF_EBADINPUT, "Envelope.status", "control character");
 }
+
+/* ---------------------------------------------------------------------------
+ * wire_splice: the broker forwards passes and feedbacks without packing them
+ * again. What it splices must decode to exactly what was received. */
+#include "wire_splice.h"
+
+/* Packs an Envelope around `body` the ordinary way and finds it again. */
+Test(wire_splice, find_returns_the_packed_body_of_an_envelope)
+{
+    pass_fixture_t f;
+    s_pass_init(&f, true);
+    size_t pass_len, env_len;
+    uint8_t *pass = s_pack_ok(&f.pass.base, &pass_len);
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_PASS_OUTPUT;
+    env.pass_output = &f.pass;
+    uint8_t *bytes = s_pack_ok(&env.base, &env_len);
+    const uint8_t *body = NULL;
+    size_t body_len = 0;
+    cr_assert(wire_splice_find(bytes, env_len, PROFEED__ENVELOPE__BODY_PASS_OUTPUT, &body, &body_len));
+    cr_assert_eq(body_len, pass_len);
+    cr_assert_eq(memcmp(body, pass, pass_len), 0);
+    cr_expect_not(wire_splice_find(bytes, env_len, PROFEED__ENVELOPE__BODY_FEEDBACK, &body, &body_len),
+                  "a field that is not there");
+    for (size_t cut = 0; cut < env_len; cut += 1 + cut / 3)
+        cr_expect_not(wire_splice_find(bytes, cut, PROFEED__ENVELOPE__BODY_PASS_OUTPUT, &body, &body_len),
+                      "truncated at %zu", cut);
+    free(bytes);
+    free(pass);
+    s_pass_fini(&f);
+}
+
+/* A field sent twice is merged by protobuf: its bytes alone are not what was
+ * decoded, so find refuses and the broker packs the decoded message. */
+Test(wire_splice, find_refuses_a_field_that_appears_twice)
+{
+    const uint8_t twice[] = {0x08, 0x01, 0x3a, 0x02, 0x0a, 0x00, 0x3a, 0x02, 0x12, 0x00};
+    const uint8_t *body;
+    size_t len;
+    cr_expect_not(wire_splice_find(twice, sizeof twice, 7, &body, &len));
+    cr_expect(wire_splice_find(twice, 6, 7, &body, &len));
+}
+
+Test(wire_splice, dispatch_around_a_packed_pass_decodes_to_the_same_pass)
+{
+    pass_fixture_t f;
+    s_pass_init(&f, true);
+    size_t pass_len;
+    uint8_t *pass = s_pack_ok(&f.pass.base, &pass_len);
+    Profeed__JobMetadata meta;
+    profeed__job_metadata__init(&meta);
+    meta.kernel_file_name = "kernel.cu";
+    Profeed__Dispatch head;
+    profeed__dispatch__init(&head);
+    head.has_attempt = head.has_pass_count = head.has_language = 1;
+    head.attempt = 2;
+    head.pass_count = 3;
+    head.language = PROFEED__LANGUAGE__LANGUAGE_TRITON;
+    head.metadata = &meta;
+
+    size_t size = wire_splice_envelope(NULL, PROFEED__ENVELOPE__BODY_DISPATCH, &head.base,
+                                       PROFEED__DISPATCH__WORK_PASS_OUTPUT, pass, pass_len);
+    uint8_t *bytes = malloc(size);
+    cr_assert_eq(wire_splice_envelope(bytes, PROFEED__ENVELOPE__BODY_DISPATCH, &head.base,
+                                      PROFEED__DISPATCH__WORK_PASS_OUTPUT, pass, pass_len),
+                 size);
+    pf_error_t err;
+    Profeed__Envelope *env = wire_envelope_unpack(bytes, size, WIRE_MAX_MSG, &err);
+    cr_assert(env, "%s", err.msg);
+    cr_assert_eq(env->body_case, PROFEED__ENVELOPE__BODY_DISPATCH);
+    const Profeed__Dispatch *d = env->dispatch;
+    cr_assert_eq(d->work_case, PROFEED__DISPATCH__WORK_PASS_OUTPUT);
+    cr_expect_eq(d->attempt, 2);
+    cr_expect_eq(d->pass_count, 3);
+    cr_expect_eq(d->language, PROFEED__LANGUAGE__LANGUAGE_TRITON);
+    cr_expect_str_eq(d->metadata->kernel_file_name, "kernel.cu");
+    size_t again_len;
+    uint8_t *again = s_pack_ok(&d->pass_output->base, &again_len);
+    cr_expect_eq(again_len, pass_len);
+    cr_expect_eq(memcmp(again, pass, pass_len), 0, "the pass changed on the way");
+    free(again);
+    wire_envelope_destroy(&env);
+    free(bytes);
+    free(pass);
+    s_pass_fini(&f);
+}
+
+Test(wire_splice, envelope_around_a_packed_feedback_equals_packing_it)
+{
+    feedback_fixture_t f;
+    s_feedback_init(&f);
+    size_t fb_len, env_len;
+    uint8_t *fb = s_pack_ok(&f.fb.base, &fb_len);
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_FEEDBACK;
+    env.feedback = &f.fb;
+    uint8_t *packed = s_pack_ok(&env.base, &env_len);
+    size_t size = wire_splice_envelope(NULL, PROFEED__ENVELOPE__BODY_FEEDBACK, NULL, 0, fb, fb_len);
+    uint8_t *spliced = malloc(size);
+    wire_splice_envelope(spliced, PROFEED__ENVELOPE__BODY_FEEDBACK, NULL, 0, fb, fb_len);
+    /* Field order is the same here, so the bytes are too. */
+    cr_assert_eq(size, env_len);
+    cr_expect_eq(memcmp(spliced, packed, size), 0);
+    free(spliced);
+    free(packed);
+    free(fb);
+}
