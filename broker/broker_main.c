@@ -2,6 +2,7 @@
  * its settings (flags, config file, environment) are docs/config.md's. */
 #include <stdio.h>
 
+#include "pf_memory.h"
 #include "broker.h"
 #include "config.h"
 
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
     config.retain_ms = config_int(settings, "retain-s") * 1000;
     config.max_msg = (size_t) config_int(settings, "max-msg-mb") * 1024 * 1024;
     config_apply_logging(settings);
+    pf_memory_keep_large_buffers();
     int rc = broker_run(&config, NULL) == 0 ? 0 : 1;
     config_destroy(&settings);
     return rc;

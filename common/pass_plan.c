@@ -543,24 +543,49 @@ const char *pass_plan_name(const pass_plan_t *self)
 }
 
 /* Bounded substring search over bytes that need not end in NUL. */
-static bool s_contains(const char *text, size_t len, const char *needle)
+/* Where `needle` first occurs in `text`, or NULL. Analyzers run this over
+ * whole captures (megabytes): memchr finds the candidates, so needles should
+ * start with a byte that is rare in CSV text. */
+static const char *s_find(const char *text, size_t len, const char *needle)
 {
     size_t n = strlen(needle);
     if (!text || n == 0 || len < n)
-        return false;
-    for (size_t i = 0; i + n <= len; i++) {
-        if (text[i] == needle[0] && memcmp(text + i, needle, n) == 0)
-            return true;
+        return NULL;
+    const char *end = text + len - n + 1; /* last possible start + 1 */
+    for (const char *p = text; p < end; p++) {
+        p = memchr(p, needle[0], (size_t) (end - p));
+        if (!p)
+            return NULL;
+        if (memcmp(p, needle, n) == 0)
+            return p;
     }
-    return false;
+    return NULL;
+}
+
+static bool s_contains(const char *text, size_t len, const char *needle)
+{
+    return s_find(text, len, needle) != NULL;
 }
 
 bool pass_plan_is_permission_error(const char *text, size_t len)
 {
     /* ncu: "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to
-     * access NVIDIA GPU Performance Counters on the target device 0." */
-    return s_contains(text, len, "ERR_NVGPUCTRPERM") ||
-           s_contains(text, len, "does not have permission to access NVIDIA GPU Performance Counters");
+     * access NVIDIA GPU Performance Counters on the target device 0." The
+     * search starts at the capitals and looks back for the rest. */
+    if (s_contains(text, len, "ERR_NVGPUCTRPERM"))
+        return true;
+    static const char before[] = "does not have permission to access ";
+    const size_t before_len = sizeof before - 1;
+    const char *end = text ? text + len : NULL;
+    for (const char *p = text; p && p < end;) {
+        const char *hit = s_find(p, (size_t) (end - p), "NVIDIA GPU Performance Counters");
+        if (!hit)
+            return false;
+        if ((size_t) (hit - text) >= before_len && memcmp(hit - before_len, before, before_len) == 0)
+            return true;
+        p = hit + 1;
+    }
+    return false;
 }
 
 const char *pass_plan_permission_advice(void)

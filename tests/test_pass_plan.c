@@ -318,4 +318,11 @@ Test(pass_plan, counter_permission_failure_is_recognised_and_the_advice_says_wha
     cr_assert_not_null(strstr(advice, "/etc/modprobe.d/"));
     cr_assert_not_null(strstr(advice, "PROFEED_NCU_SUDO=1"));
     cr_assert_not(pass_plan_is_permission_error("permission", 10), "a bare word is not the failure");
+    /* The wording without the code, as other ncu versions print it. */
+    const char *words = "x NVIDIA GPU Performance Counters; The user does not have permission to access NVIDIA GPU "
+                        "Performance Counters on the target device 0.";
+    cr_assert(pass_plan_is_permission_error(words, strlen(words)));
+    cr_assert_not(pass_plan_is_permission_error(words, strlen(words) - 40), "cut before the counters' name");
+    const char *other = "NVIDIA GPU Performance Counters are available";
+    cr_assert_not(pass_plan_is_permission_error(other, strlen(other)));
 }

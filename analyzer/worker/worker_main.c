@@ -2,6 +2,7 @@
  * Its settings (flags, config file, environment) are docs/config.md's. */
 #include <stdio.h>
 
+#include "pf_memory.h"
 #include "config.h"
 #include "worker.h"
 
@@ -51,6 +52,7 @@ int main(int argc, char **argv)
     config.heartbeat_ms = (int) config_int(settings, "heartbeat-ms");
     config.liveness = (int) config_int(settings, "liveness");
     config_apply_logging(settings);
+    pf_memory_keep_large_buffers();
     int rc = worker_run(&config, NULL) == 0 ? 0 : 1;
     config_destroy(&settings);
     return rc;
