@@ -1,7 +1,7 @@
 /* farm_load: the agents of bench/pipeline.sh, and its analysis floor.
  *
  *     farm_load --endpoint EP [--agents N] [--jobs M] [--warmup W] [--arch A]
- *               [--latencies FILE] -- PROGRAM ARGS...
+ *               [--latencies FILE] [--expect TEXT] -- PROGRAM ARGS...
  *     farm_load --analyze [--jobs M] FILE...
  *
  * Farm mode: N threads, each one agent with its own client-library handle
@@ -42,6 +42,7 @@ typedef struct {
     long long jobs;
     long long warmup;
     int wait_s;
+    const char *expect; /* every feedback must contain this, or the job counts as failed */
 } load_config_t;
 
 typedef struct {
@@ -97,6 +98,12 @@ static void *s_agent(void *arg)
                                                &output, &error, NULL);
         double dt = s_now_ms() - t0;
         bool good = rc == PROFEED_OK && output && *output;
+        if (good && config->expect && !strstr(output, config->expect)) {
+            good = false;
+            if (!self->first_error[0])
+                snprintf(self->first_error, sizeof self->first_error, "agent %d job %lld: the feedback lacks \"%s\"",
+                         self->index, i, config->expect);
+        }
         if (!good && !self->first_error[0])
             snprintf(self->first_error, sizeof self->first_error, "agent %d job %lld: result %d: %s", self->index,
                      i, (int) rc, error ? error : "no feedback text");
@@ -228,7 +235,7 @@ static int s_usage(int rc)
 {
     fprintf(rc ? stderr : stdout,
             "usage: %s --endpoint EP [--agents N] [--jobs M] [--warmup W] [--arch A] [--wait-s S]\n"
-            "                 [--latencies FILE] -- PROGRAM ARGS...\n"
+            "                 [--latencies FILE] [--expect TEXT] -- PROGRAM ARGS...\n"
             "       %s --analyze [--jobs M] [--warmup W] FILE...\n",
             PROG, PROG);
     return rc;
@@ -261,6 +268,8 @@ int main(int argc, char **argv)
             config.arch = argv[++i];
         } else if (strcmp(a, "--latencies") == 0) {
             latency_path = argv[++i];
+        } else if (strcmp(a, "--expect") == 0) {
+            config.expect = argv[++i];
         } else if (strcmp(a, "--agents") == 0) {
             if (!cli_parse_int(PROG, a, argv[++i], 1, MAX_AGENTS, &agents))
                 return 2;

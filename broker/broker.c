@@ -7,6 +7,7 @@
 #include "broker_http.h"
 #include "broker_metrics.h"
 #include "job_table.h"
+#include "journal.h"
 #include "pf_log.h"
 #include "wire.h"
 #include "wire_splice.h"
@@ -29,6 +30,10 @@ void broker_config_default(broker_config_t *config)
     config->max_msg = WIRE_MAX_MSG;
     /* Pass outputs can be tens of MB: a small queue per peer bounds memory. */
     config->hwm = 100;
+    config->journal_sync = true;
+    config->pass_retain_ms = 60 * 1000;
+    config->max_queued = 10000;
+    config->max_agent_jobs = 1000;
 }
 
 typedef struct {
@@ -36,6 +41,7 @@ typedef struct {
     zsock_t *agents;
     zsock_t *workers;
     job_table_t *jobs;
+    journal_t *journal;         /* NULL: no state folder, nothing is kept */
     worker_pool_t *pool;
     int64_t next_tick_ms;
     int64_t started_ms;
@@ -176,6 +182,15 @@ static void s_send_feedback(broker_t *self, job_t *job)
 /* ------------------------------------------------------------------------
  * Job life */
 
+/* A record that could not be written costs redone work after a crash, not
+ * a job (journal.h): it is logged, and the broker goes on. */
+static void s_journal_note(broker_t *self, const job_t *job, pf_status_t rc)
+{
+    (void) self;
+    if (rc != PF_OK)
+        pf_log_error(LOG, "job %s: a state change is not stored (it may be redone after a restart)", job->id);
+}
+
 static void s_release(broker_t *self, job_t *job)
 {
     if (job->state == JOB_COLLECTING && job->collector[0]) {
@@ -197,6 +212,10 @@ static void s_finish(broker_t *self, job_t *job, const uint8_t *fb_bytes, size_t
     s_release(self, job);
     broker_metrics_finished(&self->metrics, status, (double) (wire_zmq_now_ms() - job->submitted_ms) / 1000.0);
     job_table_finish(self->jobs, job, fb_bytes, len, wire_zmq_now_ms());
+    pf_error_t err;
+    if (journal_finished(self->journal, job, &err) != PF_OK)
+        pf_log_error(LOG, "job %s: the feedback is not stored (a broker restart would run the job again): %s",
+                     job->id, err.msg);
     pf_log_info(LOG, "job %s: finished (attempt %u)", job->id, (unsigned) job->attempt);
     s_send_feedback(self, job);
 }
@@ -307,6 +326,7 @@ static void s_dispatch(broker_t *self)
             continue;
         }
         job_table_dispatched(self->jobs, job, c->key);
+        s_journal_note(self, job, journal_dispatched(self->journal, job, &err));
         job->stage_ms = wire_zmq_now_ms();
         self->metrics.attempts++;
         c->busy++;
@@ -340,6 +360,8 @@ static void s_worker_lost(broker_t *self, const char *key, const char *why)
         if (job->state == JOB_COLLECTING && strcmp(job->collector, key) == 0) {
             uint32_t attempt = job->attempt;
             if (job_table_requeue(self->jobs, job, self->config->max_attempts)) {
+                pf_error_t err;
+                s_journal_note(self, job, journal_requeued(self->journal, job, &err));
                 pf_log_info(LOG, "job %s: collector died during attempt %u; requeued", job->id,
                             (unsigned) attempt);
                 self->metrics.requeued++;
@@ -411,6 +433,45 @@ cleanup:
     free(ids);
 }
 
+/* Backpressure: refuses a new job with "busy, retry after" when the queue
+ * or the agent's unfinished jobs are at their limits. The wait suggested
+ * grows with the queue (about a second per thousand jobs, at most 30 s). */
+static bool s_busy(broker_t *self, zframe_t *peer, const Profeed__JobRequest *req)
+{
+    size_t queued = job_table_count(self->jobs, JOB_QUEUED);
+    char key[WIRE_MAX_ID_LEN + 8];
+    job_table_agent_key(req, zframe_data(peer), zframe_size(peer), key, sizeof key);
+    size_t mine = job_table_agent_unfinished(self->jobs, key);
+    char why[256];
+    if (queued >= self->config->max_queued)
+        snprintf(why, sizeof why, "busy: %zu jobs are queued (the limit is %u)", queued,
+                 (unsigned) self->config->max_queued);
+    else if (mine >= self->config->max_agent_jobs)
+        snprintf(why, sizeof why, "busy: agent %s has %zu unfinished jobs (the limit is %u)", key, mine,
+                 (unsigned) self->config->max_agent_jobs);
+    else
+        return false;
+    uint32_t retry_ms = (uint32_t) (1000 + queued);
+    if (retry_ms > 30000)
+        retry_ms = 30000;
+    pf_log_info(LOG, "job %s refused: %s; retry after %u ms", req->job_id, why, (unsigned) retry_ms);
+    self->metrics.rejected[METRICS_REJECT_OVERLOADED]++;
+    Profeed__Error e;
+    profeed__error__init(&e);
+    e.has_code = 1;
+    e.code = PROFEED__ERROR_CODE__ERROR_CODE_OVERLOADED;
+    e.text = why;
+    e.job_id = req->job_id;
+    e.has_retry_after_ms = 1;
+    e.retry_after_ms = retry_ms;
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_ERROR;
+    env.error = &e;
+    s_send(self, self->agents, peer, &env, "busy answer", req->job_id);
+    return true;
+}
+
 static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, Profeed__JobRequest *submitted)
 {
     const char *job_id = submitted->job_id;
@@ -427,10 +488,19 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, Prof
         char reason[1024];
         Profeed__Profiler profiler = submitted->has_profiler ? submitted->profiler
                                                              : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
-        if (!worker_pool_can_serve(self->pool, submitted->gpu_arch, profiler, reason, sizeof reason)) {
+        /* Just after a start, workers are still coming back (a restarted
+         * broker's did not die with it): judge only once they had the time. */
+        int64_t grace_ms = 2 * (int64_t) self->config->heartbeat_ms * self->config->liveness + 1000;
+        bool settled = wire_zmq_now_ms() - self->started_ms >= grace_ms ||
+                       worker_pool_count(self->pool, PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR) > 0;
+        if (settled && !worker_pool_can_serve(self->pool, submitted->gpu_arch, profiler, reason, sizeof reason)) {
             pf_log_info(LOG, "job %s from agent %s refused: %s", job_id, peer_name, reason);
             s_refuse(self, self->agents, peer, METRICS_REJECT_NO_WORKER,
                      PROFEED__ERROR_CODE__ERROR_CODE_NO_CAPABLE_WORKER, job_id, "%s", reason);
+            free(bytes);
+            return;
+        }
+        if (s_busy(self, peer, submitted)) {
             free(bytes);
             return;
         }
@@ -469,6 +539,14 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, Prof
             s_progress(self, job, job_state_name(job->state));
         return;
     case JOB_SUBMIT_NEW:
+        /* The ack promises the job is kept: stored first, or not accepted. */
+        if (journal_submitted(self->journal, job, &err) != PF_OK) {
+            job_table_forget(self->jobs, job);
+            pf_log_error(LOG, "job %s from agent %s refused: cannot store it: %s", id, peer_name, err.msg);
+            s_refuse(self, self->agents, peer, METRICS_REJECT_OVERLOADED, PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL,
+                     id, "the broker cannot store jobs now, so it accepts none (%s)", err.msg);
+            return;
+        }
         pf_log_info(LOG, "job %s from agent %s: queued", id, peer_name);
         job->submitted_ms = wire_zmq_now_ms();
         self->metrics.submitted++;
@@ -491,6 +569,10 @@ static void s_agent_heartbeat(broker_t *self, zframe_t *peer, const Profeed__Hea
         }
         memcpy(job->agent, zframe_data(peer), zframe_size(peer));
         job->agent_len = zframe_size(peer);
+        /* An agent still waiting for a finished job missed its feedback (it
+         * was away, or the broker restarted): at least once, it gets it. */
+        if (job->state == JOB_FINISHED)
+            s_send_feedback(self, job);
     }
     Profeed__Heartbeat reply;
     profeed__heartbeat__init(&reply);
@@ -499,6 +581,18 @@ static void s_agent_heartbeat(broker_t *self, zframe_t *peer, const Profeed__Hea
     env.body_case = PROFEED__ENVELOPE__BODY_HEARTBEAT;
     env.heartbeat = &reply;
     s_send(self, self->agents, peer, &env, "heartbeat", NULL);
+}
+
+/* The agent has the job's feedback: what was kept to deliver it again goes. */
+static void s_agent_ack(broker_t *self, const Profeed__Ack *ack)
+{
+    job_t *job = job_table_find(self->jobs, ack->job_id);
+    if (!job || job->state != JOB_FINISHED || job->delivered)
+        return;
+    job_table_delivered(self->jobs, job);
+    pf_error_t err;
+    s_journal_note(self, job, journal_delivered(self->journal, job, &err));
+    pf_log_debug(LOG, "job %s: delivered", job->id);
 }
 
 static void s_on_agent(broker_t *self)
@@ -528,10 +622,11 @@ static void s_on_agent(broker_t *self)
     case PROFEED__ENVELOPE__BODY_SUBMIT: s_submit(self, peer, name, env->submit); break;
     case PROFEED__ENVELOPE__BODY_HEARTBEAT: s_agent_heartbeat(self, peer, env->heartbeat); break;
     case PROFEED__ENVELOPE__BODY_STATUS_REQUEST: s_status(self, peer); break;
+    case PROFEED__ENVELOPE__BODY_ACK: s_agent_ack(self, env->ack); break;
     default:
         pf_log_warn(LOG, "agent peer %s: sent a message agents do not send (body %d)", name, (int) env->body_case);
         s_refuse(self, self->agents, peer, METRICS_REJECT_UNEXPECTED, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
-                 NULL, "agents send submit, heartbeat or status_request; got body %d", (int) env->body_case);
+                 NULL, "agents send submit, heartbeat, ack or status_request; got body %d", (int) env->body_case);
         break;
     }
     wire_envelope_destroy(&env);
@@ -585,6 +680,7 @@ static void s_on_plan(broker_t *self, worker_t *w, const Profeed__Progress *p)
         pf_log_warn(LOG, "job %s: collector %s: %s", job->id, w->ready->worker_id, err.msg);
         return;
     }
+    s_journal_note(self, job, journal_planned(self->journal, job, &err));
     s_progress(self, job, "collecting");
 }
 
@@ -637,6 +733,15 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bod
         return;
     case JOB_PASS_NEW: break;
     }
+    /* The collector's ack promises the pass is safe: stored first. */
+    if (journal_pass(self->journal, job, &job->passes[job->pass_len - 1], &err) != PF_OK) {
+        pf_log_error(LOG, "job %s: cannot store pass %s: %s", job->id, pass->pass_key, err.msg);
+        char why[PF_ERROR_MSG_MAX + 64];
+        snprintf(why, sizeof why, "the broker could not store a pass output: %s", err.msg);
+        s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES, why);
+        s_dispatch(self);
+        return;
+    }
     int64_t now = wire_zmq_now_ms();
     broker_metrics_observe(&self->metrics.pass_latency, (double) (now - job->stage_ms) / 1000.0);
     job->stage_ms = now;
@@ -688,9 +793,11 @@ static void s_on_worker_error(broker_t *self, worker_t *w, const Profeed__Error 
         /* The collector's slots and ours disagreed: try elsewhere. */
         if (w->busy > 0)
             w->busy--;
-        if (job_table_requeue(self->jobs, job, self->config->max_attempts))
+        if (job_table_requeue(self->jobs, job, self->config->max_attempts)) {
+            pf_error_t err;
+            s_journal_note(self, job, journal_requeued(self->journal, job, &err));
             s_dispatch(self);
-        else
+        } else
             s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES,
                             "no collector had a free slot for the job after its attempts");
         return;
@@ -758,6 +865,12 @@ cleanup:
 /* ------------------------------------------------------------------------
  * Timers */
 
+static void s_free_item(void **item)
+{
+    free(*item);
+    *item = NULL;
+}
+
 static void s_tick(broker_t *self)
 {
     int64_t now = wire_zmq_now_ms();
@@ -786,7 +899,16 @@ static void s_tick(broker_t *self)
         s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_TIMED_OUT,
                         "the job did not finish within its time limit");
     zlistx_destroy(&late);
-    job_table_expire(self->jobs, now - self->config->retain_ms);
+    job_table_drop_passes(self->jobs, now - self->config->pass_retain_ms);
+    zlistx_t *gone = zlistx_new();
+    zlistx_set_destructor(gone, s_free_item);
+    job_table_expire(self->jobs, now - self->config->retain_ms, gone);
+    for (char *id = zlistx_first(gone); id; id = zlistx_next(gone)) {
+        pf_error_t err;
+        if (journal_forgotten(self->journal, id, &err) != PF_OK)
+            pf_log_warn(LOG, "job %s: forgetting it is not stored: %s", id, err.msg);
+    }
+    zlistx_destroy(&gone);
     s_dispatch(self);
 }
 
@@ -830,6 +952,25 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
     zpoller_t *poller = NULL;
     if (!self.agents || !self.workers || !self.jobs || !self.pool)
         goto cleanup;
+    if (config->state_dir && *config->state_dir) {
+        journal_options_t opts;
+        journal_options_default(&opts);
+        opts.sync = config->journal_sync;
+        opts.max_record = config->max_msg + 1024 * 1024;
+        size_t replayed = 0;
+        pf_error_t err;
+        self.journal = journal_open(config->state_dir, &opts, self.jobs, &replayed, &err);
+        if (!self.journal) {
+            pf_log_error(LOG, "cannot use the state folder %s: %s", config->state_dir, err.msg);
+            goto cleanup;
+        }
+        pf_log_info(LOG, "journal %s/journal: %zu records read; %zu jobs queued, %zu analyzing, %zu finished%s",
+                    config->state_dir, replayed, job_table_count(self.jobs, JOB_QUEUED),
+                    job_table_count(self.jobs, JOB_ANALYZING), job_table_count(self.jobs, JOB_FINISHED),
+                    config->journal_sync ? "" : " (journal-fsync off: a power loss can lose acknowledged jobs)");
+    } else {
+        pf_log_warn(LOG, "no state folder (--state-dir): jobs live in memory only and are lost if the broker dies");
+    }
     wire_zmq_configure(self.agents, config->max_msg, config->hwm);
     wire_zmq_configure(self.workers, config->max_msg, config->hwm);
     if (zsock_bind(self.agents, "%s", config->agent_endpoint) < 0) {
@@ -892,6 +1033,7 @@ cleanup:
         zsock_signal(pipe, 1);
     zpoller_destroy(&poller);
     broker_http_destroy(&self.http);
+    journal_close(&self.journal);
     job_table_destroy(&self.jobs);
     worker_pool_destroy(&self.pool);
     zsock_destroy(&self.agents);

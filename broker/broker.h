@@ -11,6 +11,7 @@
 #define BROKER_H
 
 #include <czmq.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,11 @@ typedef struct {
     int64_t retain_ms;            /* finished jobs are remembered this long (idempotent resubmission) */
     size_t max_msg;               /* largest message accepted */
     int hwm;                      /* per-peer high-water mark, messages */
+    const char *state_dir;        /* the journal's folder (journal.h); NULL or "": jobs live in memory only */
+    bool journal_sync;            /* fdatasync the journal before acknowledging */
+    int64_t pass_retain_ms;       /* a finished job's passes are kept this long for an agent that has not acked */
+    uint32_t max_queued;          /* jobs waiting for a collector; more are refused as busy */
+    uint32_t max_agent_jobs;      /* unfinished jobs per agent; more are refused as busy */
 } broker_config_t;
 
 void broker_config_default(broker_config_t *config);

@@ -39,6 +39,17 @@ static const config_key_t s_keys[] = {
      .help = "how long finished jobs are remembered", .min = 0, .max = 7 * 86400},
     {.name = "max-msg-mb", .type = CONFIG_INT, .fallback = "64", .arg = "N", .help = "largest message accepted",
      .min = 1, .max = 1024},
+    {.name = "state-dir", .type = CONFIG_STRING, .arg = "DIR",
+     .help = "keep jobs in a journal there, so they survive a broker restart; empty: memory only"},
+    {.name = "journal-fsync", .type = CONFIG_BOOL, .fallback = "true",
+     .help = "sync the journal before acknowledging a job or pass (off: faster, a power loss can lose jobs)"},
+    {.name = "pass-retain-s", .type = CONFIG_INT, .fallback = "60", .arg = "N",
+     .help = "keep a finished job's passes this long for an agent that has not acknowledged", .min = 0,
+     .max = 7 * 86400},
+    {.name = "max-queued", .type = CONFIG_INT, .fallback = "10000", .arg = "N",
+     .help = "jobs waiting for a collector; beyond it agents are told to retry later", .min = 1, .max = 10000000},
+    {.name = "max-agent-jobs", .type = CONFIG_INT, .fallback = "1000", .arg = "N",
+     .help = "unfinished jobs per agent; beyond it the agent is told to retry later", .min = 1, .max = 10000000},
     CONFIG_LOG_KEYS,
 };
 
@@ -68,6 +79,11 @@ int main(int argc, char **argv)
     config.default_timeout_s = (uint32_t) config_int(settings, "timeout-s");
     config.retain_ms = config_int(settings, "retain-s") * 1000;
     config.max_msg = (size_t) config_int(settings, "max-msg-mb") * 1024 * 1024;
+    config.state_dir = config_str(settings, "state-dir");
+    config.journal_sync = config_bool(settings, "journal-fsync");
+    config.pass_retain_ms = config_int(settings, "pass-retain-s") * 1000;
+    config.max_queued = (uint32_t) config_int(settings, "max-queued");
+    config.max_agent_jobs = (uint32_t) config_int(settings, "max-agent-jobs");
     config_apply_logging(settings);
     pf_memory_keep_large_buffers();
     int rc = broker_run(&config, NULL) == 0 ? 0 : 1;

@@ -12,7 +12,35 @@
 struct job_table_t {
     zhashx_t *jobs; /* id -> job_t, owned */
     uint64_t next_seq;
+    size_t counts[JOB_FINISHED + 1];
+    zhashx_t *unfinished; /* agent key -> size_t *, jobs not FINISHED */
 };
+
+/* Keeps the per-agent count of unfinished jobs as a job starts or ends. */
+static void s_agent_count(job_table_t *self, const job_t *job, int delta)
+{
+    size_t *n = zhashx_lookup(self->unfinished, job->agent_key);
+    if (!n) {
+        if (delta < 0)
+            return;
+        n = calloc(1, sizeof *n);
+        if (!n)
+            return; /* out of memory: this agent is not limited */
+        zhashx_insert(self->unfinished, job->agent_key, n);
+    }
+    if (delta < 0 && *n > 0)
+        (*n)--;
+    else if (delta > 0)
+        (*n)++;
+    if (*n == 0)
+        zhashx_delete(self->unfinished, job->agent_key);
+}
+
+static void s_free_count(void **item)
+{
+    free(*item);
+    *item = NULL;
+}
 
 static void s_job_free(job_t **job_p)
 {
@@ -37,11 +65,15 @@ job_table_t *job_table_new(void)
     if (!self)
         return NULL;
     self->jobs = zhashx_new();
-    if (!self->jobs) {
+    self->unfinished = zhashx_new();
+    if (!self->jobs || !self->unfinished) {
+        zhashx_destroy(&self->jobs);
+        zhashx_destroy(&self->unfinished);
         free(self);
         return NULL;
     }
     zhashx_set_destructor(self->jobs, s_job_destructor);
+    zhashx_set_destructor(self->unfinished, s_free_count);
     return self;
 }
 
@@ -52,6 +84,7 @@ void job_table_destroy(job_table_t **self_p)
     if (!self)
         return;
     zhashx_destroy(&self->jobs);
+    zhashx_destroy(&self->unfinished);
     free(self);
     *self_p = NULL;
 }
@@ -69,7 +102,7 @@ const char *job_state_name(job_state_t state)
 
 /* The one function that changes job->state. The allowed moves are the arrows
  * of the diagram in job_table.h; anything else is a bug of the broker. */
-static void s_transition(job_t *job, job_state_t to)
+static void s_transition(job_table_t *self, job_t *job, job_state_t to)
 {
     bool ok = false;
     switch (job->state) {
@@ -81,6 +114,10 @@ static void s_transition(job_t *job, job_state_t to)
     assert(ok && "job_table: a transition the state machine does not have");
     (void) ok;
     pf_log_debug("broker", "job %s: %s -> %s", job->id, job_state_name(job->state), job_state_name(to));
+    self->counts[job->state]--;
+    self->counts[to]++;
+    if (to == JOB_FINISHED)
+        s_agent_count(self, job, -1);
     job->state = to;
 }
 
@@ -132,7 +169,10 @@ job_submit_t job_table_submit(job_table_t *self, Profeed__JobRequest **request_p
     job->agent_len = agent_len;
     job->deadline_ms = deadline_ms;
     job->profiler = request->has_profiler ? request->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
+    job_table_agent_key(request, agent, agent_len, job->agent_key, sizeof job->agent_key);
     zhashx_insert(self->jobs, job->id, job);
+    self->counts[JOB_QUEUED]++;
+    s_agent_count(self, job, +1);
     *job_p = job;
     return JOB_SUBMIT_NEW;
 }
@@ -157,8 +197,7 @@ job_t *job_table_next_queued(job_table_t *self, uint64_t after_seq)
 void job_table_dispatched(job_table_t *self, job_t *job, const char *collector)
 {
     assert(self && job && collector);
-    (void) self; /* used only by the asserts */
-    s_transition(job, JOB_COLLECTING);
+    s_transition(self, job, JOB_COLLECTING);
     snprintf(job->collector, sizeof job->collector, "%s", collector);
     job->attempt++;
     s_drop_passes(job);
@@ -184,7 +223,6 @@ job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *coll
                                  const uint8_t *bytes, size_t len, pf_error_t *err)
 {
     assert(self && job && collector && pass_key && bytes);
-    (void) self; /* used only by the asserts */
     for (size_t i = 0; i < job->pass_len; i++) {
         if (strcmp(job->passes[i].pass_key, pass_key) == 0)
             return JOB_PASS_DUPLICATE;
@@ -220,7 +258,7 @@ job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *coll
     if (job->profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED)
         job->profiler = profiler;
     if (job->pass_len == job->pass_count) {
-        s_transition(job, JOB_ANALYZING);
+        s_transition(self, job, JOB_ANALYZING);
         job->collector[0] = '\0';
     }
     return JOB_PASS_NEW;
@@ -237,10 +275,9 @@ void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer)
 bool job_table_requeue(job_table_t *self, job_t *job, uint32_t max_attempts)
 {
     assert(self && job && job->state == JOB_COLLECTING);
-    (void) self; /* used only by the asserts */
     if (job->attempt >= max_attempts)
         return false;
-    s_transition(job, JOB_QUEUED);
+    s_transition(self, job, JOB_QUEUED);
     job->collector[0] = '\0';
     s_drop_passes(job);
     return true;
@@ -250,11 +287,9 @@ void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, si
                       int64_t now_ms)
 {
     assert(self && job && feedback);
-    (void) self; /* used only by the asserts */
-    s_transition(job, JOB_FINISHED);
+    s_transition(self, job, JOB_FINISHED);
     job->collector[0] = '\0';
     job->analyzer[0] = '\0';
-    s_drop_passes(job);
     free(job->feedback);
     job->feedback = malloc(len ? len : 1);
     if (job->feedback) {
@@ -266,19 +301,51 @@ void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, si
     job->finished_ms = now_ms;
 }
 
-size_t job_table_expire(job_table_t *self, int64_t before_ms)
+void job_table_delivered(job_table_t *self, job_t *job)
+{
+    assert(self && job && job->state == JOB_FINISHED);
+    (void) self; /* used only by the asserts */
+    job->delivered = true;
+    s_drop_passes(job);
+}
+
+size_t job_table_drop_passes(job_table_t *self, int64_t before_ms)
+{
+    assert(self);
+    size_t n = 0;
+    for (job_t *job = zhashx_first(self->jobs); job; job = zhashx_next(self->jobs)) {
+        if (job->state == JOB_FINISHED && job->pass_len > 0 && job->finished_ms < before_ms) {
+            s_drop_passes(job);
+            n++;
+        }
+    }
+    return n;
+}
+
+void job_table_forget(job_table_t *self, job_t *job)
+{
+    assert(self && job);
+    self->counts[job->state]--;
+    if (job->state != JOB_FINISHED)
+        s_agent_count(self, job, -1);
+    char id[WIRE_MAX_ID_LEN + 1];
+    snprintf(id, sizeof id, "%s", job->id); /* the key dies with the job */
+    zhashx_delete(self->jobs, id);
+}
+
+size_t job_table_expire(job_table_t *self, int64_t before_ms, zlistx_t *gone_out)
 {
     assert(self);
     zlistx_t *gone = zlistx_new();
     for (job_t *job = zhashx_first(self->jobs); job; job = zhashx_next(self->jobs)) {
         if (job->state == JOB_FINISHED && job->finished_ms < before_ms)
-            zlistx_add_end(gone, job->id);
+            zlistx_add_end(gone, job);
     }
     size_t n = zlistx_size(gone);
-    for (char *id = zlistx_first(gone); id; id = zlistx_next(gone)) {
-        char copy[WIRE_MAX_ID_LEN + 1];
-        snprintf(copy, sizeof copy, "%s", id); /* the key dies with the job */
-        zhashx_delete(self->jobs, copy);
+    for (job_t *job = zlistx_first(gone); job; job = zlistx_next(gone)) {
+        if (gone_out)
+            zlistx_add_end(gone_out, strdup(job->id));
+        job_table_forget(self, job);
     }
     zlistx_destroy(&gone);
     return n;
@@ -286,10 +353,28 @@ size_t job_table_expire(job_table_t *self, int64_t before_ms)
 
 size_t job_table_count(job_table_t *self, job_state_t state)
 {
-    size_t n = 0;
-    for (job_t *job = zhashx_first(self->jobs); job; job = zhashx_next(self->jobs))
-        n += job->state == state;
-    return n;
+    assert(self && state <= JOB_FINISHED);
+    return self->counts[state];
+}
+
+size_t job_table_agent_unfinished(job_table_t *self, const char *agent_key)
+{
+    assert(self && agent_key);
+    size_t *n = zhashx_lookup(self->unfinished, agent_key);
+    return n ? *n : 0;
+}
+
+void job_table_agent_key(const Profeed__JobRequest *request, const uint8_t *agent, size_t agent_len, char *out,
+                         size_t cap)
+{
+    assert(cap >= 8);
+    if (request->agent_id && *request->agent_id) {
+        snprintf(out, cap, "%s", request->agent_id);
+        return;
+    }
+    size_t used = (size_t) snprintf(out, cap, "peer:");
+    for (size_t i = 0; i < agent_len && used + 3 <= cap; i++)
+        used += (size_t) snprintf(out + used, cap - used, "%02x", agent[i]);
 }
 
 job_t *job_table_first(job_table_t *self) { return zhashx_first(self->jobs); }

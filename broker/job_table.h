@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <czmq.h>
+
 #include "pf_error.h"
 #include "profeed.pb-c.h"
 #include "wire_check.h"
@@ -63,6 +65,10 @@ typedef struct {
     int64_t finished_ms;
     uint8_t *feedback;                  /* packed Feedback once FINISHED */
     size_t feedback_len;
+    bool delivered;                     /* the agent acknowledged the feedback */
+    /* Who the job counts against for backpressure: the request's agent_id,
+     * else the agent's routing id in hex (first 64 bytes). */
+    char agent_key[WIRE_MAX_ID_LEN + 8];
 } job_t;
 
 typedef struct job_table_t job_table_t;
@@ -114,18 +120,39 @@ job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *coll
 void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer);
 
 /* The job's collector died or gave up: COLLECTING -> QUEUED with the retained
- * passes dropped, or, after `max_attempts`, false (the caller finishes it). */
+ * passes dropped, or, after `max_attempts`, false (the caller finishes it).
+ * A broker restart requeues with max_attempts UINT32_MAX: not the job's fault. */
 bool job_table_requeue(job_table_t *self, job_t *job, uint32_t max_attempts);
 
-/* Any state but FINISHED -> FINISHED with this packed Feedback (copied). */
+/* Any state but FINISHED -> FINISHED with this packed Feedback (copied). The
+ * pass outputs stay until the agent has the feedback (job_table_delivered)
+ * or job_table_drop_passes() ends their retention. */
 void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, size_t len,
                       int64_t now_ms);
 
-/* Forgets jobs FINISHED before `before_ms`; returns how many. */
-size_t job_table_expire(job_table_t *self, int64_t before_ms);
+/* FINISHED: the agent acknowledged the feedback; the passes are dropped. */
+void job_table_delivered(job_table_t *self, job_t *job);
 
-/* Counts by state, and iteration over all jobs (order unspecified). */
+/* Drops the retained passes of FINISHED jobs finished before `before_ms`
+ * (their retention ended without a delivery); returns how many jobs. */
+size_t job_table_drop_passes(job_table_t *self, int64_t before_ms);
+
+/* Removes a job whatever its state (a submission the journal could not keep,
+ * or a FORGOTTEN record read back). */
+void job_table_forget(job_table_t *self, job_t *job);
+
+/* Forgets jobs FINISHED before `before_ms`; their ids are appended to `gone`
+ * (when not NULL, a zlistx of strings the caller frees) so the journal can
+ * record them. Returns how many. */
+size_t job_table_expire(job_table_t *self, int64_t before_ms, zlistx_t *gone);
+
+/* Counts by state (kept as jobs move: O(1)), unfinished jobs of one agent
+ * key (see job_t.agent_key), and iteration over all jobs (order unspecified). */
 size_t job_table_count(job_table_t *self, job_state_t state);
+size_t job_table_agent_unfinished(job_table_t *self, const char *agent_key);
+/* The agent key a request from routing id `agent` would count against. */
+void job_table_agent_key(const Profeed__JobRequest *request, const uint8_t *agent, size_t agent_len, char *out,
+                         size_t cap);
 job_t *job_table_first(job_table_t *self);
 job_t *job_table_next(job_table_t *self);
 

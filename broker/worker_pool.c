@@ -192,5 +192,13 @@ worker_t *worker_pool_pick_analyzer(worker_pool_t *self, Profeed__Profiler profi
 }
 
 size_t worker_pool_size(worker_pool_t *self) { return zhashx_size(self->workers); }
+
+size_t worker_pool_count(worker_pool_t *self, Profeed__WorkerRole role)
+{
+    size_t n = 0;
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
+        n += w->role == role;
+    return n;
+}
 worker_t *worker_pool_first(worker_pool_t *self) { return zhashx_first(self->workers); }
 worker_t *worker_pool_next(worker_pool_t *self) { return zhashx_next(self->workers); }

@@ -61,6 +61,8 @@ worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, Prof
 worker_t *worker_pool_pick_analyzer(worker_pool_t *self, Profeed__Profiler profiler);
 
 size_t worker_pool_size(worker_pool_t *self);
+/* Registered workers of one role. */
+size_t worker_pool_count(worker_pool_t *self, Profeed__WorkerRole role);
 worker_t *worker_pool_first(worker_pool_t *self);
 worker_t *worker_pool_next(worker_pool_t *self);
 

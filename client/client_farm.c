@@ -379,6 +379,17 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
             if (result != PROFEED_OK && fb->n_errors)
                 *error = strdup(fb->errors[0]);
             finished = true;
+            /* Tell the broker it arrived, so it can stop keeping what it
+             * kept to deliver it again. Lost acks only cost broker memory
+             * until its retention ends. */
+            Profeed__Ack ack;
+            profeed__ack__init(&ack);
+            ack.job_id = id;
+            Profeed__Envelope got;
+            wire_envelope_init(&got);
+            got.body_case = PROFEED__ENVELOPE__BODY_ACK;
+            got.ack = &ack;
+            s_send(self, &got, &err);
             break;
         }
         case PROFEED__ENVELOPE__BODY_ERROR: {
@@ -387,6 +398,21 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
                 break;
             if (e->code == PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB) {
                 s_send(self, &submit, &err); /* a restarted broker: submit again */
+                break;
+            }
+            if (e->code == PROFEED__ERROR_CODE__ERROR_CODE_OVERLOADED && e->has_retry_after_ms &&
+                wire_zmq_now_ms() + e->retry_after_ms < deadline) {
+                /* Busy: the same job again after the time the broker asked for. */
+                if (progress) {
+                    char state[96];
+                    snprintf(state, sizeof state, "the farm is busy; submitting again in %u ms",
+                             (unsigned) e->retry_after_ms);
+                    progress(id, state, 0, 0, arg);
+                }
+                zclock_sleep((int) e->retry_after_ms);
+                s_send(self, &submit, &err);
+                liveness = self->liveness;
+                next_hb = wire_zmq_now_ms() + self->heartbeat_ms;
                 break;
             }
             *error = s_printf("%s", e->text ? e->text : "the broker refused the job");

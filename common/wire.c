@@ -192,3 +192,26 @@ void wire_feedback_destroy(Profeed__Feedback **feedback_p)
         *feedback_p = NULL;
     }
 }
+
+uint8_t *wire_journal_record_pack(const Profeed__JournalRecord *rec, size_t max_bytes, size_t *size_p,
+                                  pf_error_t *err)
+{
+    assert(rec && rec->base.descriptor == &profeed__journal_record__descriptor);
+    return s_pack(&rec->base, max_bytes, size_p, err);
+}
+
+Profeed__JournalRecord *wire_journal_record_unpack(const uint8_t *data, size_t size, size_t max_bytes,
+                                                   pf_error_t *err)
+{
+    return (Profeed__JournalRecord *) s_unpack(&profeed__journal_record__descriptor, data, size,
+                                               max_bytes, err);
+}
+
+void wire_journal_record_destroy(Profeed__JournalRecord **rec_p)
+{
+    assert(rec_p);
+    if (*rec_p) {
+        profeed__journal_record__free_unpacked(*rec_p, NULL);
+        *rec_p = NULL;
+    }
+}

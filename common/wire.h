@@ -80,4 +80,11 @@ Profeed__Feedback *wire_feedback_unpack(const uint8_t *data, size_t size, size_t
                                         pf_error_t *err);
 void wire_feedback_destroy(Profeed__Feedback **feedback_p);
 
+/* The broker's journal records (broker/journal.h), read back from disk. */
+uint8_t *wire_journal_record_pack(const Profeed__JournalRecord *rec, size_t max_bytes, size_t *size_p,
+                                  pf_error_t *err);
+Profeed__JournalRecord *wire_journal_record_unpack(const uint8_t *data, size_t size, size_t max_bytes,
+                                                   pf_error_t *err);
+void wire_journal_record_destroy(Profeed__JournalRecord **rec_p);
+
 #endif

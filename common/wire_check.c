@@ -813,6 +813,46 @@ static pf_status_t s_check_envelope(const Profeed__Envelope *env, pf_error_t *er
     }
 }
 
+/* A journal record is the broker's own, read back from disk: the checks make
+ * sure a damaged file is refused rather than believed. The packed messages
+ * inside are checked when the broker unpacks them. */
+static pf_status_t s_check_journal_record(const Profeed__JournalRecord *rec, const char *where, pf_error_t *err)
+{
+    if (!rec->has_event || rec->event == PROFEED__JOURNAL_EVENT__JOURNAL_EVENT_UNSPECIFIED)
+        return s_fail(err, PF_EBADINPUT, where, "event", "missing");
+    pf_status_t rc = s_check_id(rec->job_id, where, "job_id", true, err);
+    if (rc == PF_OK)
+        rc = s_check_id(rec->pass_key, where, "pass_key", false, err);
+    if (rc != PF_OK)
+        return rc;
+    switch (rec->event) {
+    case PROFEED__JOURNAL_EVENT__JOURNAL_EVENT_SUBMITTED:
+        if (!rec->has_request || !rec->has_deadline_unix_ms)
+            return s_fail(err, PF_EBADINPUT, where, "request", "a submission without its request or deadline");
+        if (rec->has_agent && rec->agent.len > 255)
+            return s_fail(err, PF_EBADINPUT, where, "agent", "a routing id of %zu bytes", rec->agent.len);
+        break;
+    case PROFEED__JOURNAL_EVENT__JOURNAL_EVENT_DISPATCHED:
+        if (!rec->has_attempt || rec->attempt == 0 || !rec->collector)
+            return s_fail(err, PF_EBADINPUT, where, "attempt", "a dispatch without attempt or collector");
+        break;
+    case PROFEED__JOURNAL_EVENT__JOURNAL_EVENT_PLANNED:
+        if (!rec->has_pass_count)
+            return s_fail(err, PF_EBADINPUT, where, "pass_count", "missing");
+        break;
+    case PROFEED__JOURNAL_EVENT__JOURNAL_EVENT_PASS:
+        if (!rec->pass_key || !rec->has_pass_output)
+            return s_fail(err, PF_EBADINPUT, where, "pass_output", "a pass without its key or bytes");
+        break;
+    case PROFEED__JOURNAL_EVENT__JOURNAL_EVENT_FINISHED:
+        if (!rec->has_feedback)
+            return s_fail(err, PF_EBADINPUT, where, "feedback", "missing");
+        break;
+    default: break;
+    }
+    return PF_OK;
+}
+
 pf_status_t wire_check(const ProtobufCMessage *msg, pf_error_t *err)
 {
     assert(msg);
@@ -830,6 +870,8 @@ pf_status_t wire_check(const ProtobufCMessage *msg, pf_error_t *err)
         return s_check_job_request((const Profeed__JobRequest *) msg, where, err);
     if (desc == &profeed__pass_output__descriptor)
         return s_check_pass_output((const Profeed__PassOutput *) msg, where, err);
+    if (desc == &profeed__journal_record__descriptor)
+        return s_check_journal_record((const Profeed__JournalRecord *) msg, where, err);
     assert(desc == &profeed__feedback__descriptor && "wire_check: not a top-level message type");
     return s_check_feedback((const Profeed__Feedback *) msg, where, err);
 }

@@ -181,7 +181,11 @@ Test(job_table, feedback_moves_analyzing_to_finished_and_keeps_it)
     cr_assert_eq(job->state, JOB_FINISHED);
     cr_assert_eq(job->finished_ms, 1000);
     cr_assert_str_empty(job->analyzer);
-    cr_assert_eq(job->pass_len, 0, "retained passes are dropped once the feedback is kept");
+    cr_assert_eq(job->pass_len, 1, "passes are kept until the agent has the feedback");
+    cr_assert_eq(job_table_drop_passes(table, 1000), 0, "retention not over yet");
+    job_table_delivered(table, job);
+    cr_assert(job->delivered);
+    cr_assert_eq(job->pass_len, 0, "delivered: the passes are dropped");
     Profeed__Feedback *fb = wire_feedback_unpack(job->feedback, job->feedback_len, WIRE_MAX_MSG, &err);
     cr_assert_not_null(fb, "%s", err.msg);
     cr_assert_str_eq(fb->text, "1. atomic_hist");
@@ -209,6 +213,8 @@ Test(job_table, collecting_job_can_finish_when_refused_by_its_collector)
     s_finish(table, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT, "no capture for program", 5);
     cr_assert_eq(job->state, JOB_FINISHED);
     cr_assert_str_empty(job->collector);
+    cr_assert_eq(job->pass_len, 1, "kept until delivered or their retention ends");
+    cr_assert_eq(job_table_drop_passes(table, 6), 1);
     cr_assert_eq(job->pass_len, 0);
     job_table_destroy(&table);
 }
@@ -516,6 +522,12 @@ Test(job_table, the_same_pass_twice_is_a_duplicate_kept_once)
 /* ---------------------------------------------------------------------------
  * Forgetting finished jobs */
 
+static void s_free_item(void **item)
+{
+    free(*item);
+    *item = NULL;
+}
+
 Test(job_table, expire_forgets_only_jobs_finished_before_the_cutoff)
 {
     job_table_t *table = job_table_new();
@@ -524,7 +536,11 @@ Test(job_table, expire_forgets_only_jobs_finished_before_the_cutoff)
     s_submit(table, "job-queued");
     s_finish(table, old, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_OK, "old", 100);
     s_finish(table, recent, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_OK, "recent", 900);
-    cr_assert_eq(job_table_expire(table, 500), 1);
+    zlistx_t *gone = zlistx_new();
+    zlistx_set_destructor(gone, s_free_item);
+    cr_assert_eq(job_table_expire(table, 500, gone), 1);
+    cr_assert_eq(zlistx_size(gone), 1, "the forgotten ids are handed back for the journal");
+    zlistx_destroy(&gone);
     cr_assert_null(job_table_find(table, "job-old"));
     cr_assert_not_null(job_table_find(table, "job-recent"));
     cr_assert_not_null(job_table_find(table, "job-queued"), "unfinished jobs are never expired");

@@ -1,0 +1,70 @@
+/* journal: the broker's durable record of its jobs.
+ *
+ * One append-only file, <dir>/journal, with one record per job state change
+ * (proto JournalRecord: submitted, dispatched, planned, pass, requeued,
+ * finished, delivered, forgotten). Each record is framed as
+ *
+ *     "PFJ1" | payload length (u32 LE) | CRC-32 of the payload (u32 LE) | payload
+ *
+ * On open the records are read back into the job table in order. A torn or
+ * damaged tail (the broker died mid-write, a disk error) ends the reading
+ * there: those bytes are cut off and logged, never believed. Then jobs that
+ * were being collected go back to the queue (their collectors' connections
+ * died with the old broker), jobs being analyzed keep their passes and wait
+ * for an analyzer, finished jobs keep their feedback for the agent. Finally
+ * the file is rewritten with only the live jobs; it is rewritten so again
+ * whenever it has grown to twice that size (and at least `compact_min`).
+ *
+ * Durability: the records that back a promise to a peer are written and
+ * fdatasync'ed before the promise is made (submitted: before the agent's ack;
+ * pass: before the collector's ack; finished: before the feedback is sent).
+ * The other records are written without a sync: losing them makes the broker
+ * redo work after a crash (collect a job again), never lose one.
+ * Why a journal of our own and not SQLite: docs/reliability.md.
+ *
+ * A NULL journal (no state folder configured) keeps nothing and every call
+ * succeeds. The journal does no socket I/O. */
+#ifndef JOURNAL_H
+#define JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job_table.h"
+#include "pf_error.h"
+
+typedef struct journal_t journal_t;
+
+typedef struct {
+    bool sync;            /* fdatasync before promises (default true) */
+    size_t max_record;    /* a longer record on disk is damage (the message limit + slack) */
+    size_t compact_min;   /* never rewrite a file smaller than this (bytes) */
+} journal_options_t;
+
+void journal_options_default(journal_options_t *opts);
+
+/* Opens or creates <dir>/journal (and `dir`), reads it into `jobs` (borrowed;
+ * must outlive the journal; empty on entry), and compacts it. *replayed_p gets
+ * the number of records read. NULL with `err` when the folder or file cannot
+ * be created, read or written. */
+journal_t *journal_open(const char *dir, const journal_options_t *opts, job_table_t *jobs,
+                        size_t *replayed_p, pf_error_t *err);
+void journal_close(journal_t **self_p);
+
+/* One call per job_table transition, made after it. Each returns PF_OK, or
+ * the error of a write that failed (PF_EIO: disk full, permissions, ...);
+ * after a failure nothing of the record is left in the file. */
+pf_status_t journal_submitted(journal_t *self, const job_t *job, pf_error_t *err);
+pf_status_t journal_dispatched(journal_t *self, const job_t *job, pf_error_t *err);
+pf_status_t journal_planned(journal_t *self, const job_t *job, pf_error_t *err);
+pf_status_t journal_pass(journal_t *self, const job_t *job, const job_pass_t *pass, pf_error_t *err);
+pf_status_t journal_requeued(journal_t *self, const job_t *job, pf_error_t *err);
+pf_status_t journal_finished(journal_t *self, const job_t *job, pf_error_t *err);
+pf_status_t journal_delivered(journal_t *self, const job_t *job, pf_error_t *err);
+pf_status_t journal_forgotten(journal_t *self, const char *job_id, pf_error_t *err);
+
+/* Bytes in the file now, and after the last compaction (for logs, tests). */
+uint64_t journal_size(const journal_t *self);
+
+#endif

@@ -1,0 +1,390 @@
+/* The broker's journal (broker/journal.h): what the job table held is what
+ * a restarted broker reads back, a damaged tail is cut off rather than
+ * believed, a journal that cannot be written refuses, and the file is
+ * rewritten to the live jobs when it grows. */
+#include "journal.h"
+
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "wire.h"
+
+static const uint8_t s_agent[] = {0x00, 0x6b, 0x8b, 0x45, 0x67};
+
+static char s_dir[64];
+
+static void s_make_dir(void)
+{
+    snprintf(s_dir, sizeof s_dir, "/tmp/profeed-journal.XXXXXX");
+    cr_assert_not_null(mkdtemp(s_dir));
+}
+
+static void s_remove_dir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", s_dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+TestSuite(journal, .init = s_make_dir, .fini = s_remove_dir);
+
+static char *s_path(void)
+{
+    static char path[128];
+    snprintf(path, sizeof path, "%s/journal", s_dir);
+    return path;
+}
+
+static long s_file_size(void)
+{
+    struct stat st;
+    return stat(s_path(), &st) == 0 ? (long) st.st_size : -1;
+}
+
+static journal_t *s_open(job_table_t *jobs, size_t compact_min, size_t *replayed)
+{
+    journal_options_t opts;
+    journal_options_default(&opts);
+    opts.compact_min = compact_min;
+    pf_error_t err;
+    journal_t *j = journal_open(s_dir, &opts, jobs, replayed, &err);
+    cr_assert_not_null(j, "%s", err.msg);
+    return j;
+}
+
+/* Submits a command job (with `padding` bytes of argument) and journals it. */
+static job_t *s_submit(job_table_t *jobs, journal_t *j, const char *id, size_t padding)
+{
+    char *pad = malloc(padding + 1);
+    memset(pad, 'x', padding);
+    pad[padding] = '\0';
+    char *argv[] = {(char *) "kernels", pad};
+    Profeed__Command command;
+    profeed__command__init(&command);
+    command.argv = argv;
+    command.n_argv = 2;
+    Profeed__JobRequest req;
+    profeed__job_request__init(&req);
+    req.job_id = (char *) id;
+    req.has_language = 1;
+    req.language = PROFEED__LANGUAGE__LANGUAGE_CUDA;
+    req.target_case = PROFEED__JOB_REQUEST__TARGET_COMMAND;
+    req.command = &command;
+    pf_error_t err;
+    size_t len;
+    uint8_t *bytes = wire_job_request_pack(&req, WIRE_MAX_MSG, &len, &err);
+    free(pad);
+    cr_assert_not_null(bytes, "%s", err.msg);
+    Profeed__JobRequest *copy = wire_job_request_unpack(bytes, len, WIRE_MAX_MSG, &err);
+    job_t *job = NULL;
+    cr_assert_eq(job_table_submit(jobs, &copy, bytes, len, s_agent, sizeof s_agent, 600000, &job), JOB_SUBMIT_NEW);
+    free(bytes);
+    cr_assert_eq(journal_submitted(j, job, &err), PF_OK, "%s", err.msg);
+    return job;
+}
+
+static void s_dispatch(job_table_t *jobs, journal_t *j, job_t *job, uint32_t passes)
+{
+    pf_error_t err;
+    job_table_dispatched(jobs, job, "c1");
+    cr_assert_eq(journal_dispatched(j, job, &err), PF_OK, "%s", err.msg);
+    cr_assert_eq(job_table_plan(jobs, job, passes, &err), PF_OK, "%s", err.msg);
+    cr_assert_eq(journal_planned(j, job, &err), PF_OK, "%s", err.msg);
+}
+
+static void s_pass(job_table_t *jobs, journal_t *j, job_t *job, const char *key)
+{
+    Profeed__PassOutput pass;
+    profeed__pass_output__init(&pass);
+    pass.job_id = job->id;
+    pass.pass_key = (char *) key;
+    pass.has_profiler = 1;
+    pass.profiler = PROFEED__PROFILER__PROFILER_NCU;
+    pass.has_exit_status = 1;
+    Profeed__WorkerInfo worker;
+    profeed__worker_info__init(&worker);
+    worker.host = (char *) "gpu-host-1";
+    pass.worker = &worker;
+    pf_error_t err;
+    size_t len;
+    uint8_t *bytes = wire_pass_output_pack(&pass, WIRE_MAX_MSG, &len, &err);
+    cr_assert_not_null(bytes, "%s", err.msg);
+    cr_assert_eq(job_table_pass(jobs, job, job->collector, key, PROFEED__PROFILER__PROFILER_NCU, bytes, len, &err),
+                 JOB_PASS_NEW, "%s", err.msg);
+    free(bytes);
+    cr_assert_eq(journal_pass(j, job, &job->passes[job->pass_len - 1], &err), PF_OK, "%s", err.msg);
+}
+
+static void s_finish(job_table_t *jobs, journal_t *j, job_t *job, const char *text)
+{
+    Profeed__Feedback fb;
+    profeed__feedback__init(&fb);
+    fb.job_id = job->id;
+    fb.has_status = 1;
+    fb.status = PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_OK;
+    fb.text = (char *) text;
+    pf_error_t err;
+    size_t len;
+    uint8_t *bytes = wire_feedback_pack(&fb, WIRE_MAX_MSG, &len, &err);
+    cr_assert_not_null(bytes, "%s", err.msg);
+    job_table_finish(jobs, job, bytes, len, 1000);
+    free(bytes);
+    cr_assert_eq(journal_finished(j, job, &err), PF_OK, "%s", err.msg);
+}
+
+/* Five jobs, one in each situation a broker can die in. */
+static void s_populate(job_table_t *jobs, journal_t *j)
+{
+    s_submit(jobs, j, "queued", 10);
+    job_t *collecting = s_submit(jobs, j, "collecting", 10);
+    s_dispatch(jobs, j, collecting, 3);
+    s_pass(jobs, j, collecting, "ncu.000");
+    job_t *analyzing = s_submit(jobs, j, "analyzing", 10);
+    s_dispatch(jobs, j, analyzing, 2);
+    s_pass(jobs, j, analyzing, "ncu.000");
+    s_pass(jobs, j, analyzing, "ncu.001");
+    job_t *finished = s_submit(jobs, j, "finished", 10);
+    s_dispatch(jobs, j, finished, 1);
+    s_pass(jobs, j, finished, "ncu.000");
+    s_finish(jobs, j, finished, "1. atomic_hist is latency-bound");
+    job_t *delivered = s_submit(jobs, j, "delivered", 10);
+    s_dispatch(jobs, j, delivered, 1);
+    s_pass(jobs, j, delivered, "ncu.000");
+    s_finish(jobs, j, delivered, "delivered text");
+    pf_error_t err;
+    job_table_delivered(jobs, delivered);
+    cr_assert_eq(journal_delivered(j, delivered, &err), PF_OK);
+    job_t *gone = s_submit(jobs, j, "gone", 10);
+    job_table_forget(jobs, gone);
+    cr_assert_eq(journal_forgotten(j, "gone", &err), PF_OK);
+}
+
+/* What a restarted broker must see of s_populate's jobs. */
+static void s_expect_restored(job_table_t *jobs)
+{
+    job_t *job = job_table_find(jobs, "queued");
+    cr_assert_not_null(job);
+    cr_expect_eq(job->state, JOB_QUEUED);
+    cr_expect_eq(job->agent_len, sizeof s_agent);
+    cr_expect_eq(memcmp(job->agent, s_agent, sizeof s_agent), 0);
+    cr_expect_str_eq(job->request->command->argv[0], "kernels");
+
+    job = job_table_find(jobs, "collecting");
+    cr_assert_not_null(job);
+    cr_expect_eq(job->state, JOB_QUEUED, "a collection in flight starts over");
+    cr_expect_eq(job->pass_len, 0);
+    cr_expect_eq(job->attempt, 1);
+
+    job = job_table_find(jobs, "analyzing");
+    cr_assert_not_null(job);
+    cr_expect_eq(job->state, JOB_ANALYZING, "its passes are all there: it waits for an analyzer");
+    cr_expect_eq(job->pass_len, 2);
+    cr_expect_str_eq(job->analyzer, "");
+    pf_error_t err;
+    Profeed__PassOutput *pass = wire_pass_output_unpack(job->passes[1].bytes, job->passes[1].len, WIRE_MAX_MSG, &err);
+    cr_assert_not_null(pass, "%s", err.msg);
+    cr_expect_str_eq(pass->pass_key, "ncu.001");
+    wire_pass_output_destroy(&pass);
+
+    job = job_table_find(jobs, "finished");
+    cr_assert_not_null(job);
+    cr_expect_eq(job->state, JOB_FINISHED);
+    cr_expect_not(job->delivered);
+    Profeed__Feedback *fb = wire_feedback_unpack(job->feedback, job->feedback_len, WIRE_MAX_MSG, &err);
+    cr_assert_not_null(fb, "%s", err.msg);
+    cr_expect_str_eq(fb->text, "1. atomic_hist is latency-bound");
+    wire_feedback_destroy(&fb);
+
+    job = job_table_find(jobs, "delivered");
+    cr_assert_not_null(job);
+    cr_expect(job->delivered);
+    cr_expect_null(job_table_find(jobs, "gone"), "a forgotten job stays forgotten");
+    cr_expect_eq(job_table_count(jobs, JOB_QUEUED), 2);
+    cr_expect_eq(job_table_count(jobs, JOB_ANALYZING), 1);
+    cr_expect_eq(job_table_count(jobs, JOB_FINISHED), 2);
+}
+
+Test(journal, a_restarted_broker_reads_back_every_job_in_its_state)
+{
+    job_table_t *jobs = job_table_new();
+    journal_t *j = s_open(jobs, 1u << 30, NULL);
+    s_populate(jobs, j);
+    journal_close(&j);
+    job_table_destroy(&jobs);
+
+    jobs = job_table_new();
+    size_t replayed = 0;
+    j = s_open(jobs, 1u << 30, &replayed);
+    cr_expect_geq(replayed, 20, "%zu records", replayed);
+    s_expect_restored(jobs);
+    journal_close(&j);
+    job_table_destroy(&jobs);
+
+    /* Opening compacted the file to the live jobs: reading that gives the same. */
+    jobs = job_table_new();
+    j = s_open(jobs, 1u << 30, &replayed);
+    s_expect_restored(jobs);
+    journal_close(&j);
+    job_table_destroy(&jobs);
+}
+
+static void s_expect_cut_at_damage(void (*damage)(long size))
+{
+    job_table_t *jobs = job_table_new();
+    journal_t *j = s_open(jobs, 1u << 30, NULL);
+    s_submit(jobs, j, "first", 10);
+    long before = s_file_size();
+    s_submit(jobs, j, "second", 10);
+    journal_close(&j);
+    job_table_destroy(&jobs);
+    damage(before);
+
+    jobs = job_table_new();
+    j = s_open(jobs, 1u << 30, NULL);
+    cr_expect_not_null(job_table_find(jobs, "first"));
+    cr_expect_null(job_table_find(jobs, "second"), "a damaged record is not believed");
+    /* The damage is gone: new records follow good ones. */
+    s_submit(jobs, j, "third", 10);
+    journal_close(&j);
+    job_table_destroy(&jobs);
+    jobs = job_table_new();
+    j = s_open(jobs, 1u << 30, NULL);
+    cr_expect_not_null(job_table_find(jobs, "first"));
+    cr_expect_not_null(job_table_find(jobs, "third"));
+    journal_close(&j);
+    job_table_destroy(&jobs);
+}
+
+static void s_cut_mid_record(long before)
+{
+    cr_assert_eq(truncate(s_path(), before + 20), 0);
+}
+
+static void s_flip_a_payload_byte(long before)
+{
+    FILE *f = fopen(s_path(), "r+b");
+    cr_assert_not_null(f);
+    fseek(f, before + 16, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, before + 16, SEEK_SET);
+    fputc(c ^ 0x40, f);
+    fclose(f);
+}
+
+static void s_append_garbage(long before)
+{
+    (void) before;
+    cr_assert_eq(truncate(s_path(), before), 0);
+    FILE *f = fopen(s_path(), "ab");
+    fputs("garbage that is no record at all", f);
+    fclose(f);
+}
+
+Test(journal, a_record_cut_short_by_a_crash_is_dropped) { s_expect_cut_at_damage(s_cut_mid_record); }
+Test(journal, a_record_whose_checksum_fails_is_dropped) { s_expect_cut_at_damage(s_flip_a_payload_byte); }
+Test(journal, bytes_that_are_no_record_are_dropped) { s_expect_cut_at_damage(s_append_garbage); }
+
+Test(journal, a_folder_that_cannot_be_written_is_refused_at_open)
+{
+    if (geteuid() == 0)
+        cr_skip_test("root may write anywhere");
+    cr_assert_eq(chmod(s_dir, 0500), 0);
+    journal_options_t opts;
+    journal_options_default(&opts);
+    job_table_t *jobs = job_table_new();
+    pf_error_t err;
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/state", s_dir);
+    cr_expect_null(journal_open(sub, &opts, jobs, NULL, &err));
+    cr_expect_eq(err.code, PF_EIO);
+    cr_expect_not_null(strstr(err.msg, "Permission denied"), "%s", err.msg);
+    chmod(s_dir, 0700);
+    job_table_destroy(&jobs);
+}
+
+/* A full disk, played by the file size limit: the record is refused, and
+ * nothing of it stays in the file. */
+Test(journal, a_write_that_fails_leaves_nothing_and_says_why)
+{
+    job_table_t *jobs = job_table_new();
+    journal_t *j = s_open(jobs, 1u << 30, NULL);
+    s_submit(jobs, j, "kept", 10);
+    long size = s_file_size();
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim = {.rlim_cur = (rlim_t) size + 100, .rlim_max = RLIM_INFINITY};
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+
+    char *pad = malloc(4001);
+    memset(pad, 'y', 4000);
+    pad[4000] = '\0';
+    char *argv[] = {(char *) "kernels", pad};
+    Profeed__Command command;
+    profeed__command__init(&command);
+    command.argv = argv;
+    command.n_argv = 2;
+    Profeed__JobRequest req;
+    profeed__job_request__init(&req);
+    req.job_id = (char *) "refused";
+    req.has_language = 1;
+    req.language = PROFEED__LANGUAGE__LANGUAGE_CUDA;
+    req.target_case = PROFEED__JOB_REQUEST__TARGET_COMMAND;
+    req.command = &command;
+    pf_error_t err;
+    size_t len;
+    uint8_t *bytes = wire_job_request_pack(&req, WIRE_MAX_MSG, &len, &err);
+    Profeed__JobRequest *copy = wire_job_request_unpack(bytes, len, WIRE_MAX_MSG, &err);
+    job_t *job = NULL;
+    job_table_submit(jobs, &copy, bytes, len, s_agent, sizeof s_agent, 600000, &job);
+    cr_expect_eq(journal_submitted(j, job, &err), PF_EIO);
+    cr_expect_not_null(strstr(err.msg, "cannot write"), "%s", err.msg);
+    cr_expect_eq(s_file_size(), size, "no partial record left behind");
+    free(bytes);
+    free(pad);
+
+    lim.rlim_cur = RLIM_INFINITY;
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    s_submit(jobs, j, "after", 10);
+    journal_close(&j);
+    job_table_destroy(&jobs);
+    jobs = job_table_new();
+    j = s_open(jobs, 1u << 30, NULL);
+    cr_expect_not_null(job_table_find(jobs, "kept"));
+    cr_expect_null(job_table_find(jobs, "refused"));
+    cr_expect_not_null(job_table_find(jobs, "after"));
+    journal_close(&j);
+    job_table_destroy(&jobs);
+}
+
+Test(journal, a_grown_file_is_rewritten_with_the_live_jobs)
+{
+    job_table_t *jobs = job_table_new();
+    journal_t *j = s_open(jobs, 16 * 1024, NULL);
+    char id[32];
+    /* 200 jobs come and go; five stay. */
+    for (int i = 0; i < 200; i++) {
+        snprintf(id, sizeof id, "job-%03d", i);
+        job_t *job = s_submit(jobs, j, id, 200);
+        if (i % 40 != 0) {
+            pf_error_t err;
+            job_table_forget(jobs, job);
+            cr_assert_eq(journal_forgotten(j, id, &err), PF_OK);
+        }
+    }
+    long size = s_file_size();
+    cr_expect_lt(size, 64 * 1024, "the file was not rewritten: %ld bytes", size);
+    journal_close(&j);
+    job_table_destroy(&jobs);
+    jobs = job_table_new();
+    j = s_open(jobs, 16 * 1024, NULL);
+    cr_expect_eq(job_table_count(jobs, JOB_QUEUED), 5);
+    cr_expect_not_null(job_table_find(jobs, "job-040"));
+    cr_expect_null(job_table_find(jobs, "job-041"));
+    journal_close(&j);
+    job_table_destroy(&jobs);
+}
