@@ -194,8 +194,9 @@ do_start() {
   # On a failure part-way, stop what was started.
   trap 'say "start failed; stopping what was started"; do_stop >/dev/null 2>&1 || true' ERR
 
+  # The journal keeps acknowledged jobs if the broker dies (docs/reliability.md).
   "$broker_bin" --agents 'tcp://127.0.0.1:*' --workers 'tcp://127.0.0.1:*' \
-    --endpoints-file "$rundir/endpoints" >"$rundir/broker.log" 2>&1 </dev/null &
+    --endpoints-file "$rundir/endpoints" --state-dir "$rundir/state" >"$rundir/broker.log" 2>&1 </dev/null &
   echo $! >"$rundir/broker.pid"
   for _ in $(seq 100); do [ -s "$rundir/endpoints" ] && break; sleep 0.05; done
   local agent_ep worker_ep

@@ -111,7 +111,7 @@ step "4/5 Starting a local farm on loopback (logs: $logs)"
 # Port 0 ("*"): the broker binds free ports and writes them to a file, so a
 # quickstart never collides with another farm on this machine.
 "$broker_bin" --agents 'tcp://127.0.0.1:*' --workers 'tcp://127.0.0.1:*' \
-  --endpoints-file "$logs/endpoints" >"$logs/broker.log" 2>&1 &
+  --endpoints-file "$logs/endpoints" --state-dir "$logs/state" >"$logs/broker.log" 2>&1 &
 pids+=("$!")
 for _ in $(seq 100); do [ -s "$logs/endpoints" ] && break; sleep 0.05; done
 agent_ep=$(sed -n 's/^agent=//p' "$logs/endpoints" 2>/dev/null || true)

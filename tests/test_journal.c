@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crc32.h"
 #include "wire.h"
 
 static const uint8_t s_agent[] = {0x00, 0x6b, 0x8b, 0x45, 0x67};
@@ -387,4 +388,20 @@ Test(journal, a_grown_file_is_rewritten_with_the_live_jobs)
     cr_expect_null(job_table_find(jobs, "job-041"));
     journal_close(&j);
     job_table_destroy(&jobs);
+}
+
+/* The checksum is zlib's CRC-32, so the file can be checked with any tool. */
+Test(journal, the_record_checksum_is_the_standard_crc32)
+{
+    cr_expect_eq(crc32_update(0, "123456789", 9), 0xCBF43926u);
+    cr_expect_eq(crc32_update(0, "", 0), 0u);
+    /* In pieces of any size, as one. */
+    uint32_t crc = crc32_update(0, "12345", 5);
+    cr_expect_eq(crc32_update(crc, "6789", 4), 0xCBF43926u);
+    char big[1000];
+    for (size_t i = 0; i < sizeof big; i++)
+        big[i] = (char) (i * 7);
+    uint32_t whole = crc32_update(0, big, sizeof big);
+    uint32_t parts = crc32_update(crc32_update(0, big, 333), big + 333, sizeof big - 333);
+    cr_expect_eq(whole, parts);
 }
