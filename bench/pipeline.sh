@@ -89,11 +89,12 @@ median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR + 1) / 2)]}'; }
 
 # start_farm COLLECTORS ANALYZERS: a fresh broker on free loopback ports and
 # its workers, logging warnings only (info lines per job would be measured).
-start_farm() {
+start_farm() { # start_farm COLLECTORS ANALYZERS [BROKER FLAGS...]
   local c=$1 k=$2 i n
+  shift 2
   rm -f "$tmp/endpoints"
   "$build/broker/profeed-broker" --agents 'tcp://127.0.0.1:*' --workers 'tcp://127.0.0.1:*' \
-    --endpoints-file "$tmp/endpoints" --log-level warn 2>>"$tmp/broker.log" &
+    --endpoints-file "$tmp/endpoints" --log-level warn "$@" 2>>"$tmp/broker.log" &
   broker_pid=$!
   pids+=("$broker_pid")
   for _ in $(seq 100); do [ -s "$tmp/endpoints" ] && break; sleep 0.05; done
@@ -189,6 +190,23 @@ for prog in nokernel kernels full; do
     "(p50 - floor p50) $over ms [target <= 1 ms: $verdict]"
 done
 stop_farm
+
+# 3b. The same with the broker's journal (docs/reliability.md): each job's
+# request, passes and feedback are written and synced before they are acked.
+say ""
+say "## latency with the broker's journal (--state-dir, journal-fsync on; $(df -T "$tmp" | awk 'NR==2 {print $2}') under $tmp)"
+start_farm 1 1 --state-dir "$tmp/state"
+for prog in nokernel full; do
+  for _ in $(seq "$runs"); do
+    "$build/bench/farm_load" --endpoint "$agent_ep" --agents 1 --jobs "$lat_jobs" --warmup 5 -- "$prog"
+  done >"$tmp/jlat_$prog.txt"
+  jp50=$(field p50_ms <"$tmp/jlat_$prog.txt" | median)
+  jp99=$(field p99_ms <"$tmp/jlat_$prog.txt" | median)
+  cost=$(awk -v a="$jp50" -v b="${farm_p50[$prog]}" 'BEGIN {printf "%.3f", a - b}')
+  say "  $prog: p50 $jp50 ms, p99 $jp99 ms; the journal adds $cost ms at p50"
+done
+stop_farm
+rm -rf "$tmp/state"
 
 # 4. Throughput with 1 and 2 analyzers.
 say ""
