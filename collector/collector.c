@@ -143,16 +143,19 @@ static void s_send_env(zsock_t *pipe, const Profeed__Envelope *env, size_t max_m
 {
     size_t size = 0;
     pf_error_t err;
-    uint8_t *bytes = wire_envelope_pack(env, max_msg, &size, &err);
-    if (!bytes) {
+    zframe_t *frame = NULL;
+    if (wire_envelope_measure(env, max_msg, &size, &err) == PF_OK && !(frame = zframe_new(NULL, size)))
+        pf_error_set(&err, PF_ENOMEM, "out of memory for a %zu-byte message", size);
+    if (!frame) {
         pf_log_error(LOG, "job %s: cannot pack a message: %s", job_id, err.msg);
         zstr_sendm(pipe, "ERROR");
         zstr_send(pipe, err.msg);
         return;
     }
+    /* Packed straight into the frame the main thread forwards: inproc and
+     * the broker's socket take it without another copy. */
+    wire_envelope_pack_to(env, zframe_data(frame), size);
     zstr_sendm(pipe, "SEND");
-    zframe_t *frame = zframe_new(bytes, size);
-    free(bytes);
     zframe_send(&frame, pipe, 0);
 }
 
