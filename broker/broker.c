@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "broker_auth.h"
 #include "broker_http.h"
 #include "broker_metrics.h"
 #include "job_table.h"
 #include "journal.h"
 #include "pf_log.h"
 #include "wire.h"
+#include "wire_curve.h"
 #include "wire_splice.h"
 #include "wire_zmq.h"
 #include "worker_pool.h"
@@ -42,6 +44,8 @@ typedef struct {
     zsock_t *workers;
     job_table_t *jobs;
     journal_t *journal;         /* NULL: no state folder, nothing is kept */
+    wire_curve_t *curve;        /* NULL: plaintext */
+    broker_auth_t *auth;        /* with curve: who may connect, in which role */
     worker_pool_t *pool;
     int64_t next_tick_ms;
     int64_t started_ms;
@@ -636,9 +640,21 @@ static void s_on_agent(broker_t *self)
 /* ------------------------------------------------------------------------
  * Workers */
 
-static void s_on_ready(broker_t *self, zframe_t *peer, const char *key, Profeed__Envelope **env_p)
+static void s_on_ready(broker_t *self, zframe_t *peer, zframe_t *body, const char *key, Profeed__Envelope **env_p)
 {
     Profeed__Ready *ready = (*env_p)->ready;
+    if (self->auth) {
+        /* A key may register only in the role its folder gives it. */
+        const char *user = zframe_meta(body, "User-Id");
+        const char *role = ready->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR ? "collector" : "analyzer";
+        if (!broker_auth_user_is(user, role)) {
+            pf_log_warn(LOG, "worker %s (peer %s, key of %s) refused: that key may not register in the %s role",
+                        ready->worker_id, key, user ? user : "?", role);
+            s_refuse(self, self->workers, peer, METRICS_REJECT_UNEXPECTED, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
+                     NULL, "this key may not register in the %s role", role);
+            return;
+        }
+    }
     char worker_id[WIRE_MAX_ID_LEN + 1];
     snprintf(worker_id, sizeof worker_id, "%s", ready->worker_id);
     bool collector = ready->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR;
@@ -830,7 +846,7 @@ static void s_on_worker(broker_t *self)
     self->metrics.bytes_in[METRICS_WORKERS] += zframe_size(body);
     self->metrics.messages_in[METRICS_WORKERS]++;
     if (env->body_case == PROFEED__ENVELOPE__BODY_READY) {
-        s_on_ready(self, peer, key, &env);
+        s_on_ready(self, peer, body, key, &env);
         goto cleanup;
     }
     worker_t *w = worker_pool_find(self->pool, key);
@@ -939,6 +955,33 @@ static int s_write_endpoints(const broker_config_t *config, zsock_t *agents, zso
     return rename(tmp, config->endpoints_file);
 }
 
+/* CURVE on both endpoints with the ZAP handler, or plaintext where that is
+ * allowed. Before binding: a CURVE server must be one from its first peer. */
+static int s_secure(broker_t *self)
+{
+    const broker_config_t *config = self->config;
+    pf_error_t err;
+    if (!config->curve_secret || !*config->curve_secret) {
+        if (wire_curve_check_plaintext(config->agent_endpoint, config->insecure, LOG, &err) != PF_OK ||
+            wire_curve_check_plaintext(config->worker_endpoint, config->insecure, LOG, &err) != PF_OK) {
+            pf_log_error(LOG, "%s", err.msg);
+            return -1;
+        }
+        return 0;
+    }
+    self->curve = wire_curve_server_new(config->curve_secret, &err);
+    if (self->curve)
+        self->auth = broker_auth_new(config->agent_keys, config->collector_keys, config->analyzer_keys, &err);
+    if (!self->curve || !self->auth) {
+        pf_log_error(LOG, "CURVE: %s", err.msg);
+        return -1;
+    }
+    wire_curve_apply_server(self->curve, self->agents, BROKER_AUTH_AGENTS);
+    wire_curve_apply_server(self->curve, self->workers, BROKER_AUTH_WORKERS);
+    pf_log_info(LOG, "CURVE on both endpoints; the broker's public key is %s", wire_curve_public_txt(self->curve));
+    return 0;
+}
+
 int broker_run(const broker_config_t *config, zsock_t *pipe)
 {
     assert(config);
@@ -973,6 +1016,8 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
     }
     wire_zmq_configure(self.agents, config->max_msg, config->hwm);
     wire_zmq_configure(self.workers, config->max_msg, config->hwm);
+    if (s_secure(&self) != 0)
+        goto cleanup;
     if (zsock_bind(self.agents, "%s", config->agent_endpoint) < 0) {
         pf_log_error(LOG, "cannot bind the agent endpoint %s: %s", config->agent_endpoint, zmq_strerror(zmq_errno()));
         goto cleanup;
@@ -997,6 +1042,8 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
     pf_log_info(LOG, "serving agents on %s, workers on %s (heartbeat %d ms x %d)", zsock_endpoint(self.agents),
                 zsock_endpoint(self.workers), config->heartbeat_ms, config->liveness);
     poller = zpoller_new(self.agents, self.workers, NULL);
+    if (self.auth)
+        zpoller_add(poller, broker_auth_socket(self.auth));
     if (self.http)
         zpoller_add(poller, broker_http_socket(self.http));
     if (pipe) {
@@ -1017,6 +1064,8 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
             s_on_agent(&self);
         } else if (which == self.workers) {
             s_on_worker(&self);
+        } else if (self.auth && which == broker_auth_socket(self.auth)) {
+            broker_auth_handle(self.auth);
         } else if (self.http && which == broker_http_socket(self.http)) {
             broker_http_handle(self.http, wire_zmq_now_ms());
         }
@@ -1038,6 +1087,8 @@ cleanup:
     worker_pool_destroy(&self.pool);
     zsock_destroy(&self.agents);
     zsock_destroy(&self.workers);
+    broker_auth_destroy(&self.auth);
+    wire_curve_destroy(&self.curve);
     return rc;
 }
 

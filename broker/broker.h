@@ -32,6 +32,15 @@ typedef struct {
     int64_t pass_retain_ms;       /* a finished job's passes are kept this long for an agent that has not acked */
     uint32_t max_queued;          /* jobs waiting for a collector; more are refused as busy */
     uint32_t max_agent_jobs;      /* unfinished jobs per agent; more are refused as busy */
+    /* CURVE (docs/security.md): the broker's certificate (NAME.key_secret)
+     * and the folders of public keys admitted per role. No certificate:
+     * plaintext, allowed only on endpoints local to this machine unless
+     * `insecure`. */
+    const char *curve_secret;
+    const char *agent_keys;
+    const char *collector_keys;
+    const char *analyzer_keys;
+    bool insecure;
 } broker_config_t;
 
 void broker_config_default(broker_config_t *config);

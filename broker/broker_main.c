@@ -50,6 +50,16 @@ static const config_key_t s_keys[] = {
      .help = "jobs waiting for a collector; beyond it agents are told to retry later", .min = 1, .max = 10000000},
     {.name = "max-agent-jobs", .type = CONFIG_INT, .fallback = "1000", .arg = "N",
      .help = "unfinished jobs per agent; beyond it the agent is told to retry later", .min = 1, .max = 10000000},
+    {.name = "curve-secret", .type = CONFIG_STRING, .arg = "FILE",
+     .help = "the broker's certificate (NAME.key_secret from profeed keygen): CURVE on both endpoints"},
+    {.name = "agent-keys", .type = CONFIG_STRING, .arg = "DIR",
+     .help = "with CURVE: public keys (NAME.key) of the agents allowed to submit"},
+    {.name = "collector-keys", .type = CONFIG_STRING, .arg = "DIR",
+     .help = "with CURVE: public keys of the collectors allowed to register"},
+    {.name = "analyzer-keys", .type = CONFIG_STRING, .arg = "DIR",
+     .help = "with CURVE: public keys of the analyzers allowed to register"},
+    {.name = "insecure", .type = CONFIG_BOOL, .fallback = "false",
+     .help = "allow plaintext on endpoints that leave this machine (logged as a warning)"},
     CONFIG_LOG_KEYS,
 };
 
@@ -84,6 +94,11 @@ int main(int argc, char **argv)
     config.pass_retain_ms = config_int(settings, "pass-retain-s") * 1000;
     config.max_queued = (uint32_t) config_int(settings, "max-queued");
     config.max_agent_jobs = (uint32_t) config_int(settings, "max-agent-jobs");
+    config.curve_secret = config_str(settings, "curve-secret");
+    config.agent_keys = config_str(settings, "agent-keys");
+    config.collector_keys = config_str(settings, "collector-keys");
+    config.analyzer_keys = config_str(settings, "analyzer-keys");
+    config.insecure = config_bool(settings, "insecure");
     config_apply_logging(settings);
     pf_memory_keep_large_buffers();
     int rc = broker_run(&config, NULL) == 0 ? 0 : 1;

@@ -18,6 +18,7 @@
 struct profeed_farm_t {
     char *endpoint;
     zsock_t *sock;
+    wire_curve_t *curve; /* NULL: plaintext */
     int heartbeat_ms;
     int liveness;
 };
@@ -40,6 +41,8 @@ static int s_connect(profeed_farm_t *self)
     if (!self->sock)
         return -1;
     wire_zmq_configure(self->sock, FARM_MAX_MSG, 1000);
+    if (self->curve)
+        wire_curve_apply_client(self->curve, self->sock);
     return zsock_connect(self->sock, "%s", self->endpoint);
 }
 
@@ -48,20 +51,45 @@ static int s_connect(profeed_farm_t *self)
 static pthread_once_t s_czmq_once = PTHREAD_ONCE_INIT;
 static void s_czmq_init(void) { zsys_init(); }
 
-profeed_farm_t *profeed_farm_new(const char *endpoint, int heartbeat_ms, int liveness)
+profeed_farm_t *profeed_farm_open(const char *endpoint, int heartbeat_ms, int liveness,
+                                  const profeed_security_t *security, char **error)
 {
-    if (!endpoint)
+    if (error)
+        *error = NULL;
+    if (!endpoint) {
+        if (error)
+            *error = strdup("no endpoint");
         return NULL;
+    }
     pthread_once(&s_czmq_once, s_czmq_init);
     profeed_farm_t *self = calloc(1, sizeof *self);
     if (!self)
         return NULL;
+    pf_error_t err;
+    profeed_security_t none = {0};
+    if (!security)
+        security = &none;
+    if (wire_curve_client_setup(security->curve_secret, security->broker_key, security->insecure != 0, endpoint,
+                                "client", &self->curve, &err) != PF_OK) {
+        if (error)
+            *error = strdup(err.msg);
+        free(self);
+        return NULL;
+    }
     self->endpoint = strdup(endpoint);
     self->heartbeat_ms = heartbeat_ms > 0 ? heartbeat_ms : 1000;
     self->liveness = liveness > 0 ? liveness : 3;
-    if (!self->endpoint || s_connect(self) != 0)
+    if (!self->endpoint || s_connect(self) != 0) {
+        if (error)
+            *error = s_printf("cannot connect to \"%s\" (not a valid endpoint?)", endpoint);
         profeed_farm_destroy(&self);
+    }
     return self;
+}
+
+profeed_farm_t *profeed_farm_new(const char *endpoint, int heartbeat_ms, int liveness)
+{
+    return profeed_farm_open(endpoint, heartbeat_ms, liveness, NULL, NULL);
 }
 
 void profeed_farm_destroy(profeed_farm_t **self_p)
@@ -71,6 +99,7 @@ void profeed_farm_destroy(profeed_farm_t **self_p)
     if (!self)
         return;
     zsock_destroy(&self->sock);
+    wire_curve_destroy(&self->curve);
     free(self->endpoint);
     free(self);
     *self_p = NULL;

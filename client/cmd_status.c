@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "cmd_security.h"
 #include "profeed_client.h"
 
 static void s_help(FILE *out)
 {
     fprintf(out, "usage: profeed status [--endpoint tcp://HOST:PORT] [--json] [--wait-ms N]\n"
+                 "                      [--curve-secret FILE --broker-key FILE | --insecure]\n"
                  "\n"
                  "Shows the broker's workers (collectors with their GPUs, analyzers), how busy\n"
                  "each is, the queue depth and the jobs in flight.\n"
@@ -18,13 +20,18 @@ static void s_help(FILE *out)
                  "  --endpoint E   the broker's agent endpoint (default tcp://127.0.0.1:5555)\n"
                  "  --json         JSON instead of text\n"
                  "  --wait-ms N    how long to wait for the answer (default 3000)\n"
-                 "exit status: 0 answered, 4 no answer.\n");
+                 "%s"
+                 "exit status: 0 answered, 4 no answer.\n",
+            CMD_SECURITY_HELP);
 }
 
 int cmd_status(int argc, char **argv)
 {
-    enum { O_ENDPOINT = 256, O_JSON, O_WAIT };
+    enum { O_ENDPOINT = 256, O_JSON, O_WAIT, O_SECRET, O_BROKER_KEY, O_INSECURE };
     static const struct option longopts[] = {
+        {"curve-secret", required_argument, NULL, O_SECRET},
+        {"broker-key", required_argument, NULL, O_BROKER_KEY},
+        {"insecure", no_argument, NULL, O_INSECURE},
         {"endpoint", required_argument, NULL, O_ENDPOINT},
         {"json", no_argument, NULL, O_JSON},
         {"wait-ms", required_argument, NULL, O_WAIT},
@@ -32,6 +39,8 @@ int cmd_status(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *endpoint = "tcp://127.0.0.1:5555";
+    profeed_security_t security;
+    cmd_security_from_env(&security);
     int json = 0;
     long long wait_ms = 3000;
     optind = 1;
@@ -40,6 +49,9 @@ int cmd_status(int argc, char **argv)
         switch (opt) {
         case O_ENDPOINT: endpoint = optarg; break;
         case O_JSON: json = 1; break;
+        case O_SECRET: security.curve_secret = optarg; break;
+        case O_BROKER_KEY: security.broker_key = optarg; break;
+        case O_INSECURE: security.insecure = 1; break;
         case O_WAIT:
             if (!cli_parse_int("profeed status", "--wait-ms", optarg, 1, 3600000, &wait_ms))
                 return 2;
@@ -48,9 +60,11 @@ int cmd_status(int argc, char **argv)
         default: s_help(stderr); return 2;
         }
     }
-    profeed_farm_t *farm = profeed_farm_new(endpoint, 0, 0);
+    char *why = NULL;
+    profeed_farm_t *farm = profeed_farm_open(endpoint, 0, 0, &security, &why);
     if (!farm) {
-        fprintf(stderr, "profeed status: cannot connect to \"%s\"\n", endpoint);
+        fprintf(stderr, "profeed status: %s\n", why ? why : "cannot connect");
+        free(why);
         return 2;
     }
     char *output = NULL, *error = NULL;

@@ -10,6 +10,7 @@
 
 #include "broker.h"
 #include "cli_util.h"
+#include "cmd_security.h"
 #include "collector.h"
 #include "pf_log.h"
 #include "proc_run.h"
@@ -51,6 +52,7 @@ static void s_help(FILE *out)
             "  --nvtx-range R       profile only launches in NVTX range R (\"name/\" for push/pop)\n"
             "  --launch-skip N      skip the first N launches\n"
             "  --launch-count N     profile at most N launches\n"
+            CMD_SECURITY_HELP
             "  -h, --help           this text\n"
             "\n"
             "exit status: 0 feedback, 2 bad input, 3 the profiler reported an error,\n"
@@ -166,7 +168,8 @@ static const char *s_base(const char *path)
 int cmd_submit(int argc, char **argv)
 {
     enum { O_LANG = 256, O_ARCH, O_PROFILER, O_JSON, O_ENDPOINT, O_JOBID, O_TIMEOUT, O_WAIT, O_LOCAL, O_REPLAY,
-           O_DELAY, O_KERNEL, O_PROBLEM, O_PLAN, O_ROUND, O_REGEX, O_NVTX, O_SKIP, O_COUNT };
+           O_DELAY, O_KERNEL, O_PROBLEM, O_PLAN, O_ROUND, O_REGEX, O_NVTX, O_SKIP, O_COUNT, O_SECRET, O_BROKER_KEY,
+           O_INSECURE };
     static const struct option longopts[] = {
         {"language", required_argument, NULL, O_LANG},
         {"arch", required_argument, NULL, O_ARCH},
@@ -187,11 +190,16 @@ int cmd_submit(int argc, char **argv)
         {"nvtx-range", required_argument, NULL, O_NVTX},
         {"launch-skip", required_argument, NULL, O_SKIP},
         {"launch-count", required_argument, NULL, O_COUNT},
+        {"curve-secret", required_argument, NULL, O_SECRET},
+        {"broker-key", required_argument, NULL, O_BROKER_KEY},
+        {"insecure", no_argument, NULL, O_INSECURE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     profeed_job_t job = {0};
     const char *endpoint = "tcp://127.0.0.1:5555";
+    profeed_security_t security;
+    cmd_security_from_env(&security);
     const char *replay = NULL, *kernel_path = NULL, *problem_path = NULL;
     int json = 0, local = 0;
     long long v, wait_s = 0, delay_ms = 0;
@@ -230,6 +238,9 @@ int cmd_submit(int argc, char **argv)
             job.round = (unsigned) v;
             break;
         case O_REGEX: job.kernel_regex = optarg; break;
+        case O_SECRET: security.curve_secret = optarg; break;
+        case O_BROKER_KEY: security.broker_key = optarg; break;
+        case O_INSECURE: security.insecure = 1; break;
         case O_NVTX: job.nvtx_range = optarg; break;
         case O_SKIP:
             if (!cli_parse_int("profeed submit", "--launch-skip", optarg, 0, 1000000000, &v))
@@ -293,9 +304,11 @@ int cmd_submit(int argc, char **argv)
         }
         endpoint = lf.agents;
     }
-    profeed_farm_t *farm = profeed_farm_new(endpoint, local ? 250 : 0, 0);
+    char *why = NULL;
+    profeed_farm_t *farm = profeed_farm_open(endpoint, local ? 250 : 0, 0, local ? NULL : &security, &why);
     if (!farm) {
-        fprintf(stderr, "profeed submit: cannot connect to \"%s\"\n", endpoint);
+        fprintf(stderr, "profeed submit: %s\n", why ? why : "cannot connect");
+        free(why);
         s_local_stop(&lf);
         free(kernel_src);
         free(problem_src);

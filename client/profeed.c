@@ -3,7 +3,8 @@
  *   profeed analyze [options] FILE...   offline feedback from profiler output
  *
  *   profeed submit [options] -- CMD...  profile a command on the farm
- *   profeed status                     the farm's workers and jobs */
+ *   profeed status                     the farm's workers and jobs
+ *   profeed keygen NAME                a CURVE certificate for a farm process */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@ static void s_usage(FILE *out)
             "  analyze FILE...   turn profiler output into optimization feedback (offline)\n"
             "  submit -- CMD...  profile a command on the farm and print the feedback\n"
             "  status            the farm's workers, queue and jobs in flight\n"
+            "  keygen NAME       a CURVE certificate for a farm process (docs/security.md)\n"
             "  version           print the version\n"
             "  help              this text; 'profeed <command> --help' for a command\n");
 }
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
     const char *command = argv[1];
     if (strcmp(command, "analyze") == 0)
         return cmd_analyze(argc - 1, argv + 1);
-    if (strcmp(command, "submit") == 0 || strcmp(command, "status") == 0)
+    if (strcmp(command, "submit") == 0 || strcmp(command, "status") == 0 || strcmp(command, "keygen") == 0)
         return s_exec_farm(argv);
     if (strcmp(command, "version") == 0 || strcmp(command, "--version") == 0) {
         printf("profeed %s\n", PROFEED_VERSION);

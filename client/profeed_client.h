@@ -99,8 +99,22 @@ typedef struct {
 typedef void(profeed_progress_fn)(const char *job_id, const char *state, unsigned done, unsigned count,
                                   void *arg);
 
+/* How an agent proves who it is to the broker (CURVE; docs/security.md). */
+typedef struct {
+    const char *curve_secret; /* this agent's certificate: the NAME.key_secret file of `profeed keygen` */
+    const char *broker_key;   /* the broker's public certificate (its NAME.key) */
+    int insecure;             /* without a certificate: allow plaintext to a broker on another machine */
+} profeed_security_t;
+
 /* Connects to `endpoint` ("tcp://127.0.0.1:5555", "inproc://..."). 0 for
- * heartbeat_ms / liveness picks 1000 / 3. NULL when the endpoint is invalid. */
+ * heartbeat_ms / liveness picks 1000 / 3. With `security` NULL (or without a
+ * certificate) the connection is plaintext, which is refused to an endpoint
+ * off this machine unless security->insecure. NULL on failure, with *error
+ * (when `error` is not NULL; the caller frees it) saying why. */
+profeed_farm_t *profeed_farm_open(const char *endpoint, int heartbeat_ms, int liveness,
+                                  const profeed_security_t *security, char **error);
+
+/* profeed_farm_open() without security (loopback, ipc, inproc endpoints). */
 profeed_farm_t *profeed_farm_new(const char *endpoint, int heartbeat_ms, int liveness);
 void profeed_farm_destroy(profeed_farm_t **self_p);
 

@@ -909,6 +909,7 @@ typedef struct {
     const collector_config_t *config;
     collector_info_t info;
     zsock_t *sock;
+    wire_curve_t *curve; /* NULL: plaintext */
     zpoller_t *poller;
     zsock_t *pipe;
     job_run_t **runs;     /* config->slots of them, NULL = free */
@@ -986,7 +987,7 @@ static void s_send_heartbeat(collector_t *self)
 static int s_connect(collector_t *self)
 {
     if (wire_zmq_reconnect(&self->sock, self->poller, self->config->broker_endpoint,
-                           self->config->max_msg) != 0) {
+                           self->config->max_msg, self->curve) != 0) {
         pf_log_error(LOG, "cannot connect to %s", self->config->broker_endpoint);
         return -1;
     }
@@ -1297,6 +1298,12 @@ int collector_run(const collector_config_t *config, zsock_t *pipe)
     self.runs = calloc(config->slots, sizeof *self.runs);
     self.poller = zpoller_new(NULL);
     pirate_start(&self.pirate, config->heartbeat_ms, config->liveness, wire_zmq_now_ms());
+    pf_error_t err;
+    if (wire_curve_client_setup(config->curve_secret, config->broker_key, config->insecure, config->broker_endpoint,
+                                LOG, &self.curve, &err) != PF_OK) {
+        pf_log_error(LOG, "%s", err.msg);
+        goto cleanup;
+    }
     if (!self.runs || !self.poller || s_discover(&self) != 0 || s_connect(&self) != 0)
         goto cleanup;
     if (pipe) {
@@ -1348,6 +1355,7 @@ cleanup:
     free(self.runs);
     zpoller_destroy(&self.poller);
     zsock_destroy(&self.sock);
+    wire_curve_destroy(&self.curve);
     replay_destroy(&self.info.replay);
     return rc;
 }

@@ -40,6 +40,12 @@ typedef struct {
     size_t max_output;            /* bytes of profiler output kept per pass */
     int pass_delay_ms;            /* replay: how long each pass "runs" (demos, tests) */
     size_t max_msg;
+    /* CURVE (docs/security.md): this worker's certificate (NAME.key_secret)
+     * and the broker's public NAME.key; without them, plaintext, allowed
+     * only to a broker on this machine unless `insecure`. */
+    const char *curve_secret;
+    const char *broker_key;
+    bool insecure;
 } collector_config_t;
 
 void collector_config_default(collector_config_t *config);

@@ -56,6 +56,7 @@ static const config_key_t s_keys[] = {
      .min = 10, .max = 600000},
     {.name = "liveness", .type = CONFIG_INT, .fallback = "3", .arg = "N",
      .help = "missed heartbeats before the broker is presumed gone", .min = 1, .max = 100},
+    CONFIG_CURVE_CLIENT_KEYS,
     CONFIG_LOG_KEYS,
 };
 
@@ -98,6 +99,9 @@ int main(int argc, char **argv)
     collector_config_t config;
     collector_config_default(&config);
     config.broker_endpoint = config_str(settings, "broker");
+    config.curve_secret = config_str(settings, "curve-secret");
+    config.broker_key = config_str(settings, "broker-key");
+    config.insecure = config_bool(settings, "insecure");
     config.worker_id = config_str(settings, "worker-id");
     config.replay_map = config_str(settings, "replay");
     config.gpu = config_str(settings, "gpu");

@@ -157,7 +157,8 @@ int64_t wire_zmq_now_ms(void)
     return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int wire_zmq_reconnect(zsock_t **sock_p, zpoller_t *poller, const char *endpoint, size_t max_msg)
+int wire_zmq_reconnect(zsock_t **sock_p, zpoller_t *poller, const char *endpoint, size_t max_msg,
+                       const wire_curve_t *curve)
 {
     if (*sock_p) {
         zpoller_remove(poller, *sock_p);
@@ -167,6 +168,8 @@ int wire_zmq_reconnect(zsock_t **sock_p, zpoller_t *poller, const char *endpoint
     if (!*sock_p)
         return -1;
     wire_zmq_configure(*sock_p, max_msg, 100);
+    if (curve)
+        wire_curve_apply_client(curve, *sock_p);
     if (zsock_connect(*sock_p, "%s", endpoint) != 0) {
         zsock_destroy(sock_p);
         return -1;

@@ -15,6 +15,7 @@
 
 #include "pf_error.h"
 #include "wire.h"
+#include "wire_curve.h"
 
 /* A routing id as hex, for log lines and as a map key: at most 255 bytes. */
 #define WIRE_ZMQ_PEER_LEN (255 * 2 + 1)
@@ -69,8 +70,10 @@ int64_t wire_zmq_now_ms(void);
 /* (Re)connects a worker's DEALER socket to the broker: the old socket, if any,
  * leaves the poller and is destroyed (a new socket is a new peer to the
  * broker, which is what a worker that lost it wants), and a new one is
- * configured, connected to `endpoint` and added to `poller`. Returns 0, or -1
+ * configured (as a CURVE client when `curve` is not NULL), connected to
+ * `endpoint` and added to `poller`. Returns 0, or -1
  * with the socket NULL. */
-int wire_zmq_reconnect(zsock_t **sock_p, zpoller_t *poller, const char *endpoint, size_t max_msg);
+int wire_zmq_reconnect(zsock_t **sock_p, zpoller_t *poller, const char *endpoint, size_t max_msg,
+                       const wire_curve_t *curve);
 
 #endif

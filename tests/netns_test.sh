@@ -8,6 +8,7 @@
 #           10.77.2.1 --- 10.77.2.2  c2   (replay collector)
 #           10.77.3.1 --- 10.77.3.2  an   (analyzer; the agent runs here too)
 #
+# All of it over CURVE, each process with its own key (profeed keygen).
 # Checks: workers on three hosts register with the broker; a job flows across
 # the links; taking the link of the collector running a job down mid-job makes
 # the broker notice through missed heartbeats and finish the job on the other
@@ -68,24 +69,39 @@ check "hosts reach the broker over their links" \
            ip netns exec $(ns c1) bash -c 'exec 3<>/dev/tcp/10.77.1.1/9 ' 2>&1 | grep -q refused"
 
 hb=(--heartbeat-ms 200 --liveness 3)
+# Across hosts the farm speaks CURVE: a key per process, the broker admitting
+# each in its role (docs/security.md).
+keys=$dir/keys
+for name in broker c1 c2 an agent; do "$profeed" keygen "$name" --dir "$keys" >/dev/null; done
+mkdir -p "$keys/agents" "$keys/collectors" "$keys/analyzers"
+cp "$keys/agent.key" "$keys/agents/"
+cp "$keys/c1.key" "$keys/c2.key" "$keys/collectors/"
+cp "$keys/an.key" "$keys/analyzers/"
+curve() { echo --curve-secret "$keys/$1.key_secret" --broker-key "$keys/broker.key"; }
 # The broker binds every address of its host, as on a real machine.
 ip netns exec "$(ns broker)" "$build/broker/profeed-broker" --agents "tcp://*:7101" \
-  --workers "tcp://*:7102" "${hb[@]}" --max-attempts 3 >>"$dir/broker.log" 2>&1 &
+  --workers "tcp://*:7102" "${hb[@]}" --max-attempts 3 --curve-secret "$keys/broker.key_secret" \
+  --agent-keys "$keys/agents" --collector-keys "$keys/collectors" --analyzer-keys "$keys/analyzers" \
+  >>"$dir/broker.log" 2>&1 &
 pids+=("$!")
 agent_ep=tcp://10.77.3.1:7101
 
 start_collector() { # start_collector NAME LINK: a replay collector on host NAME
   ip netns exec "$(ns "$1")" "$build/collector/profeed-collector" --broker "tcp://$2:7102" \
-    --worker-id "$1" --replay "$map" --pass-delay-ms 500 "${hb[@]}" >>"$dir/$1.log" 2>&1 &
+    --worker-id "$1" --replay "$map" --pass-delay-ms 500 "${hb[@]}" $(curve "$1") >>"$dir/$1.log" 2>&1 &
   pids+=("$!")
 }
 start_collector c1 10.77.1.1
 start_collector c2 10.77.2.1
 ip netns exec "$(ns an)" "$build/analyzer/profeed-analyzer" --broker tcp://10.77.3.1:7102 \
-  --worker-id an "${hb[@]}" >>"$dir/an.log" 2>&1 &
+  --worker-id an "${hb[@]}" $(curve an) >>"$dir/an.log" 2>&1 &
 pids+=("$!")
 
-agent() { ip netns exec "$(ns an)" "$profeed" "$@"; }
+agent() { # agent SUBCOMMAND ARGS...: profeed on the analyzer host, with the agent's key
+  local sub=$1
+  shift
+  ip netns exec "$(ns an)" "$profeed" "$sub" $(curve agent) "$@"
+}
 status_json() { agent status --endpoint "$agent_ep" --json 2>/dev/null | tr -d ' \n'; }
 wait_listed() { # wait_listed WORKER_ID...: until the broker lists all of them
   for _ in $(seq 150); do

@@ -46,6 +46,7 @@ typedef struct {
     char worker_id[WIRE_MAX_ID_LEN + 1];
     char host[256];
     zsock_t *sock;
+    wire_curve_t *curve; /* NULL: plaintext */
     zpoller_t *poller;
     zhashx_t *jobs; /* job id -> job_passes_t */
     pirate_t pirate; /* liveness of the broker, heartbeats, reconnect pause */
@@ -123,7 +124,7 @@ static void s_send_heartbeat(worker_t *self)
 static int s_connect(worker_t *self)
 {
     if (wire_zmq_reconnect(&self->sock, self->poller, self->config->broker_endpoint,
-                           self->config->max_msg) != 0) {
+                           self->config->max_msg, self->curve) != 0) {
         pf_log_error(LOG, "cannot connect to %s", self->config->broker_endpoint);
         return -1;
     }
@@ -520,6 +521,11 @@ int worker_run(const worker_config_t *config, zsock_t *pipe)
     zhashx_set_destructor(self.jobs, s_job_destructor);
     self.poller = zpoller_new(NULL);
     pirate_start(&self.pirate, config->heartbeat_ms, config->liveness, wire_zmq_now_ms());
+    if (wire_curve_client_setup(config->curve_secret, config->broker_key, config->insecure, config->broker_endpoint,
+                                LOG, &self.curve, &err) != PF_OK) {
+        pf_log_error(LOG, "%s", err.msg);
+        goto cleanup;
+    }
     if (s_connect(&self) != 0)
         goto cleanup;
     if (pipe) {
@@ -559,6 +565,7 @@ cleanup:
     zhashx_destroy(&self.jobs);
     zpoller_destroy(&self.poller);
     zsock_destroy(&self.sock);
+    wire_curve_destroy(&self.curve);
     return rc;
 }
 

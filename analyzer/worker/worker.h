@@ -14,6 +14,7 @@
 #define WORKER_H
 
 #include <czmq.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,12 @@ typedef struct {
     int liveness;
     uint32_t max_jobs;           /* jobs with passes held at once */
     size_t max_msg;
+    /* CURVE (docs/security.md): this worker's certificate (NAME.key_secret)
+     * and the broker's public NAME.key; without them, plaintext, allowed
+     * only to a broker on this machine unless `insecure`. */
+    const char *curve_secret;
+    const char *broker_key;
+    bool insecure;
 } worker_config_t;
 
 void worker_config_default(worker_config_t *config);

@@ -27,6 +27,7 @@ static const config_key_t s_keys[] = {
      .min = 10, .max = 600000},
     {.name = "liveness", .type = CONFIG_INT, .fallback = "3", .arg = "N",
      .help = "missed heartbeats before the broker is presumed gone", .min = 1, .max = 100},
+    CONFIG_CURVE_CLIENT_KEYS,
     CONFIG_LOG_KEYS,
 };
 
@@ -47,6 +48,9 @@ int main(int argc, char **argv)
     worker_config_t config;
     worker_config_default(&config);
     config.broker_endpoint = config_str(settings, "broker");
+    config.curve_secret = config_str(settings, "curve-secret");
+    config.broker_key = config_str(settings, "broker-key");
+    config.insecure = config_bool(settings, "insecure");
     config.worker_id = config_str(settings, "worker-id");
     config.max_jobs = (uint32_t) config_int(settings, "max-jobs");
     config.heartbeat_ms = (int) config_int(settings, "heartbeat-ms");
