@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 
 #include "cli_util.h"
@@ -43,6 +44,7 @@ typedef struct {
     long long warmup;
     int wait_s;
     const char *expect; /* every feedback must contain this, or the job counts as failed */
+    int interval_ms;    /* each agent starts a job every interval_ms (0: back to back) */
 } load_config_t;
 
 typedef struct {
@@ -91,8 +93,18 @@ static void *s_agent(void *arg)
         .argv = config->argv,
         .argc = config->argc,
     };
+    double next = s_now_ms();
     for (long long i = 0; i < config->warmup + config->jobs; i++) {
         char *output = NULL, *error = NULL;
+        if (config->interval_ms > 0) {
+            /* A steady rate: wait for this job's slot unless late already. */
+            double wait = next - s_now_ms();
+            if (wait > 0) {
+                struct timespec ts = {(time_t) (wait / 1000), (long) (fmod(wait, 1000) * 1e6)};
+                nanosleep(&ts, NULL);
+            }
+            next += config->interval_ms;
+        }
         double t0 = s_now_ms();
         profeed_result_t rc = profeed_farm_run(farm, &job, config->wait_s * 1000, PROFEED_FORMAT_TEXT, NULL, NULL,
                                                &output, &error, NULL);
@@ -191,6 +203,11 @@ static int s_run_farm(const load_config_t *config, int agents, const char *laten
     if (latency_path && s_write_latencies(latency_path, lat, n) != 0)
         goto cleanup;
     s_report(lat, n, ok, failed, wall);
+    size_t strays = 0;
+    for (int i = 0; i < agents; i++)
+        strays += profeed_farm_stray_feedbacks(agent[i].farm);
+    /* Second deliveries that reached the agents (and were dropped there). */
+    printf("strays=%zu\n", strays);
     rc = failed ? 1 : 0;
 cleanup:
     for (int i = 0; agent && i < agents; i++)
@@ -235,7 +252,7 @@ static int s_usage(int rc)
 {
     fprintf(rc ? stderr : stdout,
             "usage: %s --endpoint EP [--agents N] [--jobs M] [--warmup W] [--arch A] [--wait-s S]\n"
-            "                 [--latencies FILE] [--expect TEXT] -- PROGRAM ARGS...\n"
+            "                 [--latencies FILE] [--expect TEXT] [--interval-ms N] -- PROGRAM ARGS...\n"
             "       %s --analyze [--jobs M] [--warmup W] FILE...\n",
             PROG, PROG);
     return rc;
@@ -270,6 +287,11 @@ int main(int argc, char **argv)
             latency_path = argv[++i];
         } else if (strcmp(a, "--expect") == 0) {
             config.expect = argv[++i];
+        } else if (strcmp(a, "--interval-ms") == 0) {
+            long long ms;
+            if (!cli_parse_int(PROG, a, argv[++i], 0, 3600000, &ms))
+                return 2;
+            config.interval_ms = (int) ms;
         } else if (strcmp(a, "--agents") == 0) {
             if (!cli_parse_int(PROG, a, argv[++i], 1, MAX_AGENTS, &agents))
                 return 2;

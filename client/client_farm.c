@@ -21,6 +21,7 @@ struct profeed_farm_t {
     wire_curve_t *curve; /* NULL: plaintext */
     int heartbeat_ms;
     int liveness;
+    size_t strays; /* feedbacks for a job this handle was not waiting for */
 };
 
 static char *s_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -85,6 +86,11 @@ profeed_farm_t *profeed_farm_open(const char *endpoint, int heartbeat_ms, int li
         profeed_farm_destroy(&self);
     }
     return self;
+}
+
+size_t profeed_farm_stray_feedbacks(const profeed_farm_t *self)
+{
+    return self ? self->strays : 0;
 }
 
 profeed_farm_t *profeed_farm_new(const char *endpoint, int heartbeat_ms, int liveness)
@@ -398,8 +404,10 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
             break;
         case PROFEED__ENVELOPE__BODY_FEEDBACK: {
             const Profeed__Feedback *fb = env->feedback;
-            if (!fb->job_id || strcmp(fb->job_id, id) != 0)
+            if (!fb->job_id || strcmp(fb->job_id, id) != 0) {
+                self->strays++; /* a second delivery of an earlier job's: dropped */
                 break;
+            }
             result = s_feedback_result(fb);
             if (format == PROFEED_FORMAT_JSON)
                 *output = fb->json ? s_json_with_context(fb) : s_minimal_json(fb);

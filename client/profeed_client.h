@@ -118,6 +118,11 @@ profeed_farm_t *profeed_farm_open(const char *endpoint, int heartbeat_ms, int li
 profeed_farm_t *profeed_farm_new(const char *endpoint, int heartbeat_ms, int liveness);
 void profeed_farm_destroy(profeed_farm_t **self_p);
 
+/* Feedbacks that reached this handle for a job it was not waiting for: a
+ * second delivery of an earlier job's (delivery between processes is at
+ * least once; the library returns one feedback per job and drops these). */
+size_t profeed_farm_stray_feedbacks(const profeed_farm_t *self);
+
 /* Submits `job` and waits up to `wait_ms` (0 = forever) for its feedback.
  * `format` picks what *output gets: PROFEED_FORMAT_TEXT (the LLM-ready text)
  * or PROFEED_FORMAT_JSON (the JSON document; Markdown is not carried by the

@@ -16,6 +16,7 @@
 #include "pf_log.h"
 #include "proc_run.h"
 #include "replay.h"
+#include "sandbox.h"
 #include "wire.h"
 #include "wire_zmq.h"
 #include "wrapper.h"
@@ -36,6 +37,11 @@ void collector_config_default(collector_config_t *config)
     /* KernelAgent's KernelProfiler: two attempts, 2 s apart. */
     config->attempts = 2;
     config->retry_backoff_ms = 2000;
+    config->allow_programs = "*";
+    config->keep_env = COLLECTOR_KEEP_ENV;
+    config->cpu_limit_s = 3600;
+    config->file_limit_mb = 4096;
+    config->max_procs = 4096;
 }
 
 int collector_print_plan(const char *spec, bool metrics_only, FILE *out)
@@ -122,6 +128,7 @@ typedef struct {
     char python_path[4096];
     char job_root[4096];
     bool sudo;
+    sandbox_t *sandbox;
 } collector_info_t;
 
 /* One running job: its thread and how to stop it. */
@@ -633,6 +640,7 @@ static bool s_run_step(job_run_t *run, const pass_plan_t *plan, const pass_plan_
         .cancel_fd = run->cancel[0],
         .env = pass_plan_env(plan),
     };
+    sandbox_apply(run->info->sandbox, &spec);
     pf_error_t err;
     if (proc_run(&spec, result, &err) != PF_OK) {
         snprintf(why, cap, "pass %s: %s", pp->key, err.msg);
@@ -692,7 +700,12 @@ static bool s_run_pass(job_run_t *run, const pass_plan_t *plan, const pass_plan_
             out->exit_status = result.exit_status;
             out->timed_out = result.timed_out;
             out->truncated = result.truncated;
-            snprintf(out->stderr_tail, sizeof out->stderr_tail, "%s", result.stderr_tail);
+            if (result.limit_hit)
+                snprintf(out->stderr_tail, sizeof out->stderr_tail,
+                         "%.3900s\nprofeed: the collector stopped the run: it reached %.40s",
+                         result.stderr_tail, result.limit_hit);
+            else
+                snprintf(out->stderr_tail, sizeof out->stderr_tail, "%s", result.stderr_tail);
             /* The verdict reads the profiler's log: ncu writes its ==ERROR==
              * lines there, not to stderr. */
             char log_path[4096];
@@ -785,6 +798,10 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
     } else {
         command = req->command->argv;
         command_len = req->command->n_argv;
+        if (!sandbox_allows(info->sandbox, command[0], why, sizeof why)) {
+            s_job_error(pipe, why);
+            goto cleanup;
+        }
     }
     pass_plan_input_t input = {
         .language = req->language,
@@ -1304,6 +1321,20 @@ int collector_run(const collector_config_t *config, zsock_t *pipe)
         pf_log_error(LOG, "%s", err.msg);
         goto cleanup;
     }
+    self.info.sandbox = sandbox_new(config, &err);
+    if (!self.info.sandbox) {
+        pf_log_error(LOG, "%s", err.msg);
+        goto cleanup;
+    }
+    if (!config->replay_map) {
+        char what[2048];
+        sandbox_describe(self.info.sandbox, what, sizeof what);
+        pf_log_info(LOG, "jobs run: %s", what);
+        if (strcmp(config->allow_programs ? config->allow_programs : "*", "*") == 0)
+            pf_log_warn(LOG, "any program may be profiled here: set allow-programs to the ones agents may run");
+        if (geteuid() == 0 && !(config->run_as && *config->run_as))
+            pf_log_warn(LOG, "jobs run as root: set run-as to an unprivileged user");
+    }
     if (!self.runs || !self.poller || s_discover(&self) != 0 || s_connect(&self) != 0)
         goto cleanup;
     if (pipe) {
@@ -1356,6 +1387,7 @@ cleanup:
     zpoller_destroy(&self.poller);
     zsock_destroy(&self.sock);
     wire_curve_destroy(&self.curve);
+    sandbox_destroy(&self.info.sandbox);
     replay_destroy(&self.info.replay);
     return rc;
 }

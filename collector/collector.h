@@ -46,7 +46,23 @@ typedef struct {
     const char *curve_secret;
     const char *broker_key;
     bool insecure;
+    /* The sandbox (sandbox.h): programs a command job may run ("*": any),
+     * the environment variables passed on ("*": all), limits per process
+     * (0: none) and the user jobs run as when started as root. */
+    const char *allow_programs;
+    const char *keep_env;
+    uint32_t cpu_limit_s;
+    uint32_t file_limit_mb;
+    uint32_t max_procs;
+    uint32_t memory_limit_mb;
+    const char *run_as;
 } collector_config_t;
+
+/* The variables a job sees by default: what profilers, CUDA, Python and the
+ * Intel runtimes need, and nothing else of the collector's environment. */
+#define COLLECTOR_KEEP_ENV                                                                             \
+    "PATH,HOME,USER,LOGNAME,LANG,LC_*,TZ,TMPDIR,TERM,LD_LIBRARY_PATH,CUDA_*,NVIDIA_*,NV_*,PYTHONPATH," \
+    "PYTHONHOME,VIRTUAL_ENV,CONDA_PREFIX,TRITON_*,TORCH_*,SYCL_*,ONEAPI_*,ZE_*,OCL_*,INTEL_*,VTUNE_*"
 
 void collector_config_default(collector_config_t *config);
 

@@ -56,6 +56,21 @@ static const config_key_t s_keys[] = {
      .min = 10, .max = 600000},
     {.name = "liveness", .type = CONFIG_INT, .fallback = "3", .arg = "N",
      .help = "missed heartbeats before the broker is presumed gone", .min = 1, .max = 100},
+    {.name = "allow-programs", .type = CONFIG_STRING, .fallback = "*", .arg = "LIST",
+     .help = "programs command jobs may run: names or paths, comma-separated; * = any"},
+    {.name = "keep-env", .type = CONFIG_STRING, .fallback = COLLECTOR_KEEP_ENV, .arg = "LIST",
+     .help = "environment variables jobs see (NAME or PREFIX*, comma-separated); * = all"},
+    {.name = "cpu-limit-s", .type = CONFIG_INT, .fallback = "3600", .arg = "N",
+     .help = "CPU seconds per process of a job; 0 = none", .min = 0, .max = 86400 * 7},
+    {.name = "file-limit-mb", .type = CONFIG_INT, .fallback = "4096", .arg = "N",
+     .help = "largest file a job's process may write, MiB; 0 = none", .min = 0, .max = 1048576},
+    {.name = "max-procs", .type = CONFIG_INT, .fallback = "4096", .arg = "N",
+     .help = "processes of the job's user at once (not for root); 0 = none", .min = 0, .max = 1048576},
+    {.name = "memory-limit-mb", .type = CONFIG_INT, .fallback = "0", .arg = "N",
+     .help = "address space per process, MiB; 0 = none (CUDA maps far more than it uses)", .min = 0,
+     .max = 1048576 * 64},
+    {.name = "run-as", .type = CONFIG_STRING, .arg = "USER",
+     .help = "started as root: run jobs as this user"},
     CONFIG_CURVE_CLIENT_KEYS,
     CONFIG_LOG_KEYS,
 };
@@ -99,6 +114,13 @@ int main(int argc, char **argv)
     collector_config_t config;
     collector_config_default(&config);
     config.broker_endpoint = config_str(settings, "broker");
+    config.allow_programs = config_str(settings, "allow-programs");
+    config.keep_env = config_str(settings, "keep-env");
+    config.cpu_limit_s = (uint32_t) config_int(settings, "cpu-limit-s");
+    config.file_limit_mb = (uint32_t) config_int(settings, "file-limit-mb");
+    config.max_procs = (uint32_t) config_int(settings, "max-procs");
+    config.memory_limit_mb = (uint32_t) config_int(settings, "memory-limit-mb");
+    config.run_as = config_str(settings, "run-as");
     config.curve_secret = config_str(settings, "curve-secret");
     config.broker_key = config_str(settings, "broker-key");
     config.insecure = config_bool(settings, "insecure");

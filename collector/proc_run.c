@@ -1,8 +1,11 @@
+/* setgroups() and RLIMIT_NPROC are not POSIX. */
+#define _DEFAULT_SOURCE
 #include "proc_run.h"
 
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -95,11 +98,30 @@ static bool s_keep_output(proc_result_t *r, size_t *cap, size_t max, const char 
     return !r->truncated;
 }
 
-/* environ with `set` on top: a KEY=VALUE there replaces environ's KEY. Made
- * before fork, because the child may only make async-signal-safe calls. The
- * array is malloc'd; its strings are borrowed. */
-static char **s_env_merge(char *const *set)
+/* Whether KEY=VALUE `entry` is named by `keep` ("NAME", or "PREFIX*"). */
+static bool s_kept(const char *entry, char *const *keep)
 {
+    if (!keep)
+        return true;
+    const char *eq = strchr(entry, '=');
+    size_t key = eq ? (size_t) (eq - entry) : strlen(entry);
+    for (size_t i = 0; keep[i]; i++) {
+        size_t n = strlen(keep[i]);
+        if (n > 0 && keep[i][n - 1] == '*' ? key >= n - 1 && strncmp(entry, keep[i], n - 1) == 0
+                                           : key == n && strncmp(entry, keep[i], n) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* environ filtered by `keep`, with `set` on top: a KEY=VALUE there replaces
+ * environ's KEY. Made before fork, because the child may only make
+ * async-signal-safe calls. The array is malloc'd; its strings are borrowed. */
+static char **s_env_merge(char *const *set, char *const *keep)
+{
+    static char *const none[] = {NULL};
+    if (!set)
+        set = none;
     size_t n_env = 0, n_set = 0;
     while (environ[n_env])
         n_env++;
@@ -115,7 +137,7 @@ static char **s_env_merge(char *const *set)
         bool replaced = false;
         for (size_t j = 0; j < n_set && !replaced; j++)
             replaced = strncmp(set[j], environ[i], key) == 0;
-        if (!replaced)
+        if (!replaced && s_kept(environ[i], keep))
             env[n++] = environ[i];
     }
     for (size_t j = 0; j < n_set; j++)
@@ -131,8 +153,9 @@ pf_status_t proc_run(const proc_spec_t *spec, proc_result_t *result, pf_error_t 
     if (!proc_find(spec->argv[0], path, sizeof path))
         return pf_error_set(err, PF_ENOTFOUND, "%s: no such executable (looked on PATH)", spec->argv[0]);
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1};
-    char **env = spec->env ? s_env_merge(spec->env) : NULL;
-    if (spec->env && !env)
+    bool own_env = spec->env || spec->keep_env;
+    char **env = own_env ? s_env_merge(spec->env, spec->keep_env) : NULL;
+    if (own_env && !env)
         return pf_error_set(err, PF_ENOMEM, "%s: out of memory for its environment", spec->argv[0]);
     if (pipe(out_pipe) || pipe(err_pipe) || pipe(exec_pipe)) {
         pf_error_set(err, PF_EIO, "%s: pipe: %s", spec->argv[0], strerror(errno));
@@ -156,6 +179,29 @@ pf_status_t proc_run(const proc_spec_t *spec, proc_result_t *result, pf_error_t 
         close(out_pipe[0]);
         close(err_pipe[0]);
         close(exec_pipe[0]);
+        if (spec->limits) {
+            const proc_limits_t *l = spec->limits;
+            const struct {
+                int resource;
+                rlim_t value;
+            } limits[] = {{RLIMIT_CPU, l->cpu_s}, {RLIMIT_FSIZE, l->file_bytes}, {RLIMIT_NPROC, l->procs},
+                          {RLIMIT_AS, l->memory_bytes}};
+            for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+                if (!limits[i].value)
+                    continue;
+                /* The soft limit signals (SIGXCPU), the hard one kills. */
+                struct rlimit r = {limits[i].value,
+                                   limits[i].resource == RLIMIT_CPU ? limits[i].value + 5 : limits[i].value};
+                setrlimit(limits[i].resource, &r);
+            }
+        }
+        if (spec->user && (setgroups((size_t) spec->user->n_groups, spec->user->groups) != 0 ||
+                           setgid(spec->user->gid) != 0 || setuid(spec->user->uid) != 0)) {
+            int e = errno;
+            ssize_t w = write(exec_pipe[1], &e, sizeof e);
+            (void) w;
+            _exit(127);
+        }
         if (spec->cwd && chdir(spec->cwd) != 0) {
             int e = errno;
             ssize_t w = write(exec_pipe[1], &e, sizeof e);
@@ -274,6 +320,10 @@ pf_status_t proc_run(const proc_spec_t *spec, proc_result_t *result, pf_error_t 
             return pf_error_set(err, PF_ENOMEM, "%s: out of memory", spec->argv[0]);
     }
     result->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+        result->limit_hit = "its CPU time limit";
+    else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ)
+        result->limit_hit = "its file size limit";
     result->duration_ms = s_now_ms() - start;
     return PF_OK;
 

@@ -13,10 +13,29 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
 
 #include "pf_error.h"
 
 #define PROC_STDERR_TAIL 4096
+
+/* Resource limits of the command and everything it starts (setrlimit in the
+ * child). 0 leaves a limit as it is. */
+typedef struct {
+    rlim_t cpu_s;        /* CPU seconds per process: SIGXCPU, then SIGKILL */
+    rlim_t file_bytes;   /* largest file a process may write: SIGXFSZ */
+    rlim_t procs;        /* processes of the user at once (root is exempt) */
+    rlim_t memory_bytes; /* address space per process */
+} proc_limits_t;
+
+/* Another user to run as (a collector started as root drops to it). */
+typedef struct {
+    uid_t uid;
+    gid_t gid;
+    gid_t groups[64];
+    int n_groups;
+} proc_user_t;
 
 typedef struct {
     char *const *argv;  /* argv[0]: a path, or a name looked up on PATH */
@@ -26,6 +45,10 @@ typedef struct {
     int cancel_fd;      /* readable = stop now; -1 for none */
     char *const *env;   /* "KEY=VALUE" entries set on top of this process's environment
                            (NULL-terminated), or NULL */
+    char *const *keep_env; /* NULL: this process's whole environment passes on; else only the
+                              variables named here ("LC_*": a prefix), NULL-terminated */
+    const proc_limits_t *limits; /* NULL: none */
+    const proc_user_t *user;     /* NULL: this process's user */
 } proc_spec_t;
 
 typedef struct {
@@ -35,6 +58,7 @@ typedef struct {
     size_t output_len;
     char stderr_tail[PROC_STDERR_TAIL + 1];
     int64_t duration_ms;
+    const char *limit_hit;  /* "its CPU time limit", "its file size limit", or NULL */
 } proc_result_t;
 
 /* Resolves `name` on PATH (or checks it when it contains a '/'); returns

@@ -1,0 +1,39 @@
+/* sandbox: what a collector lets a job run, and under which limits
+ * (docs/security.md).
+ *
+ *  - programs: a command job's program must be on the allowlist
+ *    (`allow-programs`: names or absolute paths, resolved on PATH as they
+ *    would run; "*" allows any). Kernel + problem jobs run the collector's
+ *    own wrapper, which is always allowed.
+ *  - environment: only the variables named in `keep-env` pass to the
+ *    profiler and the program ("LC_*" is a prefix; "*" keeps everything).
+ *  - limits: CPU seconds, file size, processes and address space per process
+ *    (setrlimit), on top of the pass timeout and output cap.
+ *  - user: a collector started as root runs jobs as `run-as`.
+ * Built once from the configuration; applied to every step a pass runs. */
+#ifndef SANDBOX_H
+#define SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "collector.h"
+#include "pf_error.h"
+#include "proc_run.h"
+
+typedef struct sandbox_t sandbox_t;
+
+/* NULL with `err` when a list is malformed or the run-as user is unknown. */
+sandbox_t *sandbox_new(const collector_config_t *config, pf_error_t *err);
+void sandbox_destroy(sandbox_t **self_p);
+
+/* Whether a command job may run `program` (its argv[0]); `why` says why not. */
+bool sandbox_allows(const sandbox_t *self, const char *program, char *why, size_t cap);
+
+/* Sets spec's environment filter, limits and user. */
+void sandbox_apply(const sandbox_t *self, proc_spec_t *spec);
+
+/* One line for the start-up log: what is allowed and limited. */
+void sandbox_describe(const sandbox_t *self, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,147 @@
+/* The collector's sandbox (collector/sandbox.h, proc_run's limits): programs
+ * off the allowlist are refused, the environment is filtered, and a job that
+ * writes too much, spins, forks endlessly or should not be root is stopped or
+ * dropped as configured, and says why. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "proc_run.h"
+#include "sandbox.h"
+
+static sandbox_t *s_sandbox(const char *allow, const char *keep)
+{
+    collector_config_t config;
+    collector_config_default(&config);
+    config.allow_programs = allow;
+    config.keep_env = keep;
+    pf_error_t err;
+    sandbox_t *sb = sandbox_new(&config, &err);
+    cr_assert_not_null(sb, "%s", err.msg);
+    return sb;
+}
+
+static proc_result_t s_run(char *const *argv, const proc_limits_t *limits, char *const *keep, int timeout_ms,
+                           const char *cwd)
+{
+    proc_spec_t spec = {.argv = argv, .cwd = cwd, .timeout_ms = timeout_ms, .max_output = 1 << 20,
+                        .cancel_fd = -1, .keep_env = keep, .limits = limits};
+    proc_result_t r;
+    pf_error_t err;
+    cr_assert_eq(proc_run(&spec, &r, &err), PF_OK, "%s", err.msg);
+    return r;
+}
+
+Test(sandbox, only_allowlisted_programs_run)
+{
+    sandbox_t *sb = s_sandbox("sh, /usr/bin/env", NULL);
+    char why[512];
+    cr_expect(sandbox_allows(sb, "sh", why, sizeof why));
+    cr_expect(sandbox_allows(sb, "/bin/sh", why, sizeof why), "a path to an allowed name");
+    cr_expect(sandbox_allows(sb, "env", why, sizeof why), "a name resolving to an allowed path");
+    cr_expect_not(sandbox_allows(sb, "ls", why, sizeof why));
+    cr_expect_not_null(strstr(why, "allow-programs"), "%s", why);
+    cr_expect_not(sandbox_allows(sb, "no-such-program-here", why, sizeof why));
+    cr_expect_not_null(strstr(why, "no such executable"), "%s", why);
+    sandbox_destroy(&sb);
+    sb = s_sandbox("*", NULL);
+    cr_expect(sandbox_allows(sb, "ls", why, sizeof why), "* allows any");
+    sandbox_destroy(&sb);
+}
+
+Test(sandbox, a_star_in_a_list_is_refused)
+{
+    collector_config_t config;
+    collector_config_default(&config);
+    config.allow_programs = "sh,*";
+    pf_error_t err;
+    cr_expect_null(sandbox_new(&config, &err));
+    cr_expect_not_null(strstr(err.msg, "goes alone"), "%s", err.msg);
+}
+
+Test(sandbox, jobs_see_only_the_kept_environment)
+{
+    setenv("PROFEED_TEST_SECRET", "hunter2", 1);
+    setenv("LC_PROFEED_TEST", "kept", 1);
+    char *argv[] = {"sh", "-c", "echo \"${PROFEED_TEST_SECRET:-none} ${LC_PROFEED_TEST:-gone} ${PATH:+path}\"", NULL};
+    char *keep[] = {"PATH", "LC_*", NULL};
+    proc_result_t r = s_run(argv, NULL, keep, 5000, NULL);
+    cr_expect_str_eq(r.output, "none kept path\n");
+    free(r.output);
+    r = s_run(argv, NULL, NULL, 5000, NULL);
+    cr_expect_str_eq(r.output, "hunter2 kept path\n", "no filter: everything passes");
+    free(r.output);
+}
+
+Test(sandbox, a_job_that_fills_the_disk_is_stopped_at_its_file_limit)
+{
+    char dir[] = "/tmp/profeed-sandbox.XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    proc_limits_t limits = {.file_bytes = 1 << 20};
+    char *argv[] = {"sh", "-c", "exec head -c 50000000 /dev/zero > big", NULL};
+    proc_result_t r = s_run(argv, &limits, NULL, 20000, dir);
+    cr_expect_str_eq(r.limit_hit ? r.limit_hit : "", "its file size limit");
+    cr_expect_eq(r.exit_status, 128 + SIGXFSZ);
+    char path[64];
+    snprintf(path, sizeof path, "%s/big", dir);
+    struct stat st;
+    cr_expect(stat(path, &st) == 0 && st.st_size <= (1 << 20), "the file stopped at the limit");
+    unlink(path);
+    rmdir(dir);
+    free(r.output);
+}
+
+Test(sandbox, a_job_that_spins_is_stopped_at_its_cpu_limit, .timeout = 60)
+{
+    proc_limits_t limits = {.cpu_s = 1};
+    char *argv[] = {"sh", "-c", "while :; do :; done", NULL};
+    proc_result_t r = s_run(argv, &limits, NULL, 30000, NULL);
+    cr_expect_not(r.timed_out, "the CPU limit, not the timeout, stopped it");
+    cr_expect_str_eq(r.limit_hit ? r.limit_hit : "", "its CPU time limit");
+    free(r.output);
+}
+
+/* Endless forking: the process limit (for other users than root) holds the
+ * count down, and the timeout's process-group kill ends all of them. */
+Test(sandbox, a_job_that_forks_endlessly_is_stopped_with_all_its_processes, .timeout = 60)
+{
+    proc_limits_t limits = {.procs = 512};
+    char *argv[] = {"sh", "-c", "while :; do sleep 31.25 & done", NULL};
+    proc_result_t r = s_run(argv, &limits, NULL, 800, NULL);
+    cr_expect(r.timed_out);
+    free(r.output);
+    struct timespec pause = {0, 300 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    /* The bracket keeps pgrep's own shell, whose command line holds the
+     * pattern, from matching. */
+    cr_expect_neq(system("pgrep -f 'sleep 31[.]25' >/dev/null"), 0, "no process of the job is left");
+}
+
+Test(sandbox, a_root_collector_runs_jobs_as_its_run_as_user)
+{
+    if (geteuid() != 0)
+        cr_skip_test("needs root to change user");
+    collector_config_t config;
+    collector_config_default(&config);
+    config.run_as = "nobody";
+    pf_error_t err;
+    sandbox_t *sb = sandbox_new(&config, &err);
+    cr_assert_not_null(sb, "%s", err.msg);
+    char *argv[] = {"id", "-un", NULL};
+    proc_spec_t spec = {.argv = argv, .timeout_ms = 5000, .max_output = 4096, .cancel_fd = -1};
+    sandbox_apply(sb, &spec);
+    proc_result_t r;
+    cr_assert_eq(proc_run(&spec, &r, &err), PF_OK, "%s", err.msg);
+    cr_expect_str_eq(r.output, "nobody\n");
+    free(r.output);
+    sandbox_destroy(&sb);
+    config.run_as = "no-such-user-here";
+    cr_expect_null(sandbox_new(&config, &err));
+    cr_expect_not_null(strstr(err.msg, "no such user"), "%s", err.msg);
+}
