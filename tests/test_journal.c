@@ -59,8 +59,8 @@ static journal_t *s_open(job_table_t *jobs, size_t compact_min, size_t *replayed
     return j;
 }
 
-/* Submits a command job (with `padding` bytes of argument) and journals it. */
-static job_t *s_submit(job_table_t *jobs, journal_t *j, const char *id, size_t padding)
+/* Adds a command job (with `padding` bytes of argument) to the table. */
+static job_t *s_new_job(job_table_t *jobs, const char *id, size_t padding)
 {
     char *pad = malloc(padding + 1);
     memset(pad, 'x', padding);
@@ -86,6 +86,14 @@ static job_t *s_submit(job_table_t *jobs, journal_t *j, const char *id, size_t p
     job_t *job = NULL;
     cr_assert_eq(job_table_submit(jobs, &copy, bytes, len, s_agent, sizeof s_agent, 600000, &job), JOB_SUBMIT_NEW);
     free(bytes);
+    return job;
+}
+
+/* ... and journals it, as the broker does before its ack. */
+static job_t *s_submit(job_table_t *jobs, journal_t *j, const char *id, size_t padding)
+{
+    job_t *job = s_new_job(jobs, id, padding);
+    pf_error_t err;
     cr_assert_eq(journal_submitted(j, job, &err), PF_OK, "%s", err.msg);
     return job;
 }
@@ -321,32 +329,12 @@ Test(journal, a_write_that_fails_leaves_nothing_and_says_why)
     struct rlimit lim = {.rlim_cur = (rlim_t) size + 100, .rlim_max = RLIM_INFINITY};
     cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
 
-    char *pad = malloc(4001);
-    memset(pad, 'y', 4000);
-    pad[4000] = '\0';
-    char *argv[] = {(char *) "kernels", pad};
-    Profeed__Command command;
-    profeed__command__init(&command);
-    command.argv = argv;
-    command.n_argv = 2;
-    Profeed__JobRequest req;
-    profeed__job_request__init(&req);
-    req.job_id = (char *) "refused";
-    req.has_language = 1;
-    req.language = PROFEED__LANGUAGE__LANGUAGE_CUDA;
-    req.target_case = PROFEED__JOB_REQUEST__TARGET_COMMAND;
-    req.command = &command;
+    job_t *job = s_new_job(jobs, "refused", 4000);
     pf_error_t err;
-    size_t len;
-    uint8_t *bytes = wire_job_request_pack(&req, WIRE_MAX_MSG, &len, &err);
-    Profeed__JobRequest *copy = wire_job_request_unpack(bytes, len, WIRE_MAX_MSG, &err);
-    job_t *job = NULL;
-    job_table_submit(jobs, &copy, bytes, len, s_agent, sizeof s_agent, 600000, &job);
     cr_expect_eq(journal_submitted(j, job, &err), PF_EIO);
     cr_expect_not_null(strstr(err.msg, "cannot write"), "%s", err.msg);
     cr_expect_eq(s_file_size(), size, "no partial record left behind");
-    free(bytes);
-    free(pad);
+    job_table_forget(jobs, job); /* as the broker does: not accepted */
 
     lim.rlim_cur = RLIM_INFINITY;
     cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
