@@ -702,8 +702,8 @@ static bool s_run_pass(job_run_t *run, const pass_plan_t *plan, const pass_plan_
             out->truncated = result.truncated;
             if (result.limit_hit)
                 snprintf(out->stderr_tail, sizeof out->stderr_tail,
-                         "%.3900s\nprofeed: the collector stopped the run: it reached %.40s",
-                         result.stderr_tail, result.limit_hit);
+                         "%.3900s%sprofeed: the collector stopped the run: it reached %.40s", result.stderr_tail,
+                         result.stderr_tail[0] ? "\n" : "", result.limit_hit);
             else
                 snprintf(out->stderr_tail, sizeof out->stderr_tail, "%s", result.stderr_tail);
             /* The verdict reads the profiler's log: ncu writes its ==ERROR==

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The collector's sandbox end to end (issue 7): a collector with a real
+# (non-replay) backend, whose `ncu` is tests/fake_ncu.sh (it runs the program
+# and profiles nothing: no GPU is needed), allowed to run only `sh`, with a
+# 1 MiB file limit, a 1 s CPU limit and a 2 s pass timeout. Agents submit:
+#  - a program outside the allowlist: refused, and the feedback says why;
+#  - a job that fills the disk: stopped at its file limit, and reported;
+#  - a job that spins: stopped at its CPU limit, and reported;
+#  - a job that forks endlessly: stopped at the timeout, no process left.
+#
+#   tests/sandbox_test.sh BUILD_DIR
+set -u
+build=$1
+dir=$(mktemp -d /tmp/profeed-sandbox.XXXXXX)
+. "$(dirname "$0")/farm_lib.sh"
+cleanup() {
+  farm_stop_and_report
+  pkill -f 'sleep 41[.]5' 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+profeed=$build/client/profeed
+hb=(--heartbeat-ms 200 --liveness 3)
+mkdir -p "$dir/bin" "$dir/work"
+cp "$(dirname "$0")/fake_ncu.sh" "$dir/bin/ncu"
+chmod +x "$dir/bin/ncu"
+
+"$build/broker/profeed-broker" --agents 'tcp://127.0.0.1:*' --workers 'tcp://127.0.0.1:*' \
+  --endpoints-file "$dir/endpoints" "${hb[@]}" >>"$dir/broker.log" 2>&1 &
+pids+=("$!")
+for _ in $(seq 100); do [ -s "$dir/endpoints" ] && break; sleep 0.05; done
+agent_ep=$(sed -n 's/^agent=//p' "$dir/endpoints")
+worker_ep=$(sed -n 's/^worker=//p' "$dir/endpoints")
+PATH="$dir/bin:$PATH" "$build/collector/profeed-collector" --broker "$worker_ep" --gpu "Test GPU:sm_90" \
+  --allow-programs sh --file-limit-mb 1 --cpu-limit-s 1 --pass-timeout-s 2 --attempts 1 --workdir "$dir/work" \
+  "${hb[@]}" >>"$dir/collector.log" 2>&1 &
+pids+=("$!")
+"$build/analyzer/profeed-analyzer" --broker "$worker_ep" "${hb[@]}" >>"$dir/analyzer.log" 2>&1 &
+pids+=("$!")
+sleep 1.5
+
+submit() { # submit OUT PROGRAM ARGS...
+  local out=$1
+  shift
+  "$profeed" submit --endpoint "$agent_ep" --language cuda --wait-s 30 -- "$@" >"$dir/$out.out" 2>"$dir/$out.err"
+}
+submit outside ls /
+rc=$?
+check "a program outside allow-programs is refused, saying so" \
+  bash -c "[ $rc -eq 2 ] && grep -q 'ls (.*) is not in this collector.s allow-programs' '$dir/outside.err'"
+submit disk sh -c 'exec head -c 50000000 /dev/zero > big'
+rc=$?
+check "a job that fills the disk is stopped at its file limit and reported" \
+  bash -c "[ $rc -eq 3 ] && grep -q 'stopped the run: it reached its file size limit' '$dir/disk.err' &&
+           [ \$(stat -c %s '$dir/work/big') -le 1048576 ]"
+submit spin sh -c 'while :; do :; done'
+rc=$?
+check "a job that spins is stopped at its CPU limit and reported" \
+  bash -c "[ $rc -eq 3 ] && grep -q 'stopped the run: it reached its CPU time limit' '$dir/spin.err'"
+submit forks sh -c 'while :; do sleep 41.5 & done'
+rc=$?
+sleep 0.5
+check "a job that forks endlessly is stopped, with every process it started" \
+  bash -c "[ $rc -ne 0 ] && ! pgrep -f 'sleep 41[.]5' >/dev/null"
+check "the collector's log says what jobs may run" grep -q "jobs run: programs sh; environment filtered" \
+  "$dir/collector.log"
+exit "$fail"
