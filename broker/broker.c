@@ -188,11 +188,11 @@ static void s_send_feedback(broker_t *self, job_t *job)
 
 /* A record that could not be written costs redone work after a crash, not
  * a job (journal.h): it is logged, and the broker goes on. */
-static void s_journal_note(broker_t *self, const job_t *job, pf_status_t rc)
+static void s_journal_note(const job_t *job, pf_status_t rc, const pf_error_t *err)
 {
-    (void) self;
     if (rc != PF_OK)
-        pf_log_error(LOG, "job %s: a state change is not stored (it may be redone after a restart)", job->id);
+        pf_log_error(LOG, "job %s: a state change is not stored (it may be redone after a restart): %s", job->id,
+                     err->msg);
 }
 
 static void s_release(broker_t *self, job_t *job)
@@ -330,7 +330,7 @@ static void s_dispatch(broker_t *self)
             continue;
         }
         job_table_dispatched(self->jobs, job, c->key);
-        s_journal_note(self, job, journal_dispatched(self->journal, job, &err));
+        s_journal_note(job, journal_dispatched(self->journal, job, &err), &err);
         job->stage_ms = wire_zmq_now_ms();
         self->metrics.attempts++;
         c->busy++;
@@ -365,7 +365,7 @@ static void s_worker_lost(broker_t *self, const char *key, const char *why)
             uint32_t attempt = job->attempt;
             if (job_table_requeue(self->jobs, job, self->config->max_attempts)) {
                 pf_error_t err;
-                s_journal_note(self, job, journal_requeued(self->journal, job, &err));
+                s_journal_note(job, journal_requeued(self->journal, job, &err), &err);
                 pf_log_info(LOG, "job %s: collector died during attempt %u; requeued", job->id,
                             (unsigned) attempt);
                 self->metrics.requeued++;
@@ -595,7 +595,7 @@ static void s_agent_ack(broker_t *self, const Profeed__Ack *ack)
         return;
     job_table_delivered(self->jobs, job);
     pf_error_t err;
-    s_journal_note(self, job, journal_delivered(self->journal, job, &err));
+    s_journal_note(job, journal_delivered(self->journal, job, &err), &err);
     pf_log_debug(LOG, "job %s: delivered", job->id);
 }
 
@@ -696,7 +696,7 @@ static void s_on_plan(broker_t *self, worker_t *w, const Profeed__Progress *p)
         pf_log_warn(LOG, "job %s: collector %s: %s", job->id, w->ready->worker_id, err.msg);
         return;
     }
-    s_journal_note(self, job, journal_planned(self->journal, job, &err));
+    s_journal_note(job, journal_planned(self->journal, job, &err), &err);
     s_progress(self, job, "collecting");
 }
 
@@ -811,7 +811,7 @@ static void s_on_worker_error(broker_t *self, worker_t *w, const Profeed__Error 
             w->busy--;
         if (job_table_requeue(self->jobs, job, self->config->max_attempts)) {
             pf_error_t err;
-            s_journal_note(self, job, journal_requeued(self->journal, job, &err));
+            s_journal_note(job, journal_requeued(self->journal, job, &err), &err);
             s_dispatch(self);
         } else
             s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES,
