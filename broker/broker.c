@@ -29,6 +29,7 @@ void broker_config_default(broker_config_t *config)
     config->max_attempts = 3;
     config->default_timeout_s = 600;
     config->retain_ms = 10 * 60 * 1000;
+    config->max_finished = 10000;
     config->max_msg = WIRE_MAX_MSG;
     /* Pass outputs can be tens of MB: a small queue per peer bounds memory. */
     config->hwm = 100;
@@ -919,6 +920,7 @@ static void s_tick(broker_t *self)
     zlistx_t *gone = zlistx_new();
     zlistx_set_destructor(gone, s_free_item);
     job_table_expire(self->jobs, now - self->config->retain_ms, gone);
+    job_table_trim_finished(self->jobs, self->config->max_finished, gone);
     for (char *id = zlistx_first(gone); id; id = zlistx_next(gone)) {
         pf_error_t err;
         if (journal_forgotten(self->journal, id, &err) != PF_OK)

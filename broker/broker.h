@@ -25,6 +25,7 @@ typedef struct {
     uint32_t max_attempts;        /* collection attempts before a job fails */
     uint32_t default_timeout_s;   /* for jobs that give none */
     int64_t retain_ms;            /* finished jobs are remembered this long (idempotent resubmission) */
+    uint32_t max_finished;        /* ... and at most this many: the oldest are forgotten first */
     size_t max_msg;               /* largest message accepted */
     int hwm;                      /* per-peer high-water mark, messages */
     const char *state_dir;        /* the journal's folder (journal.h); NULL or "": jobs live in memory only */

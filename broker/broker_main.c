@@ -37,6 +37,9 @@ static const config_key_t s_keys[] = {
      .min = 1, .max = 86400},
     {.name = "retain-s", .type = CONFIG_INT, .fallback = "600", .arg = "N",
      .help = "how long finished jobs are remembered", .min = 0, .max = 7 * 86400},
+    {.name = "max-finished", .type = CONFIG_INT, .fallback = "10000", .arg = "N",
+     .help = "finished jobs remembered at most (their feedback is kept); the oldest go first", .min = 0,
+     .max = 10000000},
     {.name = "max-msg-mb", .type = CONFIG_INT, .fallback = "64", .arg = "N", .help = "largest message accepted",
      .min = 1, .max = 1024},
     {.name = "state-dir", .type = CONFIG_STRING, .arg = "DIR",
@@ -88,6 +91,7 @@ int main(int argc, char **argv)
     config.max_attempts = (uint32_t) config_int(settings, "max-attempts");
     config.default_timeout_s = (uint32_t) config_int(settings, "timeout-s");
     config.retain_ms = config_int(settings, "retain-s") * 1000;
+    config.max_finished = (uint32_t) config_int(settings, "max-finished");
     config.max_msg = (size_t) config_int(settings, "max-msg-mb") * 1024 * 1024;
     config.state_dir = config_str(settings, "state-dir");
     config.journal_sync = config_bool(settings, "journal-fsync");

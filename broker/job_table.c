@@ -351,6 +351,36 @@ size_t job_table_expire(job_table_t *self, int64_t before_ms, zlistx_t *gone_out
     return n;
 }
 
+static int s_by_finished(const void *a, const void *b)
+{
+    const job_t *x = *(job_t *const *) a, *y = *(job_t *const *) b;
+    return (x->finished_ms > y->finished_ms) - (x->finished_ms < y->finished_ms);
+}
+
+size_t job_table_trim_finished(job_table_t *self, size_t keep, zlistx_t *gone_out)
+{
+    assert(self);
+    size_t n = self->counts[JOB_FINISHED];
+    if (n <= keep)
+        return 0;
+    job_t **finished = malloc(n * sizeof *finished);
+    if (!finished)
+        return 0; /* the next tick tries again */
+    size_t k = 0;
+    for (job_t *job = zhashx_first(self->jobs); job && k < n; job = zhashx_next(self->jobs))
+        if (job->state == JOB_FINISHED)
+            finished[k++] = job;
+    qsort(finished, k, sizeof *finished, s_by_finished);
+    size_t drop = k > keep ? k - keep : 0;
+    for (size_t i = 0; i < drop; i++) {
+        if (gone_out)
+            zlistx_add_end(gone_out, strdup(finished[i]->id));
+        job_table_forget(self, finished[i]);
+    }
+    free(finished);
+    return drop;
+}
+
 size_t job_table_count(job_table_t *self, job_state_t state)
 {
     assert(self && state <= JOB_FINISHED);

@@ -133,6 +133,11 @@ void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, si
 /* FINISHED: the agent acknowledged the feedback; the passes are dropped. */
 void job_table_delivered(job_table_t *self, job_t *job);
 
+/* Forgets the oldest FINISHED jobs beyond the newest `keep`, appending their
+ * ids to `gone` (as job_table_expire does); returns how many. A bound on the
+ * broker's memory that holds whatever the job rate. */
+size_t job_table_trim_finished(job_table_t *self, size_t keep, zlistx_t *gone);
+
 /* Drops the retained passes of FINISHED jobs finished before `before_ms`
  * (their retention ended without a delivery); returns how many jobs. */
 size_t job_table_drop_passes(job_table_t *self, int64_t before_ms);

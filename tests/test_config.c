@@ -412,6 +412,7 @@ Test(config_programs, broker_reads_its_sample_and_its_defaults_are_the_librarys)
     cr_expect_eq(s_num(tree, "max-attempts"), d.max_attempts);
     cr_expect_eq(s_num(tree, "timeout-s"), d.default_timeout_s);
     cr_expect_eq(s_num(tree, "retain-s") * 1000, d.retain_ms);
+    cr_expect_eq(s_num(tree, "max-finished"), d.max_finished);
     cr_expect_eq((size_t) s_num(tree, "max-msg-mb") * 1024 * 1024, d.max_msg);
     cr_expect_str_eq(zconfig_get(tree, "state-dir", "x"), "");
     cr_expect_str_eq(zconfig_get(tree, "journal-fsync", ""), d.journal_sync ? "true" : "false");

@@ -554,3 +554,28 @@ Test(job_table, expire_forgets_only_jobs_finished_before_the_cutoff)
     cr_assert_eq(again->state, JOB_QUEUED);
     job_table_destroy(&table);
 }
+
+/* A bound on memory whatever the rate: only the newest finished jobs stay. */
+Test(job_table, trim_keeps_the_newest_finished_jobs)
+{
+    job_table_t *table = job_table_new();
+    char id[32];
+    for (int i = 0; i < 10; i++) {
+        snprintf(id, sizeof id, "job-%d", i);
+        job_t *job = s_submit(table, id);
+        s_finish(table, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_OK, "text", 1000 + (i * 7919) % 10);
+    }
+    s_submit(table, "job-running");
+    zlistx_t *gone = zlistx_new();
+    zlistx_set_destructor(gone, s_free_item);
+    cr_assert_eq(job_table_trim_finished(table, 4, gone), 6);
+    cr_expect_eq(zlistx_size(gone), 6);
+    cr_expect_eq(job_table_count(table, JOB_FINISHED), 4);
+    cr_expect_not_null(job_table_find(table, "job-running"), "unfinished jobs are never trimmed");
+    for (job_t *job = job_table_first(table); job; job = job_table_next(table))
+        if (job->state == JOB_FINISHED)
+            cr_expect_geq(job->finished_ms, 1006, "%s finished at %lld", job->id, (long long) job->finished_ms);
+    cr_expect_eq(job_table_trim_finished(table, 4, NULL), 0);
+    zlistx_destroy(&gone);
+    job_table_destroy(&table);
+}
