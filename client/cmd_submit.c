@@ -99,6 +99,9 @@ static int s_local_start(local_farm_t *farm, const char *replay, int pass_delay_
     farm->collector.worker_id = "local-collector";
     farm->collector.heartbeat_ms = 250;
     farm->collector.pass_delay_ms = pass_delay_ms;
+    /* In-process, the job runs as whoever runs it, as the program would
+     * without profeed: there is no other user to drop to. */
+    farm->collector.run_as = COLLECTOR_RUN_AS_SELF;
     char ncu[4096];
     if (replay || !proc_find("ncu", ncu, sizeof ncu)) {
         farm->collector.replay_map = replay ? replay : PROFEED_DEFAULT_REPLAY;

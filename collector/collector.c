@@ -659,10 +659,11 @@ static bool s_run_step(job_run_t *run, const pass_plan_t *plan, const pass_plan_
 }
 
 /* Empties a pass folder before an attempt, so a retry sends only its own files. */
-static void s_reset_dir(const char *dir)
+static void s_reset_dir(const sandbox_t *sandbox, const char *dir)
 {
     s_remove_tree(dir, 0);
     mkdir(dir, 0755);
+    sandbox_own(sandbox, dir);
 }
 
 typedef struct {
@@ -686,7 +687,7 @@ static bool s_run_pass(job_run_t *run, const pass_plan_t *plan, const pass_plan_
     for (uint32_t attempt = 1; attempt <= attempts; attempt++) {
         memset(out, 0, sizeof *out);
         out->attempts = attempt;
-        s_reset_dir(pp->dir);
+        s_reset_dir(run->info->sandbox, pp->dir);
         for (size_t s = 0; s < pp->step_count; s++) {
             const pass_step_t *step = &pp->steps[s];
             proc_result_t result;
@@ -765,6 +766,7 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
         s_job_error(pipe, why);
         return;
     }
+    sandbox_own(info->sandbox, dir);
     char *wrapper_argv[3] = {(char *) info->python_path, NULL, NULL};
     char wrapper_path[4096];
     char *const *command = NULL;
@@ -831,6 +833,7 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
             s_job_error(pipe, why);
             goto cleanup;
         }
+        sandbox_own(info->sandbox, pp->dir);
         if (!s_run_pass(run, plan, pp, cwd, timeout_s, &pr, why, sizeof why)) {
             if (!atomic_load(&run->cancelled))
                 s_job_error(pipe, why);
@@ -1332,8 +1335,14 @@ int collector_run(const collector_config_t *config, zsock_t *pipe)
         pf_log_info(LOG, "jobs run: %s", what);
         if (strcmp(config->allow_programs ? config->allow_programs : "*", "*") == 0)
             pf_log_warn(LOG, "any program may be profiled here: set allow-programs to the ones agents may run");
-        if (geteuid() == 0 && !(config->run_as && *config->run_as))
-            pf_log_warn(LOG, "jobs run as root: set run-as to an unprivileged user");
+        if (geteuid() == 0 && !sandbox_user_chosen(self.info.sandbox)) {
+            pf_log_error(LOG, "started as root, this collector would run agents' jobs as root: set run-as to an "
+                              "unprivileged user (run-as nobody; with ncu, that user needs counter access: "
+                              "docs/security.md), or run-as root to accept it");
+            goto cleanup;
+        }
+        if (geteuid() == 0 && config->run_as && strcmp(config->run_as, "root") == 0)
+            pf_log_warn(LOG, "jobs run as root (run-as root)");
     }
     if (!self.runs || !self.poller || s_discover(&self) != 0 || s_connect(&self) != 0)
         goto cleanup;

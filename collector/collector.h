@@ -55,8 +55,12 @@ typedef struct {
     uint32_t file_limit_mb;
     uint32_t max_procs;
     uint32_t memory_limit_mb;
-    const char *run_as;
+    const char *run_as;           /* a user name; "root" accepts running jobs as root;
+                                     COLLECTOR_RUN_AS_SELF: whoever runs the collector */
 } collector_config_t;
+
+/* run-as value meaning "this process's own user" (no change, no warning). */
+#define COLLECTOR_RUN_AS_SELF "."
 
 /* The variables a job sees by default: what profilers, CUDA, Python and the
  * Intel runtimes need, and nothing else of the collector's environment. */

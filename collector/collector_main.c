@@ -70,7 +70,7 @@ static const config_key_t s_keys[] = {
      .help = "address space per process, MiB; 0 = none (CUDA maps far more than it uses)", .min = 0,
      .max = 1048576 * 64},
     {.name = "run-as", .type = CONFIG_STRING, .arg = "USER",
-     .help = "started as root: run jobs as this user"},
+     .help = "run jobs as this user; required when started as root (root: accept running jobs as root)"},
     CONFIG_CURVE_CLIENT_KEYS,
     CONFIG_LOG_KEYS,
 };

@@ -2,6 +2,7 @@
 #include "sandbox.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -9,12 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pf_log.h"
+
 struct sandbox_t {
     char **allow;     /* resolved paths and bare names; NULL: any program */
     char **keep_env;  /* NULL: the whole environment */
     proc_limits_t limits;
     proc_user_t user;
     bool drop;        /* run as `user` */
+    bool chosen;      /* run-as was set (to another user, to this one, or "root") */
     char run_as[64];
 };
 
@@ -95,27 +99,37 @@ sandbox_t *sandbox_new(const collector_config_t *config, pf_error_t *err)
     self->limits.file_bytes = (rlim_t) config->file_limit_mb * 1024 * 1024;
     self->limits.procs = (rlim_t) config->max_procs;
     self->limits.memory_bytes = (rlim_t) config->memory_limit_mb * 1024 * 1024;
-    if (config->run_as && *config->run_as) {
-        if (geteuid() != 0) {
-            pf_error_set(err, PF_EBADINPUT, "run-as %s: only a collector started as root can change user",
-                         config->run_as);
-            sandbox_destroy(&self);
-            return NULL;
-        }
-        struct passwd *pw = getpwnam(config->run_as);
+    const char *run_as = config->run_as && *config->run_as ? config->run_as : NULL;
+    if (run_as && strcmp(run_as, COLLECTOR_RUN_AS_SELF) == 0) {
+        struct passwd *me = getpwuid(geteuid());
+        snprintf(self->run_as, sizeof self->run_as, "%s", me ? me->pw_name : "this user");
+        self->chosen = true;
+        run_as = NULL;
+    }
+    if (run_as) {
+        struct passwd *pw = getpwnam(run_as);
         if (!pw) {
-            pf_error_set(err, PF_EBADINPUT, "run-as %s: no such user", config->run_as);
+            pf_error_set(err, PF_EBADINPUT, "run-as %s: no such user", run_as);
             sandbox_destroy(&self);
             return NULL;
         }
-        self->user.uid = pw->pw_uid;
-        self->user.gid = pw->pw_gid;
-        int n = (int) (sizeof self->user.groups / sizeof self->user.groups[0]);
-        if (getgrouplist(pw->pw_name, pw->pw_gid, self->user.groups, &n) < 0)
-            n = (int) (sizeof self->user.groups / sizeof self->user.groups[0]); /* the first 64 */
-        self->user.n_groups = n;
-        self->drop = true;
-        snprintf(self->run_as, sizeof self->run_as, "%s", config->run_as);
+        snprintf(self->run_as, sizeof self->run_as, "%s", run_as);
+        self->chosen = true;
+        if (pw->pw_uid != geteuid()) {
+            if (geteuid() != 0) {
+                pf_error_set(err, PF_EBADINPUT, "run-as %s: only a collector started as root can change user",
+                             run_as);
+                sandbox_destroy(&self);
+                return NULL;
+            }
+            self->user.uid = pw->pw_uid;
+            self->user.gid = pw->pw_gid;
+            int n = (int) (sizeof self->user.groups / sizeof self->user.groups[0]);
+            if (getgrouplist(pw->pw_name, pw->pw_gid, self->user.groups, &n) < 0)
+                n = (int) (sizeof self->user.groups / sizeof self->user.groups[0]); /* the first 64 */
+            self->user.n_groups = n;
+            self->drop = true;
+        }
     }
     return self;
 }
@@ -164,6 +178,17 @@ void sandbox_apply(const sandbox_t *self, proc_spec_t *spec)
     spec->user = self->drop ? &self->user : NULL;
 }
 
+void sandbox_own(const sandbox_t *self, const char *path)
+{
+    if (self->drop && chown(path, self->user.uid, self->user.gid) != 0)
+        pf_log_warn("collector", "cannot hand %s to %s: %s", path, self->run_as, strerror(errno));
+}
+
+bool sandbox_user_chosen(const sandbox_t *self)
+{
+    return self->chosen;
+}
+
 void sandbox_describe(const sandbox_t *self, char *out, size_t cap)
 {
     size_t n = 0;
@@ -181,5 +206,5 @@ void sandbox_describe(const sandbox_t *self, char *out, size_t cap)
                                (unsigned long long) self->limits.procs,
                                (unsigned long long) (self->limits.memory_bytes >> 20));
     if (n < cap)
-        snprintf(out + n, cap - n, "; user %s", self->drop ? self->run_as : "this one");
+        snprintf(out + n, cap - n, "; user %s", self->chosen ? self->run_as : "this one");
 }

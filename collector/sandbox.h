@@ -9,7 +9,8 @@
  *    profiler and the program ("LC_*" is a prefix; "*" keeps everything).
  *  - limits: CPU seconds, file size, processes and address space per process
  *    (setrlimit), on top of the pass timeout and output cap.
- *  - user: a collector started as root runs jobs as `run-as`.
+ *  - user: a collector started as root runs jobs as `run-as`, and refuses to
+ *    start without it (run-as root accepts running them as root).
  * Built once from the configuration; applied to every step a pass runs. */
 #ifndef SANDBOX_H
 #define SANDBOX_H
@@ -29,6 +30,13 @@ void sandbox_destroy(sandbox_t **self_p);
 
 /* Whether a command job may run `program` (its argv[0]); `why` says why not. */
 bool sandbox_allows(const sandbox_t *self, const char *program, char *why, size_t cap);
+
+/* Whether run-as was set: a root collector must not start without it. */
+bool sandbox_user_chosen(const sandbox_t *self);
+
+/* Hands a folder the collector made for a job to the run-as user, so the
+ * profiler can write its output there; a no-op when jobs run as this user. */
+void sandbox_own(const sandbox_t *self, const char *path);
 
 /* Sets spec's environment filter, limits and user. */
 void sandbox_apply(const sandbox_t *self, proc_spec_t *spec);

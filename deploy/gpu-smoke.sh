@@ -88,8 +88,9 @@ if [ $dry = 1 ]; then
   run profeed-collector --broker "$worker_ep" --worker-id smoke-collector --replay "$fx/replay/gpu-smoke.map" \
     "${hb[@]}" > "$out/collector.log" 2>&1 &
 else
+  # The lent GPU machine runs commands as root; run-as says so explicitly.
   run profeed-collector --broker "$worker_ep" --worker-id smoke-collector --job-root "$out/jobs" --keep-job-dirs \
-    --pass-timeout-s 900 "${hb[@]}" > "$out/collector.log" 2>&1 &
+    --pass-timeout-s 900 --run-as "$(id -un)" "${hb[@]}" > "$out/collector.log" 2>&1 &
 fi
 pids+=("$!")
 run profeed-analyzer --broker "$worker_ep" --worker-id smoke-analyzer "${hb[@]}" > "$out/analyzer.log" 2>&1 &

@@ -187,7 +187,9 @@ do_start() {
 
   local collector_args=(--replay "$repo/tests/fixtures/replay/h200.map") backend=replay
   if command -v ncu >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-    collector_args=()
+    # Jobs run as this user: as root, run-as root says so (the collector
+    # refuses root without it; docs/security.md).
+    collector_args=(--run-as "$(id -un)")
     backend=ncu
   fi
 

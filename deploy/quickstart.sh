@@ -93,7 +93,9 @@ if command -v ncu >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
     nvcc -O3 -arch="$arch" -o "$logs/kernels" tests/fixtures/ncu/h200/kernels.cu ||
       die "nvcc could not build tests/fixtures/ncu/h200/kernels.cu"
     program=("$logs/kernels" all)
-    collector_args=()
+    # Jobs run as this user: as root, run-as root says so (the collector
+    # refuses root without it; docs/security.md).
+    collector_args=(--run-as "$(id -un)")
     backend=ncu
   else
     note "ncu and an NVIDIA GPU are present, but nvcc is not on PATH to build the demo program"

@@ -6,7 +6,8 @@
 #  - a program outside the allowlist: refused, and the feedback says why;
 #  - a job that fills the disk: stopped at its file limit, and reported;
 #  - a job that spins: stopped at its CPU limit, and reported;
-#  - a job that forks endlessly: stopped at the timeout, no process left.
+#  - a job that forks endlessly: stopped at the timeout, no process left;
+#  - as root: jobs run as `nobody`, and a collector without run-as refuses.
 #
 #   tests/sandbox_test.sh BUILD_DIR
 set -u
@@ -24,6 +25,13 @@ hb=(--heartbeat-ms 200 --liveness 3)
 mkdir -p "$dir/bin" "$dir/work"
 cp "$(dirname "$0")/fake_ncu.sh" "$dir/bin/ncu"
 chmod +x "$dir/bin/ncu"
+# As root, jobs must run as another user: nobody, who needs to reach these.
+as_user=()
+if [ "$(id -u)" -eq 0 ]; then
+  as_user=(--run-as nobody)
+  chmod 0755 "$dir" "$dir/bin"
+  chmod 0777 "$dir/work"
+fi
 
 "$build/broker/profeed-broker" --agents 'tcp://127.0.0.1:*' --workers 'tcp://127.0.0.1:*' \
   --endpoints-file "$dir/endpoints" "${hb[@]}" >>"$dir/broker.log" 2>&1 &
@@ -33,7 +41,7 @@ agent_ep=$(sed -n 's/^agent=//p' "$dir/endpoints")
 worker_ep=$(sed -n 's/^worker=//p' "$dir/endpoints")
 PATH="$dir/bin:$PATH" "$build/collector/profeed-collector" --broker "$worker_ep" --gpu "Test GPU:sm_90" \
   --allow-programs sh --file-limit-mb 1 --cpu-limit-s 1 --pass-timeout-s 2 --attempts 1 --workdir "$dir/work" \
-  "${hb[@]}" >>"$dir/collector.log" 2>&1 &
+  "${as_user[@]}" "${hb[@]}" >>"$dir/collector.log" 2>&1 &
 pids+=("$!")
 "$build/analyzer/profeed-analyzer" --broker "$worker_ep" "${hb[@]}" >>"$dir/analyzer.log" 2>&1 &
 pids+=("$!")
@@ -64,4 +72,12 @@ check "a job that forks endlessly is stopped, with every process it started" \
   bash -c "[ $rc -ne 0 ] && ! pgrep -f 'sleep 41[.]5' >/dev/null"
 check "the collector's log says what jobs may run" grep -q "jobs run: programs sh; environment filtered" \
   "$dir/collector.log"
+if [ "$(id -u)" -eq 0 ]; then
+  check "as root, the jobs ran as the run-as user" grep -q "; user nobody" "$dir/collector.log"
+  PATH="$dir/bin:$PATH" "$build/collector/profeed-collector" --broker "$worker_ep" --gpu "Test GPU:sm_90" \
+    >"$dir/root.log" 2>&1
+  rc=$?
+  check "a collector started as root without run-as refuses to start, saying why" \
+    bash -c "[ $rc -ne 0 ] && grep -q 'started as root, this collector would run agents. jobs as root' '$dir/root.log'"
+fi
 exit "$fail"
