@@ -358,11 +358,6 @@ pf_status_t journal_forgotten(journal_t *self, const char *job_id, pf_error_t *e
     return s_append(self, &rec, false, err);
 }
 
-uint64_t journal_size(const journal_t *self)
-{
-    return self ? self->size : 0;
-}
-
 /* ------------------------------------------------------------------------
  * Reading back */
 

@@ -64,7 +64,4 @@ pf_status_t journal_finished(journal_t *self, const job_t *job, pf_error_t *err)
 pf_status_t journal_delivered(journal_t *self, const job_t *job, pf_error_t *err);
 pf_status_t journal_forgotten(journal_t *self, const char *job_id, pf_error_t *err);
 
-/* Bytes in the file now, and after the last compaction (for logs, tests). */
-uint64_t journal_size(const journal_t *self);
-
 #endif
