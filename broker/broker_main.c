@@ -2,9 +2,9 @@
  * its settings (flags, config file, environment) are docs/config.md's. */
 #include <stdio.h>
 
-#include "pf_memory.h"
 #include "broker.h"
 #include "config.h"
+#include "pf_memory.h"
 
 #define PROG "profeed-broker"
 

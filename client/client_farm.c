@@ -70,8 +70,8 @@ profeed_farm_t *profeed_farm_open(const char *endpoint, int heartbeat_ms, int li
     profeed_security_t none = {0};
     if (!security)
         security = &none;
-    if (wire_curve_client_setup(security->curve_secret, security->broker_key, security->insecure != 0, endpoint,
-                                "client", &self->curve, &err) != PF_OK) {
+    wire_curve_client_t settings = {security->curve_secret, security->broker_key, security->insecure != 0};
+    if (wire_curve_client_setup(&settings, endpoint, "client", &self->curve, &err) != PF_OK) {
         if (error)
             *error = strdup(err.msg);
         free(self);

@@ -1319,8 +1319,7 @@ int collector_run(const collector_config_t *config, zsock_t *pipe)
     self.poller = zpoller_new(NULL);
     pirate_start(&self.pirate, config->heartbeat_ms, config->liveness, wire_zmq_now_ms());
     pf_error_t err;
-    if (wire_curve_client_setup(config->curve_secret, config->broker_key, config->insecure, config->broker_endpoint,
-                                LOG, &self.curve, &err) != PF_OK) {
+    if (wire_curve_client_setup(&config->curve, config->broker_endpoint, LOG, &self.curve, &err) != PF_OK) {
         pf_log_error(LOG, "%s", err.msg);
         goto cleanup;
     }

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wire_curve.h"
+
 typedef struct {
     const char *broker_endpoint;  /* the broker's worker endpoint */
     const char *worker_id;        /* stable across reconnects; default "collector-<host>-<pid>" */
@@ -43,9 +45,7 @@ typedef struct {
     /* CURVE (docs/security.md): this worker's certificate (NAME.key_secret)
      * and the broker's public NAME.key; without them, plaintext, allowed
      * only to a broker on this machine unless `insecure`. */
-    const char *curve_secret;
-    const char *broker_key;
-    bool insecure;
+    wire_curve_client_t curve;
     /* The sandbox (sandbox.h): programs a command job may run ("*": any),
      * the environment variables passed on ("*": all), limits per process
      * (0: none) and the user jobs run as when started as root. */

@@ -2,9 +2,9 @@
  * settings (flags, config file, environment) are docs/config.md's. */
 #include <stdio.h>
 
-#include "pf_memory.h"
 #include "collector.h"
 #include "config.h"
+#include "pf_memory.h"
 
 #define PROG "profeed-collector"
 
@@ -121,9 +121,7 @@ int main(int argc, char **argv)
     config.max_procs = (uint32_t) config_int(settings, "max-procs");
     config.memory_limit_mb = (uint32_t) config_int(settings, "memory-limit-mb");
     config.run_as = config_str(settings, "run-as");
-    config.curve_secret = config_str(settings, "curve-secret");
-    config.broker_key = config_str(settings, "broker-key");
-    config.insecure = config_bool(settings, "insecure");
+    wire_curve_client_read(settings, &config.curve);
     config.worker_id = config_str(settings, "worker-id");
     config.replay_map = config_str(settings, "replay");
     config.gpu = config_str(settings, "gpu");

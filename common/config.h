@@ -98,16 +98,6 @@ void config_print_help(const config_t *self, FILE *out);
      .help = "text|json (one JSON object a line, for log shippers)", .choices = "text|json"}
 void config_apply_logging(const config_t *self);
 
-/* The CURVE keys of every process that connects to the broker (collectors,
- * analyzers, profeed submit/status); wire_curve_client_setup() reads them. */
-#define CONFIG_CURVE_CLIENT_KEYS                                                                        \
-    {.name = "curve-secret", .type = CONFIG_STRING, .arg = "FILE",                                      \
-     .help = "this process's certificate (NAME.key_secret from profeed keygen): CURVE to the broker"}, \
-    {.name = "broker-key", .type = CONFIG_STRING, .arg = "FILE",                                        \
-     .help = "with --curve-secret: the broker's public certificate (its NAME.key)"},                     \
-    {.name = "insecure", .type = CONFIG_BOOL, .fallback = "false",                                      \
-     .help = "allow plaintext to a broker on another machine (logged as a warning)"}
-
 /* A flag that does something instead of running (`--print-plan ncu:full`). */
 typedef struct {
     const char *name;         /* without "--" */

@@ -152,14 +152,22 @@ pf_status_t wire_curve_check_plaintext(const char *endpoint, bool insecure, cons
                         endpoint);
 }
 
-pf_status_t wire_curve_client_setup(const char *secret, const char *broker_key, bool insecure, const char *endpoint,
-                                    const char *component, wire_curve_t **curve_p, pf_error_t *err)
+void wire_curve_client_read(const config_t *settings, wire_curve_client_t *out)
+{
+    out->secret = config_str(settings, "curve-secret");
+    out->broker_key = config_str(settings, "broker-key");
+    out->insecure = config_bool(settings, "insecure");
+}
+
+pf_status_t wire_curve_client_setup(const wire_curve_client_t *settings, const char *endpoint, const char *component,
+                                    wire_curve_t **curve_p, pf_error_t *err)
 {
     *curve_p = NULL;
+    const char *secret = settings->secret, *broker_key = settings->broker_key;
     if (!secret || !*secret) {
         if (broker_key && *broker_key)
             return pf_error_set(err, PF_EBADINPUT, "--broker-key needs --curve-secret (this process's certificate)");
-        return wire_curve_check_plaintext(endpoint, insecure, component, err);
+        return wire_curve_check_plaintext(endpoint, settings->insecure, component, err);
     }
     if (!broker_key || !*broker_key)
         return pf_error_set(err, PF_EBADINPUT, "--curve-secret needs --broker-key (the broker's public NAME.key)");

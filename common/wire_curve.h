@@ -16,6 +16,7 @@
 #include <czmq.h>
 #include <stdbool.h>
 
+#include "config.h"
 #include "pf_error.h"
 
 typedef struct wire_curve_t wire_curve_t;
@@ -49,12 +50,30 @@ bool wire_endpoint_is_local(const char *endpoint);
 pf_status_t wire_curve_check_plaintext(const char *endpoint, bool insecure, const char *component,
                                        pf_error_t *err);
 
-/* A client's security from its settings, for collectors, analyzers and
- * agents alike: with `secret` (and then `broker_key`, required), *curve_p is
- * the CURVE client; without, *curve_p is NULL and plaintext to `endpoint` is
- * checked as wire_curve_check_plaintext() does. */
-pf_status_t wire_curve_client_setup(const char *secret, const char *broker_key, bool insecure, const char *endpoint,
-                                    const char *component, wire_curve_t **curve_p, pf_error_t *err);
+/* A client's CURVE settings, as collectors, analyzers and agents take them. */
+typedef struct {
+    const char *secret;      /* this process's certificate (NAME.key_secret); NULL: plaintext */
+    const char *broker_key;  /* the broker's public certificate (its NAME.key) */
+    bool insecure;           /* allow plaintext to a broker off this machine */
+} wire_curve_client_t;
+
+/* The keys that set them, for the end of a program's key table, and how
+ * they are read back. */
+#define CONFIG_CURVE_CLIENT_KEYS                                                                        \
+    {.name = "curve-secret", .type = CONFIG_STRING, .arg = "FILE",                                      \
+     .help = "this process's certificate (NAME.key_secret from profeed keygen): CURVE to the broker"}, \
+    {.name = "broker-key", .type = CONFIG_STRING, .arg = "FILE",                                        \
+     .help = "with --curve-secret: the broker's public certificate (its NAME.key)"},                     \
+    {.name = "insecure", .type = CONFIG_BOOL, .fallback = "false",                                      \
+     .help = "allow plaintext to a broker on another machine (logged as a warning)"}
+void wire_curve_client_read(const config_t *settings, wire_curve_client_t *out);
+
+/* A client's security from its settings: with a secret (and then a broker
+ * key, required), *curve_p is the CURVE client; without, *curve_p is NULL
+ * and plaintext to `endpoint` is checked as wire_curve_check_plaintext()
+ * does. */
+pf_status_t wire_curve_client_setup(const wire_curve_client_t *settings, const char *endpoint, const char *component,
+                                    wire_curve_t **curve_p, pf_error_t *err);
 
 /* Writes a new certificate: <dir>/<name>.key and <dir>/<name>.key_secret
  * (mode 0600), refusing to overwrite either. */

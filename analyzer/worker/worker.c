@@ -521,8 +521,7 @@ int worker_run(const worker_config_t *config, zsock_t *pipe)
     zhashx_set_destructor(self.jobs, s_job_destructor);
     self.poller = zpoller_new(NULL);
     pirate_start(&self.pirate, config->heartbeat_ms, config->liveness, wire_zmq_now_ms());
-    if (wire_curve_client_setup(config->curve_secret, config->broker_key, config->insecure, config->broker_endpoint,
-                                LOG, &self.curve, &err) != PF_OK) {
+    if (wire_curve_client_setup(&config->curve, config->broker_endpoint, LOG, &self.curve, &err) != PF_OK) {
         pf_log_error(LOG, "%s", err.msg);
         goto cleanup;
     }

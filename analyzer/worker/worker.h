@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wire_curve.h"
+
 typedef struct {
     const char *broker_endpoint;
     const char *worker_id;       /* default "analyzer-<host>-<pid>" */
@@ -28,9 +30,7 @@ typedef struct {
     /* CURVE (docs/security.md): this worker's certificate (NAME.key_secret)
      * and the broker's public NAME.key; without them, plaintext, allowed
      * only to a broker on this machine unless `insecure`. */
-    const char *curve_secret;
-    const char *broker_key;
-    bool insecure;
+    wire_curve_client_t curve;
 } worker_config_t;
 
 void worker_config_default(worker_config_t *config);

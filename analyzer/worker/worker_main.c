@@ -2,8 +2,8 @@
  * Its settings (flags, config file, environment) are docs/config.md's. */
 #include <stdio.h>
 
-#include "pf_memory.h"
 #include "config.h"
+#include "pf_memory.h"
 #include "worker.h"
 
 #define PROG "profeed-analyzer"
@@ -48,9 +48,7 @@ int main(int argc, char **argv)
     worker_config_t config;
     worker_config_default(&config);
     config.broker_endpoint = config_str(settings, "broker");
-    config.curve_secret = config_str(settings, "curve-secret");
-    config.broker_key = config_str(settings, "broker-key");
-    config.insecure = config_bool(settings, "insecure");
+    wire_curve_client_read(settings, &config.curve);
     config.worker_id = config_str(settings, "worker-id");
     config.max_jobs = (uint32_t) config_int(settings, "max-jobs");
     config.heartbeat_ms = (int) config_int(settings, "heartbeat-ms");
