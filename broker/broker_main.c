@@ -1,6 +1,5 @@
 /* profeed-broker: the farm's broker process. See broker.h and docs/protocol.md;
  * its settings (flags, config file, environment) are docs/config.md's. */
-#include <stdio.h>
 
 #include "broker.h"
 #include "config.h"
@@ -68,18 +67,11 @@ static const config_key_t s_keys[] = {
 
 int main(int argc, char **argv)
 {
-    config_t *settings = config_new("broker", s_keys, sizeof s_keys / sizeof s_keys[0]);
-    if (!settings) {
-        fprintf(stderr, PROG ": out of memory\n");
-        return 1;
-    }
-    size_t action;
-    const char *action_arg;
-    config_outcome_t outcome = config_parse_args(settings, argc, argv, s_about, NULL, 0, &action, &action_arg);
-    if (outcome != CONFIG_RUN) {
-        config_destroy(&settings);
-        return outcome == CONFIG_EXIT_OK ? 0 : 2;
-    }
+    int exit_code;
+    config_t *settings = config_start("broker", s_keys, sizeof s_keys / sizeof s_keys[0], argc, argv, s_about, NULL, 0,
+                                      NULL, &exit_code);
+    if (!settings)
+        return exit_code;
     broker_config_t config;
     broker_config_default(&config);
     config.agent_endpoint = config_str(settings, "agents");
@@ -103,7 +95,6 @@ int main(int argc, char **argv)
     config.collector_keys = config_str(settings, "collector-keys");
     config.analyzer_keys = config_str(settings, "analyzer-keys");
     config.insecure = config_bool(settings, "insecure");
-    config_apply_logging(settings);
     pf_memory_keep_large_buffers();
     int rc = broker_run(&config, NULL) == 0 ? 0 : 1;
     config_destroy(&settings);

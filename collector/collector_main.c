@@ -98,19 +98,11 @@ static int s_action(size_t action, const char *arg)
 
 int main(int argc, char **argv)
 {
-    config_t *settings = config_new("collector", s_keys, sizeof s_keys / sizeof s_keys[0]);
-    if (!settings) {
-        fprintf(stderr, PROG ": out of memory\n");
-        return 1;
-    }
-    size_t action;
-    const char *action_arg;
-    config_outcome_t outcome = config_parse_args(settings, argc, argv, s_about, s_actions,
-                                                 sizeof s_actions / sizeof s_actions[0], &action, &action_arg);
-    if (outcome != CONFIG_RUN) {
-        config_destroy(&settings);
-        return outcome == CONFIG_ACTION ? s_action(action, action_arg) : outcome == CONFIG_EXIT_OK ? 0 : 2;
-    }
+    int exit_code;
+    config_t *settings = config_start("collector", s_keys, sizeof s_keys / sizeof s_keys[0], argc, argv, s_about,
+                                      s_actions, sizeof s_actions / sizeof s_actions[0], s_action, &exit_code);
+    if (!settings)
+        return exit_code;
     collector_config_t config;
     collector_config_default(&config);
     config.broker_endpoint = config_str(settings, "broker");
@@ -138,7 +130,6 @@ int main(int argc, char **argv)
     config.keep_job_dirs = config_bool(settings, "keep-job-dirs");
     config.heartbeat_ms = (int) config_int(settings, "heartbeat-ms");
     config.liveness = (int) config_int(settings, "liveness");
-    config_apply_logging(settings);
     pf_memory_keep_large_buffers();
     int rc = collector_run(&config, NULL) == 0 ? 0 : 1;
     config_destroy(&settings);

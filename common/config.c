@@ -783,3 +783,27 @@ void config_apply_logging(const config_t *self)
     pf_log_set_level(level);
     pf_log_set_json(strcmp(config_str(self, "log-format"), "json") == 0);
 }
+
+config_t *config_start(const char *program, const config_key_t *keys, size_t count, int argc, char **argv,
+                       const char *about, const config_action_t *actions, size_t action_count,
+                       int (*act)(size_t action, const char *arg), int *exit_code)
+{
+    assert(exit_code && (!action_count || act));
+    config_t *settings = config_new(program, keys, count);
+    if (!settings) {
+        fprintf(stderr, "profeed-%s: out of memory\n", program);
+        *exit_code = 1;
+        return NULL;
+    }
+    size_t action;
+    const char *action_arg;
+    config_outcome_t outcome = config_parse_args(settings, argc, argv, about, actions, action_count, &action,
+                                                 &action_arg);
+    if (outcome == CONFIG_RUN) {
+        config_apply_logging(settings);
+        return settings;
+    }
+    config_destroy(&settings);
+    *exit_code = outcome == CONFIG_ACTION ? act(action, action_arg) : outcome == CONFIG_EXIT_OK ? 0 : 2;
+    return NULL;
+}

@@ -123,4 +123,13 @@ config_outcome_t config_parse_args(config_t *self, int argc, char **argv, const 
                                    const config_action_t *actions, size_t action_count, size_t *action,
                                    const char **action_arg);
 
+/* The start of every farm program's main: its settings from the key table
+ * and the command line, with logging set from them. Returns the settings to
+ * run with (the caller destroys them), or NULL when the program is done, with
+ * *exit_code 0 (--help, --print-config), 2 (a bad flag, file or value, already
+ * reported), 1 (out of memory) or what `act` returned for an action flag. */
+config_t *config_start(const char *program, const config_key_t *keys, size_t count, int argc, char **argv,
+                       const char *about, const config_action_t *actions, size_t action_count,
+                       int (*act)(size_t action, const char *arg), int *exit_code);
+
 #endif

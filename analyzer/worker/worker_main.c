@@ -1,6 +1,5 @@
 /* profeed-analyzer: turns a job's pass outputs into feedback for the broker.
  * Its settings (flags, config file, environment) are docs/config.md's. */
-#include <stdio.h>
 
 #include "config.h"
 #include "pf_memory.h"
@@ -33,18 +32,11 @@ static const config_key_t s_keys[] = {
 
 int main(int argc, char **argv)
 {
-    config_t *settings = config_new("analyzer", s_keys, sizeof s_keys / sizeof s_keys[0]);
-    if (!settings) {
-        fprintf(stderr, PROG ": out of memory\n");
-        return 1;
-    }
-    size_t action;
-    const char *action_arg;
-    config_outcome_t outcome = config_parse_args(settings, argc, argv, s_about, NULL, 0, &action, &action_arg);
-    if (outcome != CONFIG_RUN) {
-        config_destroy(&settings);
-        return outcome == CONFIG_EXIT_OK ? 0 : 2;
-    }
+    int exit_code;
+    config_t *settings = config_start("analyzer", s_keys, sizeof s_keys / sizeof s_keys[0], argc, argv, s_about, NULL, 0,
+                                      NULL, &exit_code);
+    if (!settings)
+        return exit_code;
     worker_config_t config;
     worker_config_default(&config);
     config.broker_endpoint = config_str(settings, "broker");
@@ -53,7 +45,6 @@ int main(int argc, char **argv)
     config.max_jobs = (uint32_t) config_int(settings, "max-jobs");
     config.heartbeat_ms = (int) config_int(settings, "heartbeat-ms");
     config.liveness = (int) config_int(settings, "liveness");
-    config_apply_logging(settings);
     pf_memory_keep_large_buffers();
     int rc = worker_run(&config, NULL) == 0 ? 0 : 1;
     config_destroy(&settings);
