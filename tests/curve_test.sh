@@ -31,13 +31,8 @@ cp "$keys/agent1.key" "$keys/agents/"
 cp "$keys/c1.key" "$keys/collectors/"
 cp "$keys/a1.key" "$keys/analyzers/"
 
-"$build/broker/profeed-broker" --agents 'tcp://127.0.0.1:*' --workers 'tcp://127.0.0.1:*' \
-  --endpoints-file "$dir/endpoints" --curve-secret "$keys/broker.key_secret" --agent-keys "$keys/agents" \
-  --collector-keys "$keys/collectors" --analyzer-keys "$keys/analyzers" "${hb[@]}" >>"$dir/broker.log" 2>&1 &
-pids+=("$!")
-for _ in $(seq 100); do [ -s "$dir/endpoints" ] && break; sleep 0.05; done
-agent_ep=$(sed -n 's/^agent=//p' "$dir/endpoints")
-worker_ep=$(sed -n 's/^worker=//p' "$dir/endpoints")
+farm_broker 'tcp://127.0.0.1:*' 'tcp://127.0.0.1:*' --curve-secret "$keys/broker.key_secret" \
+  --agent-keys "$keys/agents" --collector-keys "$keys/collectors" --analyzer-keys "$keys/analyzers"
 worker() { # worker PROGRAM NAME KEY [flags]
   local prog=$1 name=$2 key=$3
   shift 3

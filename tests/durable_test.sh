@@ -27,14 +27,7 @@ hb=(--heartbeat-ms 200 --liveness 3)
 start_broker() { # start_broker AGENT_EP WORKER_EP [flags]
   local a=$1 w=$2
   shift 2
-  rm -f "$dir/endpoints"
-  "$build/broker/profeed-broker" --agents "$a" --workers "$w" --endpoints-file "$dir/endpoints" \
-    --state-dir "$dir/state" "${hb[@]}" "$@" >>"$dir/broker.log" 2>&1 &
-  broker_pid=$!
-  pids+=("$broker_pid")
-  for _ in $(seq 100); do [ -s "$dir/endpoints" ] && break; sleep 0.05; done
-  agent_ep=$(sed -n 's/^agent=//p' "$dir/endpoints")
-  worker_ep=$(sed -n 's/^worker=//p' "$dir/endpoints")
+  farm_broker "$a" "$w" --state-dir "$dir/state" "$@"
 }
 restart_broker() { # restart_broker [flags]: kill -9, then the same ports and state
   kill -KILL "$broker_pid"

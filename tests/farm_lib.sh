@@ -1,5 +1,6 @@
-# Shared by the farm's shell tests (farm_test.sh, netns_test.sh); sourced.
-# The sourcing script sets `dir` (its scratch folder, logs as *.log) and keeps
+# Shared by the farm's shell tests (farm, netns, fault, durable, curve and
+# sandbox tests); sourced. The sourcing script sets `build`, `hb` (heartbeat
+# flags) and `dir` (its scratch folder, logs as *.log) and keeps
 # the pids of the processes it starts in `pids`; `fail` becomes 1 on a failed
 # check.
 pids=()
@@ -16,6 +17,23 @@ farm_stop_and_report() {
   if [ "$fail" -ne 0 ]; then
     for f in "$dir"/*.log; do echo "----- $f"; tail -40 "$f"; done
   fi
+}
+
+# Starts profeed-broker from $build on AGENT_EP and WORKER_EP (port * binds a
+# free one; a restart passes the endpoints it had) with the script's
+# heartbeat flags ${hb[@]} and FLAGS, logging to $dir/broker.log; waits for
+# its endpoints file and sets broker_pid, agent_ep and worker_ep.
+farm_broker() { # farm_broker AGENT_EP WORKER_EP [FLAGS...]
+  local agents=$1 workers=$2
+  shift 2
+  rm -f "$dir/endpoints"
+  "$build/broker/profeed-broker" --agents "$agents" --workers "$workers" --endpoints-file "$dir/endpoints" \
+    "${hb[@]}" "$@" >>"$dir/broker.log" 2>&1 &
+  broker_pid=$!
+  pids+=("$broker_pid")
+  for _ in $(seq 200); do [ -s "$dir/endpoints" ] && break; sleep 0.05; done
+  agent_ep=$(sed -n 's/^agent=//p' "$dir/endpoints")
+  worker_ep=$(sed -n 's/^worker=//p' "$dir/endpoints")
 }
 
 check() { # check DESCRIPTION COMMAND...

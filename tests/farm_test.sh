@@ -27,14 +27,7 @@ trap cleanup EXIT
 
 hb=(--heartbeat-ms 200 --liveness 3)
 start_broker() { # start_broker AGENT_EP WORKER_EP
-  "$build/broker/profeed-broker" --agents "$1" --workers "$2" --endpoints-file "$dir/endpoints" \
-    --metrics "tcp://127.0.0.1:*" \
-    "${hb[@]}" --max-msg-mb 1 --max-attempts 3 >>"$dir/broker.log" 2>&1 &
-  broker_pid=$!
-  pids+=("$broker_pid")
-  for _ in $(seq 100); do [ -s "$dir/endpoints" ] && break; sleep 0.05; done
-  agent_ep=$(sed -n 's/^agent=//p' "$dir/endpoints")
-  worker_ep=$(sed -n 's/^worker=//p' "$dir/endpoints")
+  farm_broker "$1" "$2" --metrics "tcp://127.0.0.1:*" --max-msg-mb 1 --max-attempts 3
   metrics_ep=$(sed -n 's|^metrics=tcp://||p' "$dir/endpoints")
 }
 start_collector() { # start_collector NAME

@@ -27,14 +27,7 @@ echo "# seed $seed, $jobs jobs, scratch $dir"
 
 hb=(--heartbeat-ms 200 --liveness 3)
 start_broker() { # start_broker AGENT_EP WORKER_EP
-  rm -f "$dir/endpoints"
-  "$build/broker/profeed-broker" --agents "$1" --workers "$2" --endpoints-file "$dir/endpoints" \
-    --state-dir "$dir/state" --max-attempts 20 "${hb[@]}" --log-level info >>"$dir/broker.log" 2>&1 &
-  broker_pid=$!
-  pids+=("$broker_pid")
-  for _ in $(seq 200); do [ -s "$dir/endpoints" ] && break; sleep 0.05; done
-  agent_ep=$(sed -n 's/^agent=//p' "$dir/endpoints")
-  worker_ep=$(sed -n 's/^worker=//p' "$dir/endpoints")
+  farm_broker "$1" "$2" --state-dir "$dir/state" --max-attempts 20 --log-level info
 }
 start_collector() { # start_collector NAME
   "$build/collector/profeed-collector" --broker "$worker_ep" --worker-id "$1" --replay "$map" --slots 4 \

@@ -33,12 +33,7 @@ if [ "$(id -u)" -eq 0 ]; then
   chmod 0777 "$dir/work"
 fi
 
-"$build/broker/profeed-broker" --agents 'tcp://127.0.0.1:*' --workers 'tcp://127.0.0.1:*' \
-  --endpoints-file "$dir/endpoints" "${hb[@]}" >>"$dir/broker.log" 2>&1 &
-pids+=("$!")
-for _ in $(seq 100); do [ -s "$dir/endpoints" ] && break; sleep 0.05; done
-agent_ep=$(sed -n 's/^agent=//p' "$dir/endpoints")
-worker_ep=$(sed -n 's/^worker=//p' "$dir/endpoints")
+farm_broker 'tcp://127.0.0.1:*' 'tcp://127.0.0.1:*'
 PATH="$dir/bin:$PATH" "$build/collector/profeed-collector" --broker "$worker_ep" --gpu "Test GPU:sm_90" \
   --allow-programs sh --file-limit-mb 1 --cpu-limit-s 1 --pass-timeout-s 2 --attempts 1 --workdir "$dir/work" \
   "${as_user[@]}" "${hb[@]}" >>"$dir/collector.log" 2>&1 &
