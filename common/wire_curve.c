@@ -38,7 +38,8 @@ static zcert_t *s_load(const char *path, bool need_secret, pf_error_t *err)
     return cert;
 }
 
-wire_curve_t *wire_curve_client_new(const char *secret_path, const char *broker_key_path, pf_error_t *err)
+/* A wire_curve_t holding this process's certificate (the secret file). */
+static wire_curve_t *s_new(const char *secret_path, pf_error_t *err)
 {
     if (!zsys_has_curve()) {
         pf_error_set(err, PF_EBADINPUT, "this libzmq was built without CURVE support");
@@ -47,20 +48,27 @@ wire_curve_t *wire_curve_client_new(const char *secret_path, const char *broker_
     zcert_t *own = s_load(secret_path, true, err);
     if (!own)
         return NULL;
-    zcert_t *broker = s_load(broker_key_path, false, err);
-    if (!broker) {
-        pf_error_prefix(err, "the broker's public key");
-        zcert_destroy(&own);
-        return NULL;
-    }
     wire_curve_t *self = calloc(1, sizeof *self);
     if (!self) {
         zcert_destroy(&own);
-        zcert_destroy(&broker);
         pf_error_set(err, PF_ENOMEM, "out of memory");
         return NULL;
     }
     self->own = own;
+    return self;
+}
+
+wire_curve_t *wire_curve_client_new(const char *secret_path, const char *broker_key_path, pf_error_t *err)
+{
+    wire_curve_t *self = s_new(secret_path, err);
+    if (!self)
+        return NULL;
+    zcert_t *broker = s_load(broker_key_path, false, err);
+    if (!broker) {
+        pf_error_prefix(err, "the broker's public key");
+        wire_curve_destroy(&self);
+        return NULL;
+    }
     snprintf(self->broker_public, sizeof self->broker_public, "%s", zcert_public_txt(broker));
     zcert_destroy(&broker);
     return self;
@@ -68,21 +76,7 @@ wire_curve_t *wire_curve_client_new(const char *secret_path, const char *broker_
 
 wire_curve_t *wire_curve_server_new(const char *secret_path, pf_error_t *err)
 {
-    if (!zsys_has_curve()) {
-        pf_error_set(err, PF_EBADINPUT, "this libzmq was built without CURVE support");
-        return NULL;
-    }
-    zcert_t *own = s_load(secret_path, true, err);
-    if (!own)
-        return NULL;
-    wire_curve_t *self = calloc(1, sizeof *self);
-    if (!self) {
-        zcert_destroy(&own);
-        pf_error_set(err, PF_ENOMEM, "out of memory");
-        return NULL;
-    }
-    self->own = own;
-    return self;
+    return s_new(secret_path, err);
 }
 
 void wire_curve_destroy(wire_curve_t **self_p)
