@@ -2,6 +2,7 @@
 #include "utf8.h"
 
 #include <criterion/criterion.h>
+#include <string.h>
 
 Test(utf8, accepts_ascii_and_every_sequence_length_up_to_the_last_code_point)
 {
@@ -31,4 +32,26 @@ Test(utf8, a_sequence_cut_by_the_terminator_is_invalid_and_nothing_past_it_is_re
     static const char cut[] = {'a', (char) 0xe2, (char) 0x82, '\0'};
     cr_assert_eq(utf8_invalid_at(cut), 1);
     cr_assert_eq(utf8_sequence_len(cut + 1), 0);
+}
+
+/* The checker skips ASCII a word at a time: a bad or multi-byte sequence must
+ * be found wherever it falls against those words, also in the last few bytes. */
+Test(utf8, finds_a_bad_byte_at_every_offset_of_a_long_ascii_string)
+{
+    char text[64];
+    for (size_t len = 1; len < sizeof text; len++) {
+        for (size_t at = 0; at < len; at++) {
+            memset(text, 'a', len);
+            text[len] = '\0';
+            cr_assert_eq(utf8_invalid_at(text), -1, "all ASCII, %zu bytes", len);
+            text[at] = (char) 0x80;
+            cr_assert_eq(utf8_invalid_at(text), (long) at, "stray byte at %zu of %zu", at, len);
+            if (at + 2 <= len) {
+                memcpy(text + at, "\xc3\xa9", 2); /* é across a word boundary or not */
+                cr_assert_eq(utf8_invalid_at(text), -1, "é at %zu of %zu", at, len);
+                text[at + 1] = 'a';
+                cr_assert_eq(utf8_invalid_at(text), (long) at, "cut é at %zu of %zu", at, len);
+            }
+        }
+    }
 }
