@@ -1,6 +1,7 @@
 #include "wire_check.h"
 
 #include "utf8.h"
+#include "wire_path.h"
 
 #include <assert.h>
 #include <math.h>
@@ -80,38 +81,14 @@ static const char *s_quote(char *buf, size_t size, const char *value)
  * finite (JSON and the renderers have no NaN), and, for messages built in
  * memory before packing, no NULL where protobuf-c's packer would dereference. */
 
-/* Where the walk is, as a chain of frames on the C stack: the path string is
- * formatted only when a check fails. Formatting it for every field visited was
- * a tenth of the broker's CPU per job (a Feedback has thousands of fields). */
-typedef struct walk_path {
-    const struct walk_path *parent; /* NULL at the root */
-    const char *name;               /* the root's `where`, or a field name */
-    long index;                     /* element of a repeated field, or -1 */
-} walk_path_t;
-
-static void s_path_format(const walk_path_t *at, char *buf, size_t size)
-{
-    if (!at) {
-        buf[0] = '\0';
-        return;
-    }
-    s_path_format(at->parent, buf, size);
-    size_t used = strlen(buf);
-    const char *dot = at->parent ? "." : "";
-    if (at->index >= 0)
-        s_path(buf + used, size - used, "%s%s[%ld]", dot, at->name, at->index);
-    else
-        s_path(buf + used, size - used, "%s%s", dot, at->name);
-}
-
 /* s_fail() for the walk: the message names the field's path. */
-static pf_status_t s_walk_fail(pf_error_t *err, const walk_path_t *at, const char *fmt, ...)
+static pf_status_t s_walk_fail(pf_error_t *err, const wire_path_t *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static pf_status_t s_walk_fail(pf_error_t *err, const walk_path_t *at, const char *fmt, ...)
+static pf_status_t s_walk_fail(pf_error_t *err, const wire_path_t *at, const char *fmt, ...)
 {
     char path[PATH_LEN];
     char reason[PF_ERROR_MSG_MAX];
-    s_path_format(at, path, sizeof path);
+    wire_path_format(at, path, sizeof path);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap); /* a cut-short reason is still a reason */
@@ -119,10 +96,10 @@ static pf_status_t s_walk_fail(pf_error_t *err, const walk_path_t *at, const cha
     return pf_error_set(err, PF_EBADINPUT, "%s: %s", path, reason);
 }
 
-static pf_status_t s_check_fields(const ProtobufCMessage *msg, const walk_path_t *at, pf_error_t *err);
+static pf_status_t s_check_fields(const ProtobufCMessage *msg, const wire_path_t *at, pf_error_t *err);
 
 static pf_status_t s_check_element(const ProtobufCFieldDescriptor *f, const void *elem,
-                                   const walk_path_t *at, pf_error_t *err)
+                                   const wire_path_t *at, pf_error_t *err)
 {
     switch (f->type) {
     case PROTOBUF_C_TYPE_ENUM: {
@@ -173,7 +150,7 @@ static size_t s_element_size(ProtobufCType type)
     }
 }
 
-static pf_status_t s_check_fields(const ProtobufCMessage *msg, const walk_path_t *at, pf_error_t *err)
+static pf_status_t s_check_fields(const ProtobufCMessage *msg, const wire_path_t *at, pf_error_t *err)
 {
     const ProtobufCMessageDescriptor *desc = msg->descriptor;
     assert(desc && desc->magic == PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC);
@@ -186,7 +163,7 @@ static pf_status_t s_check_fields(const ProtobufCMessage *msg, const walk_path_t
         if (size == 0)
             continue;
         const char *member = base + f->offset;
-        walk_path_t here = {.parent = at, .name = f->name, .index = -1};
+        wire_path_t here = {.parent = at, .name = f->name, .index = -1};
 
         if (f->label == PROTOBUF_C_LABEL_REPEATED) {
             size_t n = *(const size_t *) (base + f->quantifier_offset);
@@ -814,7 +791,7 @@ static pf_status_t s_check_envelope(const Profeed__Envelope *env, pf_error_t *er
                       "peer speaks version %u, this build speaks %u",
                       (unsigned) env->protocol_version, (unsigned) WIRE_PROTOCOL_VERSION);
     }
-    walk_path_t root = {.parent = NULL, .name = where, .index = -1};
+    wire_path_t root = {.parent = NULL, .name = where, .index = -1};
     pf_status_t rc = s_check_fields(&env->base, &root, err);
     if (rc != PF_OK)
         return rc;
@@ -897,7 +874,7 @@ pf_status_t wire_check(const ProtobufCMessage *msg, pf_error_t *err)
     /* The standalone messages carry no version: whoever stored or embedded
      * them checked it on the way in. */
     const char *where = desc->short_name;
-    walk_path_t root = {.parent = NULL, .name = where, .index = -1};
+    wire_path_t root = {.parent = NULL, .name = where, .index = -1};
     pf_status_t rc = s_check_fields(msg, &root, err);
     if (rc != PF_OK)
         return rc;

@@ -1,5 +1,7 @@
 #include "wire_scan.h"
 
+#include "wire_path.h"
+
 #include <assert.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -61,15 +63,17 @@ static pf_status_t s_charge(scan_t *scan, size_t bytes)
     return PF_OK;
 }
 
-static pf_status_t s_malformed(scan_t *scan, const char *path, const uint8_t *at, const char *what)
+static pf_status_t s_malformed(scan_t *scan, const wire_path_t *path, const uint8_t *at, const char *what)
 {
-    return pf_error_set(scan->err, PF_EBADINPUT, "%s: %s at byte %zu of %s", path, what,
-                        (size_t) (at - scan->start), scan->root);
+    char where[SCAN_PATH_LEN];
+    return pf_error_set(scan->err, PF_EBADINPUT, "%s: %s at byte %zu of %s",
+                        wire_path_format(path, where, sizeof where), what, (size_t) (at - scan->start),
+                        scan->root);
 }
 
 /* Scans the fields of one message of type `desc` in [at, end). */
 static pf_status_t s_scan_message(scan_t *scan, const ProtobufCMessageDescriptor *desc,
-                                  const uint8_t *at, const uint8_t *end, const char *path,
+                                  const uint8_t *at, const uint8_t *end, const wire_path_t *path,
                                   unsigned depth)
 {
     if (depth > SCAN_MAX_DEPTH)
@@ -129,24 +133,22 @@ static pf_status_t s_scan_message(scan_t *scan, const ProtobufCMessageDescriptor
         if (rc != PF_OK || wire_type != WIRETYPE_LENGTH_PREFIXED)
             continue;
 
-        /* Schema names at bounded depth: it fits, and a path cut short would
-         * only shorten an error message. */
-        char sub[SCAN_PATH_LEN];
-        if (snprintf(sub, sizeof sub, "%s.%s", path, field->name) < 0)
-            sub[0] = '\0';
+        const wire_path_t sub = {.parent = path, .name = field->name, .index = -1};
         switch (field->type) {
         case PROTOBUF_C_TYPE_STRING: {
             const uint8_t *nul = memchr(data, 0, data_len);
             if (nul) {
+                char where[SCAN_PATH_LEN];
                 return pf_error_set(scan->err, PF_EBADINPUT,
-                                    "%s: string contains a NUL byte (byte %zu of %s)", sub,
+                                    "%s: string contains a NUL byte (byte %zu of %s)",
+                                    wire_path_format(&sub, where, sizeof where),
                                     (size_t) (nul - scan->start), scan->root);
             }
             rc = s_charge(scan, data_len + 1);
             break;
         }
         case PROTOBUF_C_TYPE_MESSAGE:
-            rc = s_scan_message(scan, field->descriptor, data, at, sub, depth + 1);
+            rc = s_scan_message(scan, field->descriptor, data, at, &sub, depth + 1);
             break;
         case PROTOBUF_C_TYPE_BYTES:
             rc = s_charge(scan, data_len);
@@ -172,5 +174,6 @@ pf_status_t wire_scan(const ProtobufCMessageDescriptor *desc, const uint8_t *dat
     scan_t scan = {
         .start = data, .decoded = 0, .budget = decode_budget, .root = desc->short_name, .err = err,
     };
-    return s_scan_message(&scan, desc, data, data + size, desc->short_name, 0);
+    const wire_path_t root = {.parent = NULL, .name = desc->short_name, .index = -1};
+    return s_scan_message(&scan, desc, data, data + size, &root, 0);
 }

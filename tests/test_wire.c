@@ -3,6 +3,7 @@
  * NULL with an error naming the field, never a crash or a leak (ASan checks). */
 #include "test_util.h"
 #include "wire.h"
+#include "wire_path.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -1512,4 +1513,18 @@ Test(wire_splice, envelope_around_a_packed_feedback_equals_packing_it)
     free(spliced);
     free(packed);
     free(fb);
+}
+
+Test(wire_path, formats_the_chain_and_cuts_a_long_one_short)
+{
+    const wire_path_t root = {.parent = NULL, .name = "Envelope", .index = -1};
+    const wire_path_t ready = {.parent = &root, .name = "ready", .index = -1};
+    const wire_path_t prof = {.parent = &ready, .name = "profilers", .index = 12};
+    char buf[64];
+    cr_assert_str_eq(wire_path_format(&prof, buf, sizeof buf), "Envelope.ready.profilers[12]");
+    cr_assert_str_eq(wire_path_format(NULL, buf, sizeof buf), "");
+    char small[12];
+    cr_assert_str_eq(wire_path_format(&prof, small, sizeof small), "Envelope.re");
+    char one[1];
+    cr_assert_str_eq(wire_path_format(&prof, one, sizeof one), "");
 }
