@@ -762,12 +762,15 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bod
     int64_t now = wire_zmq_now_ms();
     broker_metrics_observe(&self->metrics.pass_latency, (double) (now - job->stage_ms) / 1000.0);
     job->stage_ms = now;
-    s_ack(self, self->workers, peer, job->id, pass->pass_key, false);
     pf_log_info(LOG, "job %s: pass %s (%zu of %u) from %s", job->id, pass->pass_key, job->pass_len,
                 (unsigned) job->pass_count, w->ready->worker_id);
     if (job->state == JOB_ANALYZING && w->busy > 0)
         w->busy--; /* collection is over: the slot is free */
+    /* The pass goes on to the analyzer before the collector's ack and the
+     * agent's progress: it is what the job waits for, and each send queues
+     * behind the ones before it in libzmq's I/O thread. */
     s_ensure_analyzer(self, job, true);
+    s_ack(self, self->workers, peer, job->id, pass->pass_key, false);
     s_progress(self, job, job->state == JOB_ANALYZING ? "analyzing" : "collecting");
     if (job->state == JOB_ANALYZING)
         s_dispatch(self);
