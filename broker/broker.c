@@ -702,8 +702,11 @@ static void s_on_plan(broker_t *self, worker_t *w, const Profeed__Progress *p)
 }
 
 /* The packed form of a message the broker decoded from `body`: the bytes as
- * they came when the Envelope holds the field once (the common case), else
- * packed again (*packed_p is then the caller's to free). */
+ * they came when the Envelope holds the field once (the common case). A
+ * feedback split over several copies of the field (valid protobuf, which
+ * merges them; our processes never send it) is packed again (*packed_p is
+ * then the caller's to free). A pass output cannot be: it was decoded without
+ * its file contents (wire_zmq_recv_frame), so it is refused. */
 static const uint8_t *s_packed(broker_t *self, zframe_t *body, uint32_t field, const ProtobufCMessage *msg,
                                size_t *len_p, uint8_t **packed_p, pf_error_t *err)
 {
@@ -711,10 +714,12 @@ static const uint8_t *s_packed(broker_t *self, zframe_t *body, uint32_t field, c
     *packed_p = NULL;
     if (wire_splice_find(zframe_data(body), zframe_size(body), field, &bytes, len_p))
         return bytes;
-    if (msg->descriptor == &profeed__pass_output__descriptor)
-        *packed_p = wire_pass_output_pack((const Profeed__PassOutput *) msg, self->config->max_msg, len_p, err);
-    else
-        *packed_p = wire_feedback_pack((const Profeed__Feedback *) msg, self->config->max_msg, len_p, err);
+    if (msg->descriptor == &profeed__pass_output__descriptor) {
+        pf_error_set(err, PF_EBADINPUT, "the Envelope holds its pass_output in more than one piece; "
+                                        "send it as one field");
+        return NULL;
+    }
+    *packed_p = wire_feedback_pack((const Profeed__Feedback *) msg, self->config->max_msg, len_p, err);
     return *packed_p;
 }
 
@@ -731,8 +736,8 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bod
     uint8_t *packed;
     const uint8_t *bytes = s_packed(self, body, PROFEED__ENVELOPE__BODY_PASS_OUTPUT, &pass->base, &len, &packed, &err);
     if (!bytes) {
-        wire_zmq_send_error(self->workers, peer, PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL, job->id, LOG,
-                            "%s", err.msg);
+        s_refuse(self, self->workers, peer, METRICS_REJECT_MALFORMED, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
+                 job->id, "pass %s: %s", pass->pass_key, err.msg);
         return;
     }
     job_pass_result_t rc = job_table_pass(self->jobs, job, w->key, pass->pass_key,

@@ -1,5 +1,6 @@
 #include "wire.h"
 
+#include "wire_elide.h"
 #include "wire_scan.h"
 
 #include <assert.h>
@@ -43,8 +44,11 @@ static uint8_t *s_pack(const ProtobufCMessage *msg, size_t max_bytes, size_t *si
     return bytes;
 }
 
+/* Scans, decodes and checks. With `elide_in`, the contents of bytes fields
+ * inside messages of that type are decoded as empty (wire_elide.h). */
 static ProtobufCMessage *s_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
-                                  size_t size, size_t max_bytes, pf_error_t *err)
+                                  size_t size, size_t max_bytes,
+                                  const ProtobufCMessageDescriptor *elide_in, pf_error_t *err)
 {
     assert(desc && max_bytes > 0);
     assert(data || size == 0);
@@ -59,7 +63,21 @@ static ProtobufCMessage *s_unpack(const ProtobufCMessageDescriptor *desc, const 
     if (wire_scan(desc, data, size, budget, err) != PF_OK)
         return NULL;
     static const uint8_t empty[1];
-    ProtobufCMessage *msg = protobuf_c_message_unpack(desc, NULL, size, data ? data : empty);
+    const uint8_t *decode = data ? data : empty;
+    uint8_t *elided = NULL;
+    if (elide_in) {
+        size_t elided_size = wire_elide(desc, elide_in, decode, size, NULL);
+        if (!(elided = malloc(elided_size ? elided_size : 1))) {
+            pf_error_set(err, PF_ENOMEM, "%s: out of memory for %zu bytes", desc->short_name, elided_size);
+            return NULL;
+        }
+        wire_elide(desc, elide_in, decode, size, elided);
+        decode = elided;
+        size = elided_size;
+    }
+    /* protobuf-c copies what it keeps, so the elided copy can go at once. */
+    ProtobufCMessage *msg = protobuf_c_message_unpack(desc, NULL, size, decode);
+    free(elided);
     if (!msg) {
         /* wire_scan passed, so the encoding is sound: this is a field whose
          * wire type does not match the schema, or allocation failed. */
@@ -112,7 +130,14 @@ void wire_envelope_pack_to(const Profeed__Envelope *env, uint8_t *out, size_t si
 Profeed__Envelope *wire_envelope_unpack(const uint8_t *data, size_t size, size_t max_bytes,
                                         pf_error_t *err)
 {
-    return (Profeed__Envelope *) s_unpack(&profeed__envelope__descriptor, data, size, max_bytes, err);
+    return (Profeed__Envelope *) s_unpack(&profeed__envelope__descriptor, data, size, max_bytes, NULL, err);
+}
+
+Profeed__Envelope *wire_envelope_unpack_no_files(const uint8_t *data, size_t size, size_t max_bytes,
+                                                 pf_error_t *err)
+{
+    return (Profeed__Envelope *) s_unpack(&profeed__envelope__descriptor, data, size, max_bytes,
+                                          &profeed__pass_output__descriptor, err);
 }
 
 void wire_envelope_destroy(Profeed__Envelope **env_p)
@@ -135,7 +160,7 @@ Profeed__JobRequest *wire_job_request_unpack(const uint8_t *data, size_t size, s
                                              pf_error_t *err)
 {
     return (Profeed__JobRequest *) s_unpack(&profeed__job_request__descriptor, data, size,
-                                            max_bytes, err);
+                                            max_bytes, NULL, err);
 }
 
 void wire_job_request_destroy(Profeed__JobRequest **job_p)
@@ -158,7 +183,7 @@ Profeed__PassOutput *wire_pass_output_unpack(const uint8_t *data, size_t size, s
                                              pf_error_t *err)
 {
     return (Profeed__PassOutput *) s_unpack(&profeed__pass_output__descriptor, data, size,
-                                            max_bytes, err);
+                                            max_bytes, NULL, err);
 }
 
 void wire_pass_output_destroy(Profeed__PassOutput **pass_p)
@@ -181,7 +206,7 @@ Profeed__Feedback *wire_feedback_unpack(const uint8_t *data, size_t size, size_t
                                         pf_error_t *err)
 {
     return (Profeed__Feedback *) s_unpack(&profeed__feedback__descriptor, data, size, max_bytes,
-                                          err);
+                                          NULL, err);
 }
 
 void wire_feedback_destroy(Profeed__Feedback **feedback_p)
@@ -204,7 +229,7 @@ Profeed__JournalRecord *wire_journal_record_unpack(const uint8_t *data, size_t s
                                                    pf_error_t *err)
 {
     return (Profeed__JournalRecord *) s_unpack(&profeed__journal_record__descriptor, data, size,
-                                               max_bytes, err);
+                                               max_bytes, NULL, err);
 }
 
 void wire_journal_record_destroy(Profeed__JournalRecord **rec_p)

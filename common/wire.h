@@ -53,6 +53,12 @@ uint8_t *wire_envelope_pack(const Profeed__Envelope *env, size_t max_bytes, size
                             pf_error_t *err);
 Profeed__Envelope *wire_envelope_unpack(const uint8_t *data, size_t size, size_t max_bytes,
                                         pf_error_t *err);
+/* wire_envelope_unpack() for a process that forwards pass outputs without
+ * reading their files (the broker): every check is made, and a PassOutput's
+ * files keep their names, but their contents decode as empty instead of being
+ * copied (wire_elide.h). Forward the received bytes, never the decoded copy. */
+Profeed__Envelope *wire_envelope_unpack_no_files(const uint8_t *data, size_t size, size_t max_bytes,
+                                                 pf_error_t *err);
 
 /* wire_envelope_pack() in two steps, for callers that pack straight into a
  * buffer of their own (a ZeroMQ frame): measure checks `env` and its size as

@@ -59,21 +59,10 @@ pf_status_t wire_zmq_send_frame(zsock_t *sock, zframe_t *peer, zframe_t **body_p
     return PF_OK;
 }
 
-Profeed__Envelope *wire_zmq_recv(zsock_t *sock, bool router, zframe_t **peer_p, size_t max_msg,
-                                 size_t *size_p, pf_error_t *err)
-{
-    if (size_p)
-        *size_p = 0;
-    zframe_t *body = NULL;
-    Profeed__Envelope *env = wire_zmq_recv_frame(sock, router, peer_p, &body, max_msg, err);
-    if (env && size_p)
-        *size_p = zframe_size(body);
-    zframe_destroy(&body);
-    return env;
-}
-
-Profeed__Envelope *wire_zmq_recv_frame(zsock_t *sock, bool router, zframe_t **peer_p,
-                                       zframe_t **body_p, size_t max_msg, pf_error_t *err)
+/* Receives one message; decodes it whole, or with `no_files` as
+ * wire_envelope_unpack_no_files() does. */
+static Profeed__Envelope *s_recv(zsock_t *sock, bool router, zframe_t **peer_p, zframe_t **body_p,
+                                 size_t max_msg, bool no_files, pf_error_t *err)
 {
     assert(body_p);
     *body_p = NULL;
@@ -98,7 +87,8 @@ Profeed__Envelope *wire_zmq_recv_frame(zsock_t *sock, bool router, zframe_t **pe
         goto cleanup;
     }
     zframe_t *body = zmsg_pop(msg);
-    env = wire_envelope_unpack(zframe_data(body), zframe_size(body), max_msg, err);
+    env = no_files ? wire_envelope_unpack_no_files(zframe_data(body), zframe_size(body), max_msg, err)
+                   : wire_envelope_unpack(zframe_data(body), zframe_size(body), max_msg, err);
     if (env)
         *body_p = body;
     else
@@ -106,6 +96,25 @@ Profeed__Envelope *wire_zmq_recv_frame(zsock_t *sock, bool router, zframe_t **pe
 cleanup:
     zmsg_destroy(&msg);
     return env;
+}
+
+Profeed__Envelope *wire_zmq_recv(zsock_t *sock, bool router, zframe_t **peer_p, size_t max_msg,
+                                 size_t *size_p, pf_error_t *err)
+{
+    if (size_p)
+        *size_p = 0;
+    zframe_t *body = NULL;
+    Profeed__Envelope *env = s_recv(sock, router, peer_p, &body, max_msg, false, err);
+    if (env && size_p)
+        *size_p = zframe_size(body);
+    zframe_destroy(&body);
+    return env;
+}
+
+Profeed__Envelope *wire_zmq_recv_frame(zsock_t *sock, bool router, zframe_t **peer_p,
+                                       zframe_t **body_p, size_t max_msg, pf_error_t *err)
+{
+    return s_recv(sock, router, peer_p, body_p, max_msg, true, err);
 }
 
 const char *wire_zmq_peer_name(zframe_t *peer, char *buf, size_t cap)

@@ -43,7 +43,9 @@ Profeed__Envelope *wire_zmq_recv(zsock_t *sock, bool router, zframe_t **peer_p, 
 
 /* wire_zmq_recv() that also hands back the frame the Envelope was decoded
  * from (*body_p, the caller's, NULL on error): the broker forwards parts of
- * it as they came instead of packing them again (wire_splice.h). */
+ * it as they came instead of packing them again (wire_splice.h). Pass output
+ * files decode without their contents (wire_envelope_unpack_no_files()): what
+ * the broker forwards of them must come from *body_p. */
 Profeed__Envelope *wire_zmq_recv_frame(zsock_t *sock, bool router, zframe_t **peer_p,
                                        zframe_t **body_p, size_t max_msg, pf_error_t *err);
 

@@ -3,6 +3,7 @@
  * NULL with an error naming the field, never a crash or a leak (ASan checks). */
 #include "test_util.h"
 #include "wire.h"
+#include "wire_elide.h"
 #include "wire_path.h"
 
 #include <criterion/criterion.h>
@@ -1527,4 +1528,87 @@ Test(wire_path, formats_the_chain_and_cuts_a_long_one_short)
     cr_assert_str_eq(wire_path_format(&prof, small, sizeof small), "Envelope.re");
     char one[1];
     cr_assert_str_eq(wire_path_format(&prof, one, sizeof one), "");
+}
+
+/* The broker's decode (wire_envelope_unpack_no_files): the same message as a
+ * whole decode, except that pass output files come without their contents.
+ * Re-packing both must give the same bytes for every other envelope (a kernel
+ * job's source files included), and for pass outputs once contents are set
+ * aside. */
+Test(wire_no_files, decodes_everything_but_pass_file_contents)
+{
+    envelopes_t e;
+    s_envelopes_init(&e);
+    for (size_t i = 0; i < e.n; i++) {
+        size_t size;
+        uint8_t *bytes = s_pack_ok(&e.env[i].base, &size);
+        pf_error_t err = {0};
+        Profeed__Envelope *whole = wire_envelope_unpack(bytes, size, WIRE_MAX_MSG, &err);
+        Profeed__Envelope *light = wire_envelope_unpack_no_files(bytes, size, WIRE_MAX_MSG, &err);
+        cr_assert_not_null(whole, "%s: %s", e.what[i], err.msg);
+        cr_assert_not_null(light, "%s: %s", e.what[i], err.msg);
+        const Profeed__PassOutput *pass = whole->body_case == PROFEED__ENVELOPE__BODY_PASS_OUTPUT ? whole->pass_output
+                                          : whole->body_case == PROFEED__ENVELOPE__BODY_DISPATCH &&
+                                                    whole->dispatch->work_case == PROFEED__DISPATCH__WORK_PASS_OUTPUT
+                                              ? whole->dispatch->pass_output
+                                              : NULL;
+        const Profeed__PassOutput *light_pass = light->body_case == PROFEED__ENVELOPE__BODY_PASS_OUTPUT
+                                                    ? light->pass_output
+                                                : light->body_case == PROFEED__ENVELOPE__BODY_DISPATCH
+                                                    ? light->dispatch->pass_output
+                                                    : NULL;
+        if (pass) {
+            cr_assert_not_null(light_pass, "%s", e.what[i]);
+            cr_assert_eq(light_pass->n_files, pass->n_files, "%s", e.what[i]);
+            for (size_t f = 0; f < pass->n_files; f++) {
+                cr_assert_gt(pass->files[f]->content.len, 0, "%s: the fixture has contents", e.what[i]);
+                cr_assert_str_eq(light_pass->files[f]->name, pass->files[f]->name, "%s", e.what[i]);
+                cr_assert_eq(light_pass->files[f]->content.len, 0, "%s: contents were decoded", e.what[i]);
+                pass->files[f]->content.len = 0; /* set aside for the comparison below */
+            }
+        }
+        size_t whole_size, light_size;
+        uint8_t *whole_bytes = s_pack_ok(&whole->base, &whole_size);
+        uint8_t *light_bytes = s_pack_ok(&light->base, &light_size);
+        cr_assert_eq(light_size, whole_size, "%s", e.what[i]);
+        cr_assert_eq(memcmp(light_bytes, whole_bytes, whole_size), 0, "%s decodes differently", e.what[i]);
+        free(whole_bytes);
+        free(light_bytes);
+        wire_envelope_destroy(&whole);
+        wire_envelope_destroy(&light);
+        free(bytes);
+    }
+    s_envelopes_fini(&e);
+}
+
+Test(wire_no_files, a_big_pass_costs_its_headers_only_and_is_still_checked)
+{
+    pass_fixture_t f;
+    s_pass_init(&f, true);
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_PASS_OUTPUT;
+    env.pass_output = &f.pass;
+    size_t size;
+    uint8_t *bytes = s_pack_ok(&env.base, &size);
+    cr_assert_gt(size, 100000);
+    size_t elided = wire_elide(&profeed__envelope__descriptor, &profeed__pass_output__descriptor, bytes, size, NULL);
+    cr_assert_lt(elided, 1000, "elided to %zu bytes", elided);
+
+    /* A file name the checks refuse, same length: "pass1_sol.csv" -> "../s1_sol.csv". */
+    uint8_t *at = (uint8_t *) s_find(bytes, size, "pass1_sol.csv");
+    cr_assert_not_null(at);
+    memcpy(at, "../s1_sol.csv", 13);
+    pf_error_t err = {0};
+    Profeed__Envelope *out = wire_envelope_unpack_no_files(bytes, size, WIRE_MAX_MSG, &err);
+    cr_assert_null(out);
+    cr_assert_eq(err.code, PF_EBADINPUT, "%s", err.msg);
+    cr_assert_not_null(strstr(err.msg, "files[0].name"), "%s", err.msg);
+    /* And over the limit is over the limit, elided or not. */
+    memcpy(at, "pass1_sol.csv", 13);
+    out = wire_envelope_unpack_no_files(bytes, size, size - 1, &err);
+    cr_assert_null(out);
+    cr_assert_eq(err.code, PF_ETOOBIG, "%s", err.msg);
+    free(bytes);
+    s_pass_fini(&f);
 }

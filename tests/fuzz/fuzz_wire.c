@@ -1,7 +1,9 @@
 /* Fuzz target for the wire layer: any bytes through one of the four
  * unpackers (the first byte picks which, the rest is the message). Whatever
  * comes back must be a valid message that passes its own check and packs
- * again, or NULL with an error status and message; anything else aborts.
+ * again, or NULL with an error status and message; an Envelope must be taken
+ * or refused alike by the broker's decode without pass file contents
+ * (wire_envelope_unpack_no_files); anything else aborts.
  * Seed corpus: tests/fixtures/wire/ (a packed message of every type and
  * Envelope body; tests/test_wire.c checks them and can rewrite them).
  *
@@ -42,6 +44,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len)
             again = wire_envelope_pack(msg, WIRE_MAX_MSG, &again_size, &err);
         }
         wire_envelope_destroy(&msg);
+        /* The broker's decode, without pass file contents, must take and
+         * refuse exactly what the whole decode does. */
+        pf_error_t light_err = {0};
+        Profeed__Envelope *light = wire_envelope_unpack_no_files(data, size, WIRE_MAX_MSG, &light_err);
+        if ((light != NULL) != accepted && light_err.code != PF_ENOMEM && err.code != PF_ENOMEM)
+            abort();
+        if (light)
+            s_expect_valid(&light->base);
+        wire_envelope_destroy(&light);
         break;
     }
     case 1: {
