@@ -138,6 +138,8 @@ static void s_to_agent(broker_t *self, job_t *job, Profeed__Envelope *env, const
 
 static void s_progress(broker_t *self, job_t *job, const char *state)
 {
+    if (job->request->has_progress && !job->request->progress)
+        return; /* the agent asked for none */
     Profeed__Progress progress;
     profeed__progress__init(&progress);
     progress.job_id = job->id;

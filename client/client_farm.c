@@ -334,6 +334,9 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         req.has_timeout_s = 1;
         req.timeout_s = job->timeout_s;
     }
+    /* Nobody to show progress to: ask the broker not to send it. */
+    req.has_progress = 1;
+    req.progress = progress != NULL;
     Profeed__Envelope submit;
     wire_envelope_init(&submit);
     submit.body_case = PROFEED__ENVELOPE__BODY_SUBMIT;

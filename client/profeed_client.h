@@ -131,7 +131,8 @@ size_t profeed_farm_stray_feedbacks(const profeed_farm_t *self);
  * failed after retries: the feedback says why), or PROFEED_UNAVAILABLE
  * (refused or no answer: *error says why). *output and *error are the
  * caller's to free() and may be NULL; `job_id_out` (may be NULL, 129 bytes)
- * receives the job id. */
+ * receives the job id. `progress` (may be NULL) is called with each progress
+ * report; with NULL, the broker is asked to send none for this job. */
 profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job, int wait_ms,
                                   profeed_format_t format, profeed_progress_fn *progress, void *arg,
                                   char **output, char **error, char *job_id_out);

@@ -2,7 +2,8 @@
 # The farm with real processes on loopback: farm_test.sh BUILD_DIR REPLAY_MAP
 #
 # One broker (ephemeral ports), two replay collectors, two analyzers. Checks:
-#  1. four concurrent agents, each gets the feedback of its own capture;
+#  1. four concurrent agents, each gets the feedback of its own capture; a job
+#     submitted with progress = false gets no Progress messages (farm_watch);
 #  2. kill -9 of the collector running a job: the job completes on the other;
 #  3. kill -9 of the analyzer a job is pinned to: it completes on the other;
 #  4. garbage, multi-frame, empty, wrong-version and oversized frames to both
@@ -88,6 +89,14 @@ check "raw capture: its own file" grep -q "raw_metrics.csv" "$dir/raw.out"
 check "full and raw exit 0" [ "$rc_full" -eq 0 -a "$rc_raw" -eq 0 ]
 check "crash capture: exit 3 (profiler error) quoting LaunchFailed" \
   bash -c "[ $rc_crash -eq 3 ] && grep -q LaunchFailed '$dir/crash.out'"
+
+# 1b. Progress goes only to agents that want it (JobRequest.progress).
+"$build/tests/farm_watch" "$agent_ep" kernels farm-watch-off off >"$dir/watch_off.out" 2>&1
+"$build/tests/farm_watch" "$agent_ep" kernels farm-watch-unset unset >"$dir/watch_unset.out" 2>&1
+check "progress = false: an ack, then the feedback, no progress" \
+  [ "$(tr '\n' ' ' <"$dir/watch_off.out")" = "ack feedback " ]
+check "progress unset: queued, collecting and analyzing are reported" \
+  [ "$(grep -c '^progress$' "$dir/watch_unset.out")" -ge 3 ]
 
 # 5. Idempotent resubmission: the same id gives the same feedback, not a new run.
 "$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --job-id farm-kernels --wait-s 10 \
