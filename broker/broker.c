@@ -305,10 +305,10 @@ static void s_ensure_analyzer(broker_t *self, job_t *job, bool newest_only)
 /* Hands queued jobs, oldest first, to free collectors that can run them. */
 static void s_dispatch(broker_t *self)
 {
-    uint64_t after = 0;
-    job_t *job;
-    while ((job = job_table_next_queued(self->jobs, after)) != NULL) {
-        after = job->seq;
+    job_t *next;
+    for (job_t *job = job_table_first_queued(self->jobs); job; job = next) {
+        /* Taken first: dispatching `job` takes it out of the queue. */
+        next = job_table_queued_after(self->jobs, job);
         const Profeed__JobRequest *req = job->request;
         worker_t *c = worker_pool_pick_collector(self->pool, req->gpu_arch,
                                                  req->has_profiler ? req->profiler

@@ -11,6 +11,7 @@
 
 struct job_table_t {
     zhashx_t *jobs; /* id -> job_t, owned */
+    job_t *queue_head, *queue_tail; /* the QUEUED jobs, oldest (lowest seq) first */
     uint64_t next_seq;
     size_t counts[JOB_FINISHED + 1];
     zhashx_t *unfinished; /* agent key -> size_t *, jobs not FINISHED */
@@ -100,6 +101,38 @@ const char *job_state_name(job_state_t state)
     return "unknown";
 }
 
+/* Puts a job that became QUEUED in its place by seq: at the end when it is
+ * new, further forward when it is an older job requeued. */
+static void s_queue_insert(job_table_t *self, job_t *job)
+{
+    job_t *after = self->queue_tail;
+    while (after && after->seq > job->seq)
+        after = after->queue_prev;
+    job->queue_prev = after;
+    job->queue_next = after ? after->queue_next : self->queue_head;
+    if (job->queue_next)
+        job->queue_next->queue_prev = job;
+    else
+        self->queue_tail = job;
+    if (after)
+        after->queue_next = job;
+    else
+        self->queue_head = job;
+}
+
+static void s_queue_remove(job_table_t *self, job_t *job)
+{
+    if (job->queue_prev)
+        job->queue_prev->queue_next = job->queue_next;
+    else
+        self->queue_head = job->queue_next;
+    if (job->queue_next)
+        job->queue_next->queue_prev = job->queue_prev;
+    else
+        self->queue_tail = job->queue_prev;
+    job->queue_prev = job->queue_next = NULL;
+}
+
 /* The one function that changes job->state. The allowed moves are the arrows
  * of the diagram in job_table.h; anything else is a bug of the broker. */
 static void s_transition(job_table_t *self, job_t *job, job_state_t to)
@@ -118,7 +151,11 @@ static void s_transition(job_table_t *self, job_t *job, job_state_t to)
     self->counts[to]++;
     if (to == JOB_FINISHED)
         s_agent_count(self, job, -1);
+    if (job->state == JOB_QUEUED)
+        s_queue_remove(self, job);
     job->state = to;
+    if (to == JOB_QUEUED)
+        s_queue_insert(self, job);
 }
 
 static void s_drop_passes(job_t *job)
@@ -171,6 +208,7 @@ job_submit_t job_table_submit(job_table_t *self, Profeed__JobRequest **request_p
     job->profiler = request->has_profiler ? request->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
     job_table_agent_key(request, agent, agent_len, job->agent_key, sizeof job->agent_key);
     zhashx_insert(self->jobs, job->id, job);
+    s_queue_insert(self, job);
     self->counts[JOB_QUEUED]++;
     s_agent_count(self, job, +1);
     *job_p = job;
@@ -183,15 +221,17 @@ job_t *job_table_find(job_table_t *self, const char *id)
     return id ? zhashx_lookup(self->jobs, id) : NULL;
 }
 
-job_t *job_table_next_queued(job_table_t *self, uint64_t after_seq)
+job_t *job_table_first_queued(job_table_t *self)
 {
     assert(self);
-    job_t *best = NULL;
-    for (job_t *job = zhashx_first(self->jobs); job; job = zhashx_next(self->jobs)) {
-        if (job->state == JOB_QUEUED && job->seq > after_seq && (!best || job->seq < best->seq))
-            best = job;
-    }
-    return best;
+    return self->queue_head;
+}
+
+job_t *job_table_queued_after(job_table_t *self, const job_t *job)
+{
+    assert(self && job && job->state == JOB_QUEUED);
+    (void) self; /* used only by the asserts */
+    return job->queue_next;
 }
 
 void job_table_dispatched(job_table_t *self, job_t *job, const char *collector)
@@ -328,6 +368,8 @@ void job_table_forget(job_table_t *self, job_t *job)
     self->counts[job->state]--;
     if (job->state != JOB_FINISHED)
         s_agent_count(self, job, -1);
+    if (job->state == JOB_QUEUED)
+        s_queue_remove(self, job);
     char id[WIRE_MAX_ID_LEN + 1];
     snprintf(id, sizeof id, "%s", job->id); /* the key dies with the job */
     zhashx_delete(self->jobs, id);

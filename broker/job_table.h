@@ -43,10 +43,11 @@ typedef struct {
     size_t len;
 } job_pass_t;
 
-typedef struct {
+typedef struct job {
     char id[WIRE_MAX_ID_LEN + 1];
     job_state_t state;
     uint64_t seq;                       /* submission order: queued jobs go first-in first-out */
+    struct job *queue_prev, *queue_next; /* the table's queue of QUEUED jobs, in seq order */
     Profeed__JobRequest *request;       /* owned, valid */
     uint8_t *request_bytes;             /* packed, to tell a resubmission from a new request */
     size_t request_len;
@@ -96,9 +97,13 @@ job_submit_t job_table_submit(job_table_t *self, Profeed__JobRequest **request_p
 
 job_t *job_table_find(job_table_t *self, const char *id);
 
-/* The oldest QUEUED job after `after` (NULL: from the start) in submission
- * order, for the dispatcher; NULL when none. */
-job_t *job_table_next_queued(job_table_t *self, uint64_t after_seq);
+/* The QUEUED jobs in submission order, for the dispatcher: the oldest (NULL
+ * when none), and the one after `job` (which must be QUEUED; NULL after the
+ * last). Both are O(1): the table keeps its queued jobs in a list of their own
+ * rather than searching every job it retains (10,000 finished ones by default)
+ * each time a worker frees up. */
+job_t *job_table_first_queued(job_table_t *self);
+job_t *job_table_queued_after(job_table_t *self, const job_t *job);
 
 /* QUEUED -> COLLECTING on `collector`; starts attempt attempt+1. */
 void job_table_dispatched(job_table_t *self, job_t *job, const char *collector);

@@ -200,7 +200,7 @@ Test(job_table, queued_job_can_finish_on_timeout)
     job_t *job = s_submit(table, "job-1");
     s_finish(table, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_TIMED_OUT, "no collector was free", 5);
     cr_assert_eq(job->state, JOB_FINISHED);
-    cr_assert_null(job_table_next_queued(table, 0));
+    cr_assert_null(job_table_first_queued(table));
     job_table_destroy(&table);
 }
 
@@ -231,7 +231,7 @@ Test(job_table, collector_loss_requeues_collecting_to_queued)
     cr_assert_eq(job->pass_len, 0, "a new attempt collects every pass again");
     cr_assert_eq(job->pass_count, 0, "and announces its own plan");
     cr_assert_eq(job->attempt, 1, "attempts count dispatches, not requeues");
-    cr_assert_eq(job_table_next_queued(table, 0), job);
+    cr_assert_eq(job_table_first_queued(table), job);
     job_table_destroy(&table);
 }
 
@@ -244,14 +244,25 @@ Test(job_table, queued_jobs_come_out_in_submission_order_and_a_requeued_job_keep
     job_t *a = s_submit(table, "job-a");
     job_t *b = s_submit(table, "job-b");
     job_t *c = s_submit(table, "job-c");
-    cr_assert_eq(job_table_next_queued(table, 0), a);
-    cr_assert_eq(job_table_next_queued(table, a->seq), b);
-    cr_assert_eq(job_table_next_queued(table, b->seq), c);
-    cr_assert_null(job_table_next_queued(table, c->seq));
+    cr_assert_eq(job_table_first_queued(table), a);
+    cr_assert_eq(job_table_queued_after(table, a), b);
+    cr_assert_eq(job_table_queued_after(table, b), c);
+    cr_assert_null(job_table_queued_after(table, c));
     job_table_dispatched(table, a, "c1");
-    cr_assert_eq(job_table_next_queued(table, 0), b);
+    cr_assert_eq(job_table_first_queued(table), b);
     cr_assert(job_table_requeue(table, a, MAX_ATTEMPTS));
-    cr_assert_eq(job_table_next_queued(table, 0), a, "a requeued job goes first again, not last");
+    cr_assert_eq(job_table_first_queued(table), a, "a requeued job goes first again, not last");
+    cr_assert_eq(job_table_queued_after(table, a), b);
+    /* A requeued job between others, and one that leaves from the middle. */
+    job_table_dispatched(table, b, "c1");
+    cr_assert(job_table_requeue(table, b, MAX_ATTEMPTS));
+    cr_assert_eq(job_table_queued_after(table, a), b);
+    cr_assert_eq(job_table_queued_after(table, b), c);
+    job_table_forget(table, b);
+    cr_assert_eq(job_table_queued_after(table, a), c);
+    job_table_dispatched(table, c, "c1");
+    cr_assert_null(job_table_queued_after(table, a));
+    cr_assert_eq(job_table_first_queued(table), a);
     job_table_destroy(&table);
 }
 
