@@ -725,8 +725,10 @@ static const uint8_t *s_packed(broker_t *self, zframe_t *body, uint32_t field, c
     return *packed_p;
 }
 
-static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *body, const Profeed__PassOutput *pass)
+/* `*body_p` is the frame the pass came in: the job table may keep it. */
+static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t **body_p, const Profeed__PassOutput *pass)
 {
+    zframe_t *body = *body_p;
     job_t *job = job_table_find(self->jobs, pass->job_id);
     if (!job) {
         s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
@@ -742,9 +744,11 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bod
                  job->id, "pass %s: %s", pass->pass_key, err.msg);
         return;
     }
+    /* The table keeps the received frame (*body_p) rather than a copy of the
+     * pass inside it, unless the pass had to be packed again. */
     job_pass_result_t rc = job_table_pass(self->jobs, job, w->key, pass->pass_key,
                                           pass->has_profiler ? pass->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED,
-                                          bytes, len, &err);
+                                          bytes, len, packed ? NULL : body_p, &err);
     free(packed);
     switch (rc) {
     case JOB_PASS_DUPLICATE:
@@ -872,7 +876,7 @@ static void s_on_worker(broker_t *self)
     switch (env->body_case) {
     case PROFEED__ENVELOPE__BODY_HEARTBEAT: break;
     case PROFEED__ENVELOPE__BODY_PROGRESS: s_on_plan(self, w, env->progress); break;
-    case PROFEED__ENVELOPE__BODY_PASS_OUTPUT: s_on_pass(self, w, peer, body, env->pass_output); break;
+    case PROFEED__ENVELOPE__BODY_PASS_OUTPUT: s_on_pass(self, w, peer, &body, env->pass_output); break;
     case PROFEED__ENVELOPE__BODY_FEEDBACK: s_on_feedback(self, w, body, env->feedback); break;
     case PROFEED__ENVELOPE__BODY_ERROR: s_on_worker_error(self, w, env->error); break;
     case PROFEED__ENVELOPE__BODY_ACK: break;

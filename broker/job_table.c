@@ -43,6 +43,15 @@ static void s_free_count(void **item)
     *item = NULL;
 }
 
+static void s_pass_free(job_pass_t *pass)
+{
+    if (pass->frame)
+        zframe_destroy(&pass->frame);
+    else
+        free((uint8_t *) pass->bytes);
+    pass->bytes = NULL;
+}
+
 static void s_job_free(job_t **job_p)
 {
     job_t *job = *job_p;
@@ -51,7 +60,7 @@ static void s_job_free(job_t **job_p)
     wire_job_request_destroy(&job->request);
     free(job->request_bytes);
     for (size_t i = 0; i < job->pass_len; i++)
-        free(job->passes[i].bytes);
+        s_pass_free(&job->passes[i]);
     free(job->passes);
     free(job->feedback);
     free(job);
@@ -161,7 +170,7 @@ static void s_transition(job_table_t *self, job_t *job, job_state_t to)
 static void s_drop_passes(job_t *job)
 {
     for (size_t i = 0; i < job->pass_len; i++)
-        free(job->passes[i].bytes);
+        s_pass_free(&job->passes[i]);
     free(job->passes);
     job->passes = NULL;
     job->pass_len = 0;
@@ -260,7 +269,7 @@ pf_status_t job_table_plan(job_table_t *self, job_t *job, uint32_t pass_count, p
 
 job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *collector,
                                  const char *pass_key, Profeed__Profiler profiler,
-                                 const uint8_t *bytes, size_t len, pf_error_t *err)
+                                 const uint8_t *bytes, size_t len, zframe_t **frame_p, pf_error_t *err)
 {
     assert(self && job && collector && pass_key && bytes);
     for (size_t i = 0; i < job->pass_len; i++) {
@@ -280,9 +289,12 @@ job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *coll
                      pass_key, (unsigned) job->pass_count);
         return JOB_PASS_REFUSED;
     }
+    zframe_t *frame = frame_p ? *frame_p : NULL;
+    assert(!frame || (bytes >= zframe_data(frame) && len <= zframe_size(frame) &&
+                      (size_t) (bytes - zframe_data(frame)) <= zframe_size(frame) - len));
     job_pass_t *grown = realloc(job->passes, (job->pass_len + 1) * sizeof *grown);
-    uint8_t *copy = malloc(len ? len : 1);
-    if (!grown || !copy) {
+    uint8_t *copy = frame ? NULL : malloc(len ? len : 1);
+    if (!grown || (!frame && !copy)) {
         if (grown)
             job->passes = grown;
         free(copy);
@@ -290,10 +302,17 @@ job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *coll
         return JOB_PASS_REFUSED;
     }
     job->passes = grown;
-    memcpy(copy, bytes, len);
     job_pass_t *pass = &job->passes[job->pass_len++];
     snprintf(pass->pass_key, sizeof pass->pass_key, "%s", pass_key);
-    pass->bytes = copy;
+    if (frame) {
+        pass->frame = frame; /* the received message itself: no copy of a pass that may be 50 MB */
+        *frame_p = NULL;
+        pass->bytes = bytes;
+    } else {
+        memcpy(copy, bytes, len);
+        pass->frame = NULL;
+        pass->bytes = copy;
+    }
     pass->len = len;
     if (job->profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED)
         job->profiler = profiler;

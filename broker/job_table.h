@@ -39,8 +39,9 @@ typedef enum { JOB_QUEUED, JOB_COLLECTING, JOB_ANALYZING, JOB_FINISHED } job_sta
 /* One retained pass output, packed as it came from the collector. */
 typedef struct {
     char pass_key[WIRE_MAX_ID_LEN + 1];
-    uint8_t *bytes;
+    const uint8_t *bytes; /* inside `frame` when it is set, else malloc'd here */
     size_t len;
+    zframe_t *frame;      /* the message the pass came in, kept instead of a copy */
 } job_pass_t;
 
 typedef struct job {
@@ -114,12 +115,15 @@ pf_status_t job_table_plan(job_table_t *self, job_t *job, uint32_t pass_count, p
 /* Result of a pass output. */
 typedef enum { JOB_PASS_NEW, JOB_PASS_DUPLICATE, JOB_PASS_REFUSED } job_pass_result_t;
 
-/* Retains one pass output (a copy of `bytes`) of the current attempt; when it
- * was the last, COLLECTING -> ANALYZING. REFUSED (with `err`) when the job is
- * not collecting, or the pass comes from another collector than the job's. */
+/* Retains one pass output of the current attempt: `len` bytes at `bytes`,
+ * which lie inside *frame_p when frame_p is not NULL. NEW takes *frame_p
+ * (setting it NULL) and keeps the bytes where they are; without a frame they
+ * are copied. When the pass was the last, COLLECTING -> ANALYZING. REFUSED
+ * (with `err`) when the job is not collecting, or the pass comes from another
+ * collector than the job's. */
 job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *collector,
                                  const char *pass_key, Profeed__Profiler profiler,
-                                 const uint8_t *bytes, size_t len, pf_error_t *err);
+                                 const uint8_t *bytes, size_t len, zframe_t **frame_p, pf_error_t *err);
 
 /* Pins the job to an analyzer ("" unpins it: the analyzer died). */
 void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer);

@@ -235,7 +235,7 @@ static void s_pass_record(Profeed__JournalRecord *rec, const job_t *job, const j
     rec->has_profiler = 1;
     rec->profiler = job->profiler;
     rec->has_pass_output = 1;
-    rec->pass_output.data = pass->bytes;
+    rec->pass_output.data = (uint8_t *) pass->bytes; /* only read: packed into the record */
     rec->pass_output.len = pass->len;
 }
 
@@ -415,7 +415,7 @@ static void s_apply(journal_t *self, const Profeed__JournalRecord *rec, size_t m
         wire_pass_output_destroy(&pass);
         Profeed__Profiler profiler = rec->has_profiler ? rec->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
         if (job_table_pass(jobs, job, job->collector, rec->pass_key, profiler, rec->pass_output.data,
-                           rec->pass_output.len, &err) == JOB_PASS_REFUSED)
+                           rec->pass_output.len, NULL, &err) == JOB_PASS_REFUSED)
             pf_log_warn(LOG, "job %s: stored pass %s: %s", job->id, rec->pass_key, err.msg);
         break;
     }

@@ -76,7 +76,7 @@ static job_pass_result_t s_pass(job_table_t *table, job_t *job, const char *coll
     cr_assert(n > 0 && (size_t) n < sizeof bytes);
     pf_error_clear(err);
     return job_table_pass(table, job, collector, key, PROFEED__PROFILER__PROFILER_NCU, (const uint8_t *) bytes,
-                          (size_t) n, err);
+                          (size_t) n, NULL, err);
 }
 
 /* A job dispatched to `collector` whose plan of `passes` passes is announced. */
@@ -588,5 +588,34 @@ Test(job_table, trim_keeps_the_newest_finished_jobs)
             cr_expect_geq(job->finished_ms, 1006, "%s finished at %lld", job->id, (long long) job->finished_ms);
     cr_expect_eq(job_table_trim_finished(table, 4, NULL), 0);
     zlistx_destroy(&gone);
+    job_table_destroy(&table);
+}
+
+/* The broker hands the table the frame a pass came in: a new pass keeps it
+ * (no copy), a duplicate or refused one leaves it with the caller. ASan's leak
+ * check sees a frame that is lost or freed twice. */
+Test(job_table, a_new_pass_keeps_its_frame_and_a_duplicate_leaves_it)
+{
+    job_table_t *table = job_table_new();
+    job_t *job = s_collecting(table, "job-1", "c1", 2);
+    static const char envelope[] = "hdr:packed PassOutput ncu.000";
+    zframe_t *frame = zframe_new(envelope, sizeof envelope - 1);
+    const uint8_t *inside = zframe_data(frame) + 4;
+    size_t len = sizeof envelope - 1 - 4;
+    pf_error_t err;
+    cr_assert_eq(job_table_pass(table, job, "c1", "ncu.000", PROFEED__PROFILER__PROFILER_NCU, inside, len, &frame,
+                                &err), JOB_PASS_NEW, "%s", err.msg);
+    cr_assert_null(frame, "the table took the frame");
+    cr_assert_eq(job->passes[0].bytes, inside, "kept where it came, not copied");
+    cr_assert_eq(memcmp(job->passes[0].bytes, "packed PassOutput ncu.000", len), 0);
+
+    zframe_t *again = zframe_new(envelope, sizeof envelope - 1);
+    cr_assert_eq(job_table_pass(table, job, "c1", "ncu.000", PROFEED__PROFILER__PROFILER_NCU,
+                                zframe_data(again) + 4, len, &again, &err), JOB_PASS_DUPLICATE);
+    cr_assert_not_null(again, "a duplicate is not kept");
+    cr_assert_eq(job_table_pass(table, job, "c2", "ncu.001", PROFEED__PROFILER__PROFILER_NCU,
+                                zframe_data(again) + 4, len, &again, &err), JOB_PASS_REFUSED);
+    cr_assert_not_null(again, "nor a refused one");
+    zframe_destroy(&again);
     job_table_destroy(&table);
 }

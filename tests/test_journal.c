@@ -124,7 +124,7 @@ static void s_pass(job_table_t *jobs, journal_t *j, job_t *job, const char *key)
     size_t len;
     uint8_t *bytes = wire_pass_output_pack(&pass, WIRE_MAX_MSG, &len, &err);
     cr_assert_not_null(bytes, "%s", err.msg);
-    cr_assert_eq(job_table_pass(jobs, job, job->collector, key, PROFEED__PROFILER__PROFILER_NCU, bytes, len, &err),
+    cr_assert_eq(job_table_pass(jobs, job, job->collector, key, PROFEED__PROFILER__PROFILER_NCU, bytes, len, NULL, &err),
                  JOB_PASS_NEW, "%s", err.msg);
     free(bytes);
     cr_assert_eq(journal_pass(j, job, &job->passes[job->pass_len - 1], &err), PF_OK, "%s", err.msg);
