@@ -65,8 +65,8 @@ static ProtobufCMessage *s_unpack(const ProtobufCMessageDescriptor *desc, const 
     static const uint8_t empty[1];
     const uint8_t *decode = data ? data : empty;
     uint8_t *elided = NULL;
-    if (elide_in) {
-        size_t elided_size = wire_elide(desc, elide_in, decode, size, NULL);
+    size_t elided_size = elide_in ? wire_elide(desc, elide_in, decode, size, NULL) : size;
+    if (elided_size < size) { /* there are contents to leave out */
         if (!(elided = malloc(elided_size ? elided_size : 1))) {
             pf_error_set(err, PF_ENOMEM, "%s: out of memory for %zu bytes", desc->short_name, elided_size);
             return NULL;

@@ -44,7 +44,27 @@ static size_t s_copy(uint8_t *out, const uint8_t *from, size_t n)
     return n;
 }
 
-/* The walk: `active` once inside a message of type `inside`. */
+/* Whether a message of type `desc` can hold one of type `inside` at some
+ * depth. Our schema nests 6 deep; the bound only stops a recursive schema. */
+static bool s_may_hold(const ProtobufCMessageDescriptor *desc, const ProtobufCMessageDescriptor *inside,
+                       unsigned depth)
+{
+    if (desc == inside)
+        return true;
+    if (depth >= 16)
+        return false;
+    for (unsigned i = 0; i < desc->n_fields; i++) {
+        const ProtobufCFieldDescriptor *f = &desc->fields[i];
+        if (f->type == PROTOBUF_C_TYPE_MESSAGE && s_may_hold(f->descriptor, inside, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* The walk: `active` once inside a message of type `inside`. Only messages
+ * that are or may hold `inside` are walked; others are copied whole, so a
+ * Feedback's thousands of fields cost one memcpy (and the walk's measuring
+ * of each level again stays within the few levels of a PassOutput). */
 static size_t s_elide(const ProtobufCMessageDescriptor *desc, const ProtobufCMessageDescriptor *inside,
                       bool active, const uint8_t *data, size_t size, uint8_t *out)
 {
@@ -71,7 +91,7 @@ static size_t s_elide(const ProtobufCMessageDescriptor *desc, const ProtobufCMes
                 written++;
                 continue;
             }
-            if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+            if (f && f->type == PROTOBUF_C_TYPE_MESSAGE && (active || s_may_hold(f->descriptor, inside, 0))) {
                 const ProtobufCMessageDescriptor *sub = f->descriptor;
                 size_t sub_len = s_elide(sub, inside, active, body, len, NULL);
                 written += s_copy(out ? out + written : NULL, data + start, tag_len);

@@ -1557,6 +1557,11 @@ Test(wire_no_files, decodes_everything_but_pass_file_contents)
                                                 : light->body_case == PROFEED__ENVELOPE__BODY_DISPATCH
                                                     ? light->dispatch->pass_output
                                                     : NULL;
+        size_t elided = wire_elide(&profeed__envelope__descriptor, &profeed__pass_output__descriptor, bytes, size, NULL);
+        if (pass)
+            cr_assert_lt(elided, size, "%s: its file contents are left out", e.what[i]);
+        else
+            cr_assert_eq(elided, size, "%s: nothing to leave out", e.what[i]);
         if (pass) {
             cr_assert_not_null(light_pass, "%s", e.what[i]);
             cr_assert_eq(light_pass->n_files, pass->n_files, "%s", e.what[i]);
