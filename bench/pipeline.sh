@@ -11,7 +11,8 @@
 #      wall time of one `profeed analyze` process per job for comparison;
 #   3. latency: one agent, one job at a time, through profeed-broker, one
 #      replay profeed-collector and one profeed-analyzer (separate processes on
-#      loopback): p50/p99 end to end; overhead = farm p50 - analysis floor p50;
+#      loopback): p50/p99 end to end; overhead = farm p50 - analysis floor p50,
+#      the floor measured again right before each farm run;
 #      for `nokernel` (a 1 KB pass, nothing to analyze), `kernels all` (three
 #      passes, 125 KB) and `full` (one pass, 512 KB);
 #   4. throughput: N agents x M jobs of the `full` capture (analysis-bound:
@@ -175,19 +176,30 @@ done
 say ""
 say "## latency: 1 agent, jobs one at a time, 1 broker + 1 replay collector + 1 analyzer"
 start_farm 1 1
+# This VM's speed drifts by a few tenths of a millisecond over minutes (other
+# tenants), so each run measures the analysis floor right before its farm run
+# and the overhead is taken per run (farm p50 - that floor p50); the median of
+# those is reported, with every run's value.
 for prog in nokernel kernels full; do
   args=("$prog")
   [ "$prog" = kernels ] && args=(kernels all)
+  : >"$tmp/lat_$prog.txt"
+  : >"$tmp/over_$prog.txt"
   for _ in $(seq "$runs"); do
-    "$build/bench/farm_load" --endpoint "$agent_ep" --agents 1 --jobs "$lat_jobs" --warmup 5 -- "${args[@]}"
-  done >"$tmp/lat_$prog.txt"
+    # shellcheck disable=SC2086 # the file lists are word lists on purpose
+    floor=$("$build/bench/farm_load" --analyze --jobs 100 ${files[$prog]} | field p50_ms)
+    line=$("$build/bench/farm_load" --endpoint "$agent_ep" --agents 1 --jobs "$lat_jobs" --warmup 5 -- "${args[@]}")
+    printf '%s floor_p50_ms=%s\n' "$line" "$floor" >>"$tmp/lat_$prog.txt"
+    awk -v a="$(printf '%s\n' "$line" | field p50_ms)" -v b="$floor" 'BEGIN {printf "%.3f\n", a - b}' \
+      >>"$tmp/over_$prog.txt"
+  done
   farm_p50[$prog]=$(field p50_ms <"$tmp/lat_$prog.txt" | median)
   farm_p99[$prog]=$(field p99_ms <"$tmp/lat_$prog.txt" | median)
-  over=$(awk -v a="${farm_p50[$prog]}" -v b="${floor_p50[$prog]}" 'BEGIN {printf "%.3f", a - b}')
+  over=$(median <"$tmp/over_$prog.txt")
   verdict=FAIL
   awk -v o="$over" 'BEGIN {exit !(o <= 1.0)}' && verdict=PASS
   say "  ${args[*]}: p50 ${farm_p50[$prog]} ms, p99 ${farm_p99[$prog]} ms; overhead beyond analysis" \
-    "(p50 - floor p50) $over ms [target <= 1 ms: $verdict]"
+    "(farm p50 - floor p50, run by run) $over ms (runs: $(paste -sd' ' "$tmp/over_$prog.txt")) [target <= 1 ms: $verdict]"
 done
 stop_farm
 
