@@ -1,39 +1,19 @@
 #include "wire_elide.h"
 
+#include "wire_varint.h"
+
 #include <assert.h>
 #include <stdbool.h>
 #include <string.h>
 
-enum { WIRETYPE_VARINT = 0, WIRETYPE_64BIT = 1, WIRETYPE_LEN = 2, WIRETYPE_32BIT = 5 };
-
 /* Reads a varint that wire_scan() has already seen whole. */
-static uint64_t s_varint(const uint8_t *data, size_t *pos)
+static uint64_t s_varint(const uint8_t **at, const uint8_t *end)
 {
     uint64_t v = 0;
-    for (unsigned shift = 0;; shift += 7) {
-        uint8_t byte = data[(*pos)++];
-        v |= (uint64_t) (byte & 0x7f) << shift;
-        if (!(byte & 0x80))
-            return v;
-        assert(shift < 63);
-    }
-}
-
-static size_t s_varint_len(uint64_t v)
-{
-    size_t n = 1;
-    for (; v >= 0x80; v >>= 7)
-        n++;
-    return n;
-}
-
-static size_t s_put_varint(uint8_t *out, uint64_t v)
-{
-    size_t n = 0;
-    for (; v >= 0x80; v >>= 7)
-        out[n++] = (uint8_t) (v | 0x80);
-    out[n++] = (uint8_t) v;
-    return n;
+    bool ok = wire_varint_read(at, end, &v);
+    assert(ok && "wire_elide: input did not pass wire_scan()");
+    (void) ok;
+    return v;
 }
 
 /* Copies `n` bytes when writing; counts them either way. */
@@ -69,23 +49,24 @@ static size_t s_elide(const ProtobufCMessageDescriptor *desc, const ProtobufCMes
                       bool active, const uint8_t *data, size_t size, uint8_t *out)
 {
     active = active || desc == inside;
-    size_t pos = 0, written = 0;
-    while (pos < size) {
-        size_t start = pos;
-        uint64_t tag = s_varint(data, &pos);
-        size_t tag_len = pos - start;
+    const uint8_t *at = data, *end = data + size;
+    size_t written = 0;
+    while (at < end) {
+        const uint8_t *start = at;
+        uint64_t tag = s_varint(&at, end);
+        size_t tag_len = (size_t) (at - start);
         switch (tag & 7) {
-        case WIRETYPE_VARINT: (void) s_varint(data, &pos); break;
-        case WIRETYPE_64BIT: pos += 8; break;
-        case WIRETYPE_32BIT: pos += 4; break;
-        case WIRETYPE_LEN: {
-            size_t len = (size_t) s_varint(data, &pos);
-            const uint8_t *body = data + pos;
-            pos += len;
+        case WIRE_TYPE_VARINT: (void) s_varint(&at, end); break;
+        case WIRE_TYPE_64BIT: at += 8; break;
+        case WIRE_TYPE_32BIT: at += 4; break;
+        case WIRE_TYPE_LEN: {
+            size_t len = (size_t) s_varint(&at, end);
+            const uint8_t *body = at;
+            at += len;
             const ProtobufCFieldDescriptor *f =
                 protobuf_c_message_descriptor_get_field(desc, (unsigned) (tag >> 3));
             if (f && f->type == PROTOBUF_C_TYPE_BYTES && active) {
-                written += s_copy(out ? out + written : NULL, data + start, tag_len);
+                written += s_copy(out ? out + written : NULL, start, tag_len);
                 if (out)
                     out[written] = 0; /* length 0 */
                 written++;
@@ -94,8 +75,9 @@ static size_t s_elide(const ProtobufCMessageDescriptor *desc, const ProtobufCMes
             if (f && f->type == PROTOBUF_C_TYPE_MESSAGE && (active || s_may_hold(f->descriptor, inside, 0))) {
                 const ProtobufCMessageDescriptor *sub = f->descriptor;
                 size_t sub_len = s_elide(sub, inside, active, body, len, NULL);
-                written += s_copy(out ? out + written : NULL, data + start, tag_len);
-                written += out ? s_put_varint(out + written, sub_len) : s_varint_len(sub_len);
+                written += s_copy(out ? out + written : NULL, start, tag_len);
+                written += out ? (size_t) (wire_varint_put(out + written, sub_len) - (out + written))
+                               : wire_varint_len(sub_len);
                 written += s_elide(sub, inside, active, body, len, out ? out + written : NULL);
                 continue;
             }
@@ -103,9 +85,9 @@ static size_t s_elide(const ProtobufCMessageDescriptor *desc, const ProtobufCMes
         }
         default: assert(!"wire_elide: input did not pass wire_scan()"); return written;
         }
-        written += s_copy(out ? out + written : NULL, data + start, pos - start);
+        written += s_copy(out ? out + written : NULL, start, (size_t) (at - start));
     }
-    assert(pos == size);
+    assert(at == end);
     return written;
 }
 

@@ -1,6 +1,7 @@
 #include "wire_scan.h"
 
 #include "wire_path.h"
+#include "wire_varint.h"
 
 #include <assert.h>
 #include <stdbool.h>
@@ -17,13 +18,8 @@
  * for a future recursive message, which protobuf-c would not bound either. */
 #define SCAN_MAX_DEPTH 32
 #define SCAN_PATH_LEN 256
-
-enum {
-    WIRETYPE_VARINT = 0,
-    WIRETYPE_64BIT = 1,
-    WIRETYPE_LENGTH_PREFIXED = 2,
-    WIRETYPE_32BIT = 5,
-};
+/* The longest tag or length protobuf-c reads (32 bits of value). */
+#define SCAN_MAX_HEADER_BYTES 5
 
 typedef struct {
     const uint8_t *start;   /* the whole message, to report byte offsets */
@@ -32,23 +28,6 @@ typedef struct {
     const char *root;       /* the top message's name, for errors */
     pf_error_t *err;
 } scan_t;
-
-/* Reads a base-128 varint of at most 10 bytes without passing `end`. */
-static bool s_read_varint(const uint8_t **at, const uint8_t *end, uint64_t *value)
-{
-    uint64_t v = 0;
-    const uint8_t *p = *at;
-    for (unsigned shift = 0; shift < 64 && p < end; shift += 7) {
-        uint8_t byte = *p++;
-        v |= (uint64_t) (byte & 0x7f) << shift;
-        if (!(byte & 0x80)) {
-            *at = p;
-            *value = v;
-            return true;
-        }
-    }
-    return false;
-}
 
 /* Counts `bytes` against the decode budget; fails once it is exceeded. */
 static pf_status_t s_charge(scan_t *scan, size_t bytes)
@@ -83,8 +62,13 @@ static pf_status_t s_scan_message(scan_t *scan, const ProtobufCMessageDescriptor
     while (rc == PF_OK && at < end) {
         const uint8_t *field_start = at;
         uint64_t tag;
-        if (!s_read_varint(&at, end, &tag))
+        if (!wire_varint_read(&at, end, &tag))
             return s_malformed(scan, path, field_start, "truncated field tag");
+        /* protobuf-c reads at most 5 bytes of a tag or a length; refusing
+         * longer (non-minimal) ones here keeps every decoder of ours, the
+         * broker's without file contents too (wire_elide), in agreement. */
+        if (at - field_start > SCAN_MAX_HEADER_BYTES)
+            return s_malformed(scan, path, field_start, "field tag longer than 5 bytes");
         uint64_t number = tag >> 3;
         unsigned wire_type = (unsigned) (tag & 7);
         if (number == 0 || number > 0x1fffffff)
@@ -94,26 +78,30 @@ static pf_status_t s_scan_message(scan_t *scan, const ProtobufCMessageDescriptor
 
         uint64_t len = 0;
         switch (wire_type) {
-        case WIRETYPE_VARINT: {
+        case WIRE_TYPE_VARINT: {
             uint64_t ignored;
-            if (!s_read_varint(&at, end, &ignored))
+            if (!wire_varint_read(&at, end, &ignored))
                 return s_malformed(scan, path, field_start, "truncated varint");
             break;
         }
-        case WIRETYPE_64BIT:
-        case WIRETYPE_32BIT:
-            len = wire_type == WIRETYPE_64BIT ? 8 : 4;
+        case WIRE_TYPE_64BIT:
+        case WIRE_TYPE_32BIT:
+            len = wire_type == WIRE_TYPE_64BIT ? 8 : 4;
             if ((uint64_t) (end - at) < len)
                 return s_malformed(scan, path, field_start, "truncated fixed-width value");
             at += len;
             break;
-        case WIRETYPE_LENGTH_PREFIXED:
-            if (!s_read_varint(&at, end, &len))
+        case WIRE_TYPE_LEN: {
+            const uint8_t *length_start = at;
+            if (!wire_varint_read(&at, end, &len))
                 return s_malformed(scan, path, field_start, "truncated length");
+            if (at - length_start > SCAN_MAX_HEADER_BYTES)
+                return s_malformed(scan, path, field_start, "length longer than 5 bytes");
             if (len > (uint64_t) (end - at))
                 return s_malformed(scan, path, field_start, "length runs past the end");
             at += len;
             break;
+        }
         default:
             return s_malformed(scan, path, field_start, "unsupported wire type (groups?)");
         }
@@ -130,7 +118,7 @@ static pf_status_t s_scan_message(scan_t *scan, const ProtobufCMessageDescriptor
         }
         if (field->label == PROTOBUF_C_LABEL_REPEATED)
             rc = s_charge(scan, SCAN_ELEMENT_BYTES);
-        if (rc != PF_OK || wire_type != WIRETYPE_LENGTH_PREFIXED)
+        if (rc != PF_OK || wire_type != WIRE_TYPE_LEN)
             continue;
 
         const wire_path_t sub = {.parent = path, .name = field->name, .index = -1};

@@ -1617,3 +1617,34 @@ Test(wire_no_files, a_big_pass_costs_its_headers_only_and_is_still_checked)
     free(bytes);
     s_pass_fini(&f);
 }
+
+/* protobuf-c reads at most 5 bytes of a tag or a length. wire_scan refuses
+ * longer (padded) ones itself, so that the broker's decode, which rewrites
+ * lengths (wire_elide), cannot take what protobuf-c refuses: the fuzz target
+ * found that one (tests/fixtures/wire/regress_padded_length.bin). */
+Test(wire_reject, tags_and_lengths_over_five_bytes_are_refused_by_every_decoder)
+{
+    /* Envelope{protocol_version 1, pass_output: length 0 written in 6 bytes}. */
+    static const uint8_t padded_length[] = {0x08, 0x01, 0x32, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
+    /* Envelope{protocol_version 1} with its tag padded to 6 bytes. */
+    static const uint8_t padded_tag[] = {0x88, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01};
+    const struct {
+        const uint8_t *bytes;
+        size_t size;
+        const char *needle;
+    } cases[] = {{padded_length, sizeof padded_length, "length longer than 5 bytes"},
+                 {padded_tag, sizeof padded_tag, "field tag longer than 5 bytes"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pf_error_t err = {0};
+        cr_assert_null(wire_envelope_unpack(cases[i].bytes, cases[i].size, WIRE_MAX_MSG, &err));
+        cr_assert_not_null(strstr(err.msg, cases[i].needle), "%s", err.msg);
+        cr_assert_null(wire_envelope_unpack_no_files(cases[i].bytes, cases[i].size, WIRE_MAX_MSG, &err));
+        cr_assert_not_null(strstr(err.msg, cases[i].needle), "%s", err.msg);
+    }
+    /* Five bytes are still fine: length 0 as 80 80 80 80 00. */
+    static const uint8_t five[] = {0x08, 0x01, 0x1a, 0x80, 0x80, 0x80, 0x80, 0x00};
+    pf_error_t err = {0};
+    Profeed__Envelope *env = wire_envelope_unpack(five, sizeof five, WIRE_MAX_MSG, &err);
+    cr_assert(env || !strstr(err.msg, "longer than 5 bytes"), "%s", err.msg);
+    wire_envelope_destroy(&env);
+}
