@@ -703,25 +703,18 @@ static void s_on_plan(broker_t *self, worker_t *w, const Profeed__Progress *p)
     s_progress(self, job, "collecting");
 }
 
-/* The packed form of a message the broker decoded from `body`: the bytes as
- * they came when the Envelope holds the field once (the common case). A
- * feedback split over several copies of the field (valid protobuf, which
- * merges them; our processes never send it) is packed again (*packed_p is
- * then the caller's to free). A pass output cannot be: it was decoded without
- * its file contents (wire_zmq_recv_frame), so it is refused. */
-static const uint8_t *s_packed(broker_t *self, zframe_t *body, uint32_t field, const ProtobufCMessage *msg,
-                               size_t *len_p, uint8_t **packed_p, pf_error_t *err)
+/* The packed Feedback the broker decoded from `body`: the bytes as they came
+ * when the Envelope holds the field once (the common case), else (valid
+ * protobuf, which merges the copies; our analyzers never send it) packed
+ * again, and *packed_p is then the caller's to free. */
+static const uint8_t *s_feedback_packed(broker_t *self, zframe_t *body, const Profeed__Feedback *fb,
+                                        size_t *len_p, uint8_t **packed_p, pf_error_t *err)
 {
     const uint8_t *bytes = NULL;
     *packed_p = NULL;
-    if (wire_splice_find(zframe_data(body), zframe_size(body), field, &bytes, len_p))
+    if (wire_splice_find(zframe_data(body), zframe_size(body), PROFEED__ENVELOPE__BODY_FEEDBACK, &bytes, len_p))
         return bytes;
-    if (msg->descriptor == &profeed__pass_output__descriptor) {
-        pf_error_set(err, PF_EBADINPUT, "the Envelope holds its pass_output in more than one piece; "
-                                        "send it as one field");
-        return NULL;
-    }
-    *packed_p = wire_feedback_pack((const Profeed__Feedback *) msg, self->config->max_msg, len_p, err);
+    *packed_p = wire_feedback_pack(fb, self->config->max_msg, len_p, err);
     return *packed_p;
 }
 
@@ -735,21 +728,22 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t **bo
                  pass->job_id, "job %s is not known here", pass->job_id);
         return;
     }
+    /* The pass was decoded without its file contents (wire_zmq_recv_frame):
+     * what is kept and forwarded is its bytes as they came, so they must be
+     * one field (protobuf would merge several; our collectors never send it). */
+    const uint8_t *bytes = NULL;
     size_t len = 0;
-    pf_error_t err;
-    uint8_t *packed;
-    const uint8_t *bytes = s_packed(self, body, PROFEED__ENVELOPE__BODY_PASS_OUTPUT, &pass->base, &len, &packed, &err);
-    if (!bytes) {
+    if (!wire_splice_find(zframe_data(body), zframe_size(body), PROFEED__ENVELOPE__BODY_PASS_OUTPUT, &bytes, &len)) {
         s_refuse(self, self->workers, peer, METRICS_REJECT_MALFORMED, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
-                 job->id, "pass %s: %s", pass->pass_key, err.msg);
+                 job->id, "pass %s: the Envelope holds its pass_output in more than one piece; send it as one field",
+                 pass->pass_key);
         return;
     }
-    /* The table keeps the received frame (*body_p) rather than a copy of the
-     * pass inside it, unless the pass had to be packed again. */
+    /* The table keeps the received frame (*body_p), not a copy of the pass. */
+    pf_error_t err;
     job_pass_result_t rc = job_table_pass(self->jobs, job, w->key, pass->pass_key,
                                           pass->has_profiler ? pass->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED,
-                                          bytes, len, packed ? NULL : body_p, &err);
-    free(packed);
+                                          bytes, len, body_p, &err);
     switch (rc) {
     case JOB_PASS_DUPLICATE:
         s_ack(self, self->workers, peer, job->id, pass->pass_key, true);
@@ -798,7 +792,7 @@ static void s_on_feedback(broker_t *self, worker_t *w, zframe_t *body, const Pro
     size_t len = 0;
     pf_error_t err;
     uint8_t *packed;
-    const uint8_t *bytes = s_packed(self, body, PROFEED__ENVELOPE__BODY_FEEDBACK, &fb->base, &len, &packed, &err);
+    const uint8_t *bytes = s_feedback_packed(self, body, fb, &len, &packed, &err);
     if (!bytes) {
         pf_log_error(LOG, "job %s: feedback does not pack: %s", job->id, err.msg);
         return;
