@@ -10,13 +10,8 @@
 set -u
 build=$1
 map=$2
-dir=$(mktemp -d "${TMPDIR:-/tmp}/profeed-collector.XXXXXX")
 . "$(dirname "$0")/farm_lib.sh"
-cleanup() {
-  farm_stop_and_report
-  rm -rf "$dir"
-}
-trap cleanup EXIT
+farm_scratch collector
 hb=(--heartbeat-ms 200 --liveness 5)
 
 "$build/tests/fake_broker" "$dir/endpoints" kernels >"$dir/fake.out" 2>"$dir/fake.log" &

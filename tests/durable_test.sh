@@ -14,13 +14,8 @@
 set -u
 build=$1
 map=$2
-dir=$(mktemp -d /tmp/profeed-durable.XXXXXX)
 . "$(dirname "$0")/farm_lib.sh"
-cleanup() {
-  farm_stop_and_report
-  rm -rf "$dir"
-}
-trap cleanup EXIT
+farm_scratch durable
 profeed=$build/client/profeed
 hb=(--heartbeat-ms 200 --liveness 3)
 

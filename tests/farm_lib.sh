@@ -1,10 +1,22 @@
 # Shared by the farm's shell tests (farm, netns, fault, durable, curve and
-# sandbox tests); sourced. The sourcing script sets `build`, `hb` (heartbeat
-# flags) and `dir` (its scratch folder, logs as *.log) and keeps
+# sandbox tests); sourced. The sourcing script sets `build` and `hb` (heartbeat
+# flags), makes `dir` with farm_scratch, and keeps
 # the pids of the processes it starts in `pids`; `fail` becomes 1 on a failed
 # check.
 pids=()
 fail=0
+
+# Makes the script's scratch folder, $dir (its logs are $dir/*.log), and has
+# farm_cleanup run when the script ends. A script with more to undo sets its
+# own EXIT trap and calls farm_cleanup from it.
+farm_scratch() { # farm_scratch NAME
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/profeed-$1.XXXXXX")
+  trap farm_cleanup EXIT
+}
+farm_cleanup() {
+  farm_stop_and_report
+  rm -rf "$dir"
+}
 
 # Stops every process started (TERM, then KILL), prints sanitizer reports of
 # the processes (ctest's regex fails the test on them), and the logs' tails

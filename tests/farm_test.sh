@@ -17,14 +17,8 @@ set -uo pipefail
 build=$1
 map=$2
 profeed=$build/client/profeed
-dir=$(mktemp -d "${TMPDIR:-/tmp}/profeed-farm.XXXXXX")
 . "$(dirname "$0")/farm_lib.sh"
-
-cleanup() {
-  farm_stop_and_report
-  rm -rf "$dir"
-}
-trap cleanup EXIT
+farm_scratch farm
 
 hb=(--heartbeat-ms 200 --liveness 3)
 start_broker() { # start_broker AGENT_EP WORKER_EP

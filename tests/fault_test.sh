@@ -15,8 +15,8 @@ map=$2
 jobs=${3:-200}
 seed=${4:-$(date +%s)}
 RANDOM=$seed
-dir=$(mktemp -d /tmp/profeed-fault.XXXXXX)
 . "$(dirname "$0")/farm_lib.sh"
+farm_scratch fault
 
 cleanup() {
   farm_stop_and_report

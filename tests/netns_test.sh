@@ -19,10 +19,10 @@ set -uo pipefail
 build=$1
 map=$2
 profeed=$build/client/profeed
-dir=$(mktemp -d "${TMPDIR:-/tmp}/profeed-netns.XXXXXX")
 tag=pf$$
 hosts=(broker c1 c2 an)
 . "$(dirname "$0")/farm_lib.sh"
+farm_scratch netns
 
 ns() { echo "$tag-$1"; }
 

@@ -12,8 +12,8 @@
 #   tests/sandbox_test.sh BUILD_DIR
 set -u
 build=$1
-dir=$(mktemp -d /tmp/profeed-sandbox.XXXXXX)
 . "$(dirname "$0")/farm_lib.sh"
+farm_scratch sandbox
 cleanup() {
   farm_stop_and_report
   pkill -f 'sleep 41[.]5' 2>/dev/null
