@@ -140,9 +140,7 @@ int main(int argc, char **argv)
         case PROFEED__ENVELOPE__BODY_ERROR:
             printf("error %s %s\n", env->error->job_id ? env->error->job_id : "-", env->error->text ? env->error->text : "");
             break;
-        default: break; /* heartbeats */
-        }
-        if (env->body_case == PROFEED__ENVELOPE__BODY_HEARTBEAT) {
+        case PROFEED__ENVELOPE__BODY_HEARTBEAT: {
             Profeed__Heartbeat hb;
             profeed__heartbeat__init(&hb);
             Profeed__Envelope pong;
@@ -150,6 +148,9 @@ int main(int argc, char **argv)
             pong.body_case = PROFEED__ENVELOPE__BODY_HEARTBEAT;
             pong.heartbeat = &hb;
             s_send(sock, &pong);
+            break;
+        }
+        default: break;
         }
         wire_envelope_destroy(&env);
     }
