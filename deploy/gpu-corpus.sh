@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# deploy/gpu-corpus.sh [--out DIR] [--plans "core sol pass full"] CORPUS...: captures the
+# ground-truth corpora on a GPU host with Nsight Compute, plan by plan, and times each run.
+#
+# CORPUS is one of
+#   h200       tests/fixtures/ncu/h200/kernels.cu, run as `kernels all`
+#   h200-v2    tests/fixtures/ncu/h200-v2/corpus_v2.cu, run as `corpus all`
+#   h200-v3    tests/fixtures/ncu/h200-v3/corpus_v3.cu, run as `corpus_v3 all`
+#   workloads  tests/fixtures/ncu/h200-v3/workloads.py all (PyTorch, cuBLAS, cuDNN, Triton,
+#              KernelBench problems); only the launches inside NVTX ranges named "profile"
+#              are profiled (--nvtx --nvtx-include profile/), so warm-up runs stay out.
+# Plans:
+#   core   --csv --page raw --metrics <the collector's default list, read from
+#          common/pass_plan.c so it is the list the collector runs>, LC_ALL=C
+#   sol    --csv --page raw --section SpeedOfLight
+#   pass   three runs: --section SpeedOfLight; --section MemoryWorkloadAnalysis;
+#          --section WarpStateStats --section Occupancy --section LaunchStats
+#   full   --set full --import-source yes -o full, then --import ... --csv --page raw / details
+# Each capture is written as CORPUS/<plan>_raw.csv (pass1_sol.csv, pass2_memory.csv,
+# pass3_warps.csv, full_raw.csv, full_details.csv); CORPUS/times.txt has the wall time of the
+# uninstrumented run and of every plan, and the replay passes ncu reported per kernel. Everything
+# is packed into OUT/CORPUS.tar.xz. GPU clocks and settings are never touched
+# (--clock-control none). Needs nvcc and ncu on PATH (python3 with torch + triton for workloads).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$PWD/gpu-corpus-out}
+plans="core sol pass full"
+corpora=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out=$2; shift ;;
+    --plans) plans=$2; shift ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
+    *) corpora+=("$1") ;;
+  esac
+  shift
+done
+[ ${#corpora[@]} -gt 0 ] || { echo "gpu-corpus: name at least one corpus (--help)" >&2; exit 2; }
+command -v ncu >/dev/null || { echo "gpu-corpus: ncu is not on PATH" >&2; exit 2; }
+mkdir -p "$out"
+work=$(mktemp -d /tmp/gpu-corpus.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# The default plan's metrics, exactly as the collector lists them.
+core_metrics=$(sed -n '/s_core_metrics\[\] = {/,/NULL,/p' "$root/common/pass_plan.c" |
+  grep -o '"[a-z0-9_.]*"' | tr -d '"' | paste -sd, -)
+[ -n "$core_metrics" ] || { echo "gpu-corpus: no core metric list in common/pass_plan.c" >&2; exit 2; }
+
+now() { date +%s.%N; }
+# timed LABEL DIR CMD...: runs CMD, appends "LABEL rc=N S s" to DIR/times.txt.
+timed() {
+  local label=$1 dir=$2
+  shift 2
+  local t0 t1 rc
+  t0=$(now)
+  "$@" > "$dir/$label.log" 2>&1
+  rc=$?
+  t1=$(now)
+  printf '%s rc=%d %.2f s\n' "$label" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" | tee -a "$dir/times.txt"
+  return $rc
+}
+
+# capture CORPUS DIR PROGRAM...: every plan of $plans over one program.
+capture() {
+  local name=$1 dir=$2
+  shift 2
+  local ncu=(ncu --clock-control none --target-processes all)
+  [ "$name" = workloads ] && ncu+=(--nvtx --nvtx-include "profile/")
+  # corpus_v3's input generators (init_fill_*) run several times: only its kernels.
+  [ "$name" = h200-v3 ] && ncu+=(-k "regex:^v3_")
+  if [ "$name" = workloads ]; then
+    timed uninstrumented "$dir" "$@" --list-kernels
+  else
+    timed uninstrumented "$dir" "$@"
+  fi
+  for plan in $plans; do
+    case "$plan" in
+      core) LC_ALL=C timed core "$dir" "${ncu[@]}" --csv --page raw --metrics "$core_metrics" \
+              --log-file "$dir/core_raw.csv" "$@" ;;
+      sol) timed sol "$dir" "${ncu[@]}" --csv --page raw --section SpeedOfLight \
+              --log-file "$dir/sol_raw.csv" "$@" ;;
+      pass)
+        timed pass1 "$dir" "${ncu[@]}" --csv --page raw --section SpeedOfLight --log-file "$dir/pass1_sol.csv" "$@"
+        timed pass2 "$dir" "${ncu[@]}" --csv --page raw --section MemoryWorkloadAnalysis \
+          --log-file "$dir/pass2_memory.csv" "$@"
+        timed pass3 "$dir" "${ncu[@]}" --csv --page raw --section WarpStateStats --section Occupancy \
+          --section LaunchStats --log-file "$dir/pass3_warps.csv" "$@" ;;
+      full)
+        timed full "$dir" "${ncu[@]}" --set full --import-source yes -f -o "$work/$name-full" "$@"
+        ncu --import "$work/$name-full.ncu-rep" --csv --page raw > "$dir/full_raw.csv" 2> "$dir/import.log"
+        ncu --import "$work/$name-full.ncu-rep" --csv --page details > "$dir/full_details.csv" 2>> "$dir/import.log" ;;
+      *) echo "gpu-corpus: unknown plan $plan" >&2; return 2 ;;
+    esac
+  done
+  # Replay passes per kernel, as ncu counted them ("... - 12 passes").
+  for log in "$dir"/*.log "$dir"/*_raw.csv "$dir"/pass*.csv; do
+    grep -o 'Profiling "[^"]*".*passes' "$log" 2>/dev/null | sed "s|^|$(basename "$log"): |"
+  done > "$dir/passes.txt"
+}
+
+{ ncu --version; nvcc --version | tail -2; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem \
+    --format=csv; } > "$out/env.txt" 2>&1
+for name in "${corpora[@]}"; do
+  dir=$work/$name
+  mkdir -p "$dir"
+  echo "== $name ($(date -u +%T))"
+  case "$name" in
+    h200)
+      nvcc -O3 -arch=sm_90 -lineinfo -o "$work/kernels" "$root/tests/fixtures/ncu/h200/kernels.cu" || exit 1
+      capture "$name" "$dir" "$work/kernels" all ;;
+    h200-v2)
+      nvcc -O3 -arch=sm_90 -lineinfo -o "$work/corpus" "$root/tests/fixtures/ncu/h200-v2/corpus_v2.cu" || exit 1
+      capture "$name" "$dir" "$work/corpus" all ;;
+    h200-v3)
+      nvcc -O3 -arch=sm_90 -lineinfo -o "$work/corpus_v3" "$root/tests/fixtures/ncu/h200-v3/corpus_v3.cu" || exit 1
+      (cd "$dir" && sh "$root/tests/fixtures/ncu/h200-v3/sass_check.sh" "$work/corpus_v3") > "$dir/sass_check.txt" 2>&1
+      capture "$name" "$dir" "$work/corpus_v3" all ;;
+    workloads)
+      capture "$name" "$dir" python3 "$root/tests/fixtures/ncu/h200-v3/workloads.py" all ;;
+    *) echo "gpu-corpus: unknown corpus $name" >&2; exit 2 ;;
+  esac
+  tar -C "$work" -cJf "$out/$name.tar.xz" "$name"
+  cat "$dir/times.txt"
+done
+echo "gpu-corpus: done; archives in $out"
