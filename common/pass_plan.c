@@ -6,40 +6,86 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The "profeed core" plan: the smallest set of counters that decides the
- * primary finding of docs/ncu.md directly (speed of light per unit, duration,
- * sector use, bank conflicts, occupancy, atomics, the main stalls, the FMA
- * pipe and its peak). Measured on the H200 (docs/benchmarks.md, "Nsight
- * Compute pass plans"): 12 replay passes per kernel, 20.8% of --set full's
- * overhead, the nine ground-truth first findings all right. Every name must be
- * a collectable metric: ncu stops at a section-derived name (derived__*) and
+/* The "profeed core" plan: the counters the top-down analysis of docs/ncu.md
+ * reads, and nothing else. Speed of light for every memory level; each SM
+ * pipe by its own utilization (FMA, ALU, FP64, XU, tensor incl. HGMMA, LSU,
+ * ADU, CBU, uniform, TEX), so the busiest pipe is measured, never assumed;
+ * issue-slot use and thread efficiency (divergence, predication); global,
+ * local and shared traffic by sectors and wavefronts, bytes used per sector,
+ * bank conflicts, global and shared atomics; occupancy and its limiters (the
+ * launch__* values come with every capture at no cost); every warp stall
+ * reason. Its cost against --set full is measured on the H200 and recorded in
+ * docs/ncu.md ("What the default plan costs"). Every name must be a
+ * collectable metric: ncu stops at a section-derived name (derived__*) and
  * drops an unknown plain name silently. */
 static const char *const s_core_metrics[] = {
     "gpu__time_duration.sum",
+    "gpc__cycles_elapsed.max",
+    "sm__cycles_active.avg",
     "sm__throughput.avg.pct_of_peak_sustained_elapsed",
     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
     "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
     "l1tex__throughput.avg.pct_of_peak_sustained_active",
     "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "l1tex__t_sector_hit_rate.pct",
+    "lts__t_sector_hit_rate.pct",
+    /* pipes */
+    "smsp__issue_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+    "sm__inst_executed_pipe_adu.avg.pct_of_peak_sustained_active",
+    "sm__inst_executed_pipe_cbu.avg.pct_of_peak_sustained_active",
+    "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active",
+    "sm__inst_executed_pipe_tex.avg.pct_of_peak_sustained_active",
+    "smsp__thread_inst_executed_per_inst_executed.ratio",
+    "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
+    /* memory spaces and access efficiency */
     "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio",
     "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "smsp__inst_executed_op_global_red.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+    "smsp__inst_executed_op_shared_atom.sum",
+    "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed",
+    /* occupancy */
     "sm__warps_active.avg.pct_of_peak_sustained_active",
     "sm__maximum_warps_per_active_cycle_pct",
-    "smsp__inst_executed_op_global_red.sum",
-    "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed",
-    "l1tex__t_sector_hit_rate.pct",
-    "lts__t_sector_hit_rate.pct",
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
+    /* warp state: every stall reason */
     "smsp__average_warp_latency_per_inst_issued.ratio",
+    "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_drain_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_gmma_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio",
     "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio",
     "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_misc_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_selected_per_issue_active.ratio",
     "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio",
-    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    "smsp__average_warps_issue_stalled_sleeping_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_tex_throttle_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio",
+    /* FP32 peak for the roofline */
     "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
     NULL,
 };

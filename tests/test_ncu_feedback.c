@@ -1,6 +1,9 @@
 /* Nsight Compute feedback on real H200 captures: for every kernel of the
  * ground truth (tests/fixtures/ncu/h200/README.md), the first finding names the
- * kernel's dominant character, whichever pages and passes the job captured. */
+ * kernel's dominant character when the capture measured it (--set full), and
+ * makes no claim the capture does not support when it measured less (the
+ * 24-metric raw page, the details page, SpeedOfLight alone, three sections).
+ * tests/test_ncu_accuracy.c holds every corpus to the same rules. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,14 +14,16 @@
 #include "feedback.h"
 #include "ncu_analyze.h"
 #include "ncu_csv.h"
+#include "ncu_truth.h"
 #include "render.h"
 
 #define H200 PF_FIXTURE_DIR "/ncu/h200/"
 
-/* The ground truth table: kernel and the category its first finding must have. */
+/* The ground truth table (as in tests/fixtures/ncu/h200/truth.txt): kernel and
+ * what its first finding must say. */
 static const struct {
     const char *kernel;
-    const char *category;
+    const char *expect;
 } s_truth[] = {
     {"vec_add", "dram_bound"},
     {"strided_copy", "uncoalesced_access"},
@@ -26,7 +31,7 @@ static const struct {
     {"matmul_naive", "l1_bound"},
     {"matmul_tiled", "l1_bound"},
     {"bank_conflict", "bank_conflicts"},
-    {"fma_heavy", "compute_bound"},
+    {"fma_heavy", "compute_bound:fma"},
     {"pointer_chase", "small_grid"},
     {"atomic_hist", "contention"},
 };
@@ -71,7 +76,10 @@ static const fb_finding_t *s_first(const feedback_t *fb, size_t kernel)
     return NULL;
 }
 
-static void s_expect_ground_truth(const char *const *files, size_t count)
+/* `exact`: every first finding is the expected one. Otherwise (a capture that
+ * measured less) each is the expected one or a less specific finding consistent
+ * with it, never a wrong claim. */
+static void s_expect_ground_truth(const char *const *files, size_t count, bool exact)
 {
     feedback_t *fb = s_analyze(files, count, 0);
     cr_expect_eq(feedback_status(fb), FB_OK);
@@ -82,8 +90,10 @@ static void s_expect_ground_truth(const char *const *files, size_t count)
         const fb_finding_t *first = s_first(fb, k);
         cr_assert_not_null(first, "%s: no finding", s_truth[t].kernel);
         cr_expect(first->primary, "%s: first finding is not the primary limiter", s_truth[t].kernel);
-        cr_expect_str_eq(first->category, s_truth[t].category, "%s: first finding is %s (%s), want %s",
-                         s_truth[t].kernel, first->category, first->title, s_truth[t].category);
+        truth_verdict_t v = truth_judge(first, s_truth[t].expect);
+        cr_expect(exact ? v == TRUTH_RIGHT : v != TRUTH_WRONG, "%s: first finding is %s (%s), want %s%s",
+                  s_truth[t].kernel, first->category, first->title, exact ? "" : "at least consistent with ",
+                  s_truth[t].expect);
         cr_expect_gt(first->evidence_count, 0, "%s: first finding has no evidence", s_truth[t].kernel);
         cr_expect_neq(first->action[0], '\0', "%s: first finding has no action", s_truth[t].kernel);
     }
@@ -93,37 +103,37 @@ static void s_expect_ground_truth(const char *const *files, size_t count)
 Test(ncu_ground_truth, raw_page_human_units)
 {
     const char *files[] = {"raw_metrics.csv"};
-    s_expect_ground_truth(files, 1);
+    s_expect_ground_truth(files, 1, false);
 }
 
 Test(ncu_ground_truth, raw_page_base_units)
 {
     const char *files[] = {"raw_metrics_base_units.csv"};
-    s_expect_ground_truth(files, 1);
+    s_expect_ground_truth(files, 1, false);
 }
 
 Test(ncu_ground_truth, raw_page_after_program_stdout)
 {
     const char *files[] = {"raw_metrics_mixed_stdout.csv"};
-    s_expect_ground_truth(files, 1);
+    s_expect_ground_truth(files, 1, false);
 }
 
 Test(ncu_ground_truth, details_page_only)
 {
     const char *files[] = {"details_sections.csv"};
-    s_expect_ground_truth(files, 1);
+    s_expect_ground_truth(files, 1, false);
 }
 
 Test(ncu_ground_truth, full_set_raw_and_details)
 {
     const char *files[] = {"full_raw.csv", "full_details.csv"};
-    s_expect_ground_truth(files, 2);
+    s_expect_ground_truth(files, 2, true);
 }
 
 Test(ncu_ground_truth, three_pass_job)
 {
     const char *files[] = {"pass1_sol.csv", "pass2_memory.csv", "pass3_warps_occupancy.csv"};
-    s_expect_ground_truth(files, 3);
+    s_expect_ground_truth(files, 3, false);
 }
 
 Test(ncu_feedback, kernels_are_ranked_by_time_share)
@@ -166,9 +176,18 @@ Test(ncu_feedback, evidence_carries_the_numbers_that_prove_it)
     feedback_t *fb = s_analyze(files, 2, 0);
     const fb_finding_t *bank = s_first(fb, s_kernel(fb, "bank_conflict"));
     cr_expect_float_eq(bank->evidence[0].value, 1.04e9, 0.01e9, "conflicts: %g", bank->evidence[0].value);
-    cr_expect_float_eq(bank->speedup, 96.86, 0.01, "NCU's SharedMemoryConflicts speedup is merged");
+    /* profeed's own estimate ranks it (replays take 97% of the L1/shared pipe's
+     * work); NCU's SharedMemoryConflicts estimate is quoted beside it. */
+    cr_expect_float_eq(bank->speedup, 93, 2, "estimated gain %g", bank->speedup);
+    bool ncu_quoted = false;
+    for (size_t e = 0; e < bank->evidence_count; e++)
+        ncu_quoted |= strcmp(bank->evidence[e].metric, "SharedMemoryConflicts") == 0 &&
+                      fabs(bank->evidence[e].value - 96.86) < 0.01;
+    cr_expect(ncu_quoted, "NCU's SharedMemoryConflicts estimate (96.86%%) is quoted");
     const fb_finding_t *vec = s_first(fb, s_kernel(fb, "vec_add"));
-    cr_expect_float_eq(vec->importance, 71.8, 0.5);
+    cr_expect_str_eq(vec->category, "dram_bound");
+    cr_expect_not_null(strstr(vec->title, "72% of peak"), "%s", vec->title);
+    cr_expect_float_eq(vec->speedup, 28, 1, "headroom to the DRAM roof: %g", vec->speedup);
     const fb_finding_t *fma = s_first(fb, s_kernel(fb, "fma_heavy"));
     bool flops = false;
     for (size_t e = 0; e < fma->evidence_count; e++)
@@ -288,8 +307,9 @@ Test(ncu_render, max_chars_keeps_the_most_important_findings)
 
 Test(ncu_render, json_is_valid_and_structured)
 {
-    const char *files[] = {"pass1_sol.csv", "pass2_memory.csv", "pass3_warps_occupancy.csv"};
-    feedback_t *fb = s_analyze(files, 3, 0);
+    /* --set full: the capture that measures atomic_hist's atomics. */
+    const char *files[] = {"full_raw.csv", "full_details.csv"};
+    feedback_t *fb = s_analyze(files, 2, 0);
     char *text = render_json(fb, false);
     cr_assert_not_null(text);
     json_error_t error;
@@ -375,22 +395,23 @@ Test(ncu_feedback, findings_stay_valid_when_the_list_grows)
     free(csv);
 }
 
-/* Cheaper pass plans, captured live on an H200 by bench/ncu_plans.sh: the
- * default plan must find the same first findings as --set full. */
+/* Cheaper pass plans of 2026-11 (the default plan of that time among them),
+ * captured live on an H200 by bench/ncu_plans.sh: none may make a wrong claim.
+ * Today's default plan is held to --set full's answers in test_ncu_accuracy. */
 Test(ncu_ground_truth, plan_speed_of_light_only)
 {
     const char *files[] = {"../h200-plans/plan_sol.csv"};
-    s_expect_ground_truth(files, 1);
+    s_expect_ground_truth(files, 1, false);
 }
 
 Test(ncu_ground_truth, plan_profeed_core_metrics)
 {
     const char *files[] = {"../h200-plans/plan_profeed_core.csv"};
-    s_expect_ground_truth(files, 1);
+    s_expect_ground_truth(files, 1, false);
 }
 
 Test(ncu_ground_truth, plan_five_sections)
 {
     const char *files[] = {"../h200-plans/plan_five.csv"};
-    s_expect_ground_truth(files, 1);
+    s_expect_ground_truth(files, 1, false);
 }

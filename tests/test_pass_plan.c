@@ -71,9 +71,9 @@ Test(pass_plan, default_ncu_plan_is_core_metrics_in_one_csv_pass_with_clocks_unt
     cr_assert_str_eq(p->steps[0].argv[n - 1], "all");
     cr_assert_eq(s_index(p->steps[0].argv, "sudo"), (size_t) -1, "sudo is never the default");
     cr_assert(p->steps[0].profiles);
-    cr_assert_eq(p->metric_count, 26, "the measured core list (docs/benchmarks.md)");
+    cr_assert_eq(p->metric_count, 63, "the measured core list (docs/ncu.md)");
     cr_assert_str_eq(p->metrics[0], "gpu__time_duration.sum");
-    cr_assert_str_eq(p->metrics[25], "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained");
+    cr_assert_str_eq(p->metrics[62], "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained");
     char *const *env = pass_plan_env(plan);
     cr_assert_str_eq(env[0], "LC_ALL=C");
     cr_assert_null(env[1]);
@@ -83,9 +83,9 @@ Test(pass_plan, default_ncu_plan_is_core_metrics_in_one_csv_pass_with_clocks_unt
 
 Test(pass_plan, core_metrics_are_all_columns_of_the_h200_capture_of_that_plan)
 {
-    /* The plan's list is the one bench/ncu_plans.sh measured: every name came
-     * back as a column on the H200. */
-    FILE *f = fopen(PF_FIXTURE_DIR "/ncu/h200-plans/plan_profeed_core.csv", "rb");
+    /* The plan's list is the one deploy/gpu-corpus.sh captured on the H200:
+     * every name came back as a column (ncu drops unknown names silently). */
+    FILE *f = fopen(PF_FIXTURE_DIR "/ncu/h200/capture-2026-12-01/core_raw.csv", "rb");
     cr_assert_not_null(f);
     static char buf[1 << 20];
     size_t len = fread(buf, 1, sizeof buf, f);

@@ -92,10 +92,23 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k)
 
 static void s_finding(textbuf_t *tb, const fb_finding_t *f, int rank)
 {
-    textbuf_printf(tb, "   %c) [%s, importance %.0f", 'a' + (rank % 26), f->category, f->importance);
-    if (!isnan(f->speedup))
-        textbuf_printf(tb, ", est. speedup %.0f%%", f->speedup);
-    textbuf_printf(tb, "] %s\n", f->title);
+    /* The estimate is the share of the kernel's time the change would save
+     * (NCU's "estimated speedup" convention), shown with the speedup it means. */
+    if (!isnan(f->speedup)) {
+        const char *whose = strncmp(f->source, "ncu:", 4) == 0 ? "NCU's estimate: " : "est. ";
+        double x = f->speedup < 99.9 ? 100 / (100 - f->speedup) : INFINITY;
+        if (x < 10)
+            textbuf_printf(tb, "   %c) [%s, %sgain %.0f%% of its time = %.1fx] %s\n", 'a' + (rank % 26),
+                           f->category, whose, f->speedup, x, f->title);
+        else if (isfinite(x))
+            textbuf_printf(tb, "   %c) [%s, %sgain %.0f%% of its time = %.0fx] %s\n", 'a' + (rank % 26),
+                           f->category, whose, f->speedup, x, f->title);
+        else
+            textbuf_printf(tb, "   %c) [%s, %sgain %.0f%% of its time] %s\n", 'a' + (rank % 26),
+                           f->category, whose, f->speedup, f->title);
+    } else
+        textbuf_printf(tb, "   %c) [%s, importance %.0f] %s\n", 'a' + (rank % 26), f->category, f->importance,
+                       f->title);
     if (f->evidence_count > 0) {
         textbuf_append(tb, "      Evidence: ");
         for (size_t e = 0; e < f->evidence_count && e < TEXT_EVIDENCE; e++)

@@ -11,6 +11,9 @@ static const struct {
     {"dram_bound", "Move fewer bytes: fuse this kernel with its producer or consumer, store data "
                    "in narrower types (bf16/fp8/int8), and read each byte once; near the DRAM roof "
                    "only less traffic helps."},
+    {"dram_below_roof", "Reach the DRAM roof first: keep more bytes in flight per thread (vector "
+                        "loads, several independent loads before use) and enough warps; then move "
+                        "fewer bytes (fusion, narrower types)."},
     {"memory_bound", "Find which memory unit saturates (profile with --section SpeedOfLight and "
                      "MemoryWorkloadAnalysis) and cut its traffic."},
     {"uncoalesced_access", "Make consecutive threads (threadIdx.x) touch consecutive addresses: "
@@ -35,12 +38,44 @@ static const struct {
                     "use shifts and masks for power-of-two sizes, avoid 64-bit integer math."},
     {"compute_fp64", "Use FP32 (or mixed precision) where accuracy allows: FP64 runs at half the "
                      "FP32 rate or less."},
+    {"compute_xu", "Take work off the XU pipe: it runs transcendentals, reciprocals, square roots "
+                   "and type conversions at a quarter of the FMA rate or less. Use fast-math "
+                   "intrinsics only where they map to fewer XU ops, hoist or tabulate repeated "
+                   "calls, replace divisions by multiplications, and avoid int/float conversions "
+                   "in inner loops."},
+    {"compute_lsu", "Issue fewer memory instructions: load wider (float4, ld.128), keep reused "
+                    "values in registers, and stage shared data through shared memory once."},
+    {"compute_adu", "The ADU runs barriers, branches and constant-bank loads: remove __syncthreads "
+                    "that no data dependency needs, and make branches uniform per warp."},
+    {"compute_cbu", "Simplify warp-level control flow: fewer divergent branches, votes and "
+                    "warp-synchronous loops."},
+    {"compute_uniform", "Uniform (per-warp scalar) work dominates: hoist loop-invariant index "
+                        "math and move per-block constants out of the loop."},
+    {"compute_tex", "Texture fetches saturate the TEX pipe: use plain global loads (ld.global.nc) "
+                    "where filtering is not needed, and fetch wider texels."},
+    {"compute_issue", "Every cycle issues an instruction: cut instructions per result (simpler "
+                      "index math, wider loads, fewer conversions, loop unrolling with hoisted "
+                      "invariants)."},
     {"compute_tensor", "The tensor pipe is saturated: use a lower precision (FP8/BF16) or do less "
                        "work (algorithmic savings); the kernel is at its compute roof."},
-    {"small_grid", "Launch more blocks than there are SMs."},
+    {"small_grid", "Launch more blocks than there are SMs: split the work over more, smaller "
+                   "blocks, or batch independent problems into one launch."},
+    {"small_grid_launches", "Batch or fuse: each launch is a few microseconds on a few SMs, so "
+                            "launch overhead and an idle GPU dominate. Put the repeated launches "
+                            "into one kernel (a loop over problems, or a CUDA graph at least) and "
+                            "give it enough blocks to fill every SM."},
+    {"small_grid_warps", "Launch more warps: larger blocks (128-256 threads) and more of them, "
+                         "at least several warps per SM scheduler, so loads from many warps "
+                         "overlap."},
     {"contention", "Privatize the updates: accumulate per block in shared memory (or per warp with "
                    "shuffles) and issue one global atomic per block, or spread updates over more "
                    "addresses."},
+    {"contention_shared", "Spread the updates: give each warp its own copy of the bins (or "
+                          "accumulate in registers and combine with shuffles), then merge the "
+                          "copies once per block; hot bins updated by every lane serialize."},
+    {"l2_atomics", "Aggregate before the atomics reach L2: combine per warp (shuffles or "
+                   "__reduce_add_sync) or per block in shared memory and issue one global atomic "
+                   "per group; sorting updates by address also merges them."},
     {"occupancy_registers", "Lower register use: cap it with __launch_bounds__ (or -maxrregcount), "
                             "shorten live ranges, unroll less."},
     {"occupancy_shared", "Use less shared memory per block (smaller tiles, reuse buffers) so more "
@@ -53,6 +88,10 @@ static const struct {
                            "avoid long-running stragglers."},
     {"tail_effect", "Size the grid to a whole number of waves (a multiple of SMs x blocks per SM), "
                     "or loop over work items in a persistent grid."},
+    {"local_memory", "Keep the per-thread array in registers: index it only with compile-time "
+                     "constants (unroll the loops that index it), or move it to shared memory "
+                     "(one slice per thread) when it must be indexed at run time."},
+    {"occupancy_barriers", "Use fewer named barriers per block."},
     {"register_spill", "Reduce register pressure: fewer live values, less unrolling, or allow "
                        "more registers per thread (__launch_bounds__ with fewer threads)."},
     {"divergence", "Make whole warps take the same path: sort or bucket the inputs, or move the "

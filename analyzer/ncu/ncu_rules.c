@@ -116,7 +116,7 @@ static void s_add_source(fb_finding_t *f, const char *rule)
     size_t used = strlen(f->source);
     if (used + strlen(rule) + 6 < sizeof f->source)
         snprintf(f->source + used, sizeof f->source - used, "%sncu:%s",
-                 strcmp(f->source, "profeed") == 0 || used == 0 ? "+" : ",", rule);
+                 strncmp(f->source, "profeed", 7) == 0 || used == 0 ? "+" : ",", rule);
 }
 
 void ncu_rules_merge(feedback_t *fb, size_t kernel, const ncu_rule_t *const *rules, size_t count)
@@ -150,10 +150,20 @@ void ncu_rules_merge(feedback_t *fb, size_t kernel, const ncu_rule_t *const *rul
             if (!*f->action)
                 finding_set_action(f, "Follow NCU's guidance above.");
         } else {
-            if (!isnan(weight) && weight > f->importance)
+            bool ours = strncmp(f->source, "ncu:", 4) != 0;
+            /* A finding with a profeed model keeps its estimate and rank, so
+             * the order does not depend on which pages a job captured; NCU's
+             * estimate is quoted beside it. */
+            if (!ours && !isnan(weight) && weight > f->importance)
                 f->importance = weight > 100 ? 100 : weight;
-            finding_add_evidence(f, rule->name, rule->speedup, "%", "NCU %s: %s", rule->name, text);
+            if (isnan(rule->speedup))
+                finding_add_evidence(f, rule->name, rule->speedup, "%", "NCU %s: %s", rule->name, text);
+            else
+                finding_add_evidence(f, rule->name, rule->speedup, "%", "NCU %s (est. %s speedup %.0f%%): %s",
+                                     rule->name, rule->global ? "global" : "local", rule->speedup, text);
             s_add_source(f, rule->name);
+            if (ours)
+                continue;
         }
         /* A local speedup is bounded by one unit's share of the time: it is
          * evidence, not an estimate for the whole kernel. */

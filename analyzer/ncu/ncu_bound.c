@@ -1,0 +1,438 @@
+/* ncu_bound: the unit that limits the kernel, named from measurements.
+ *
+ * Top-down: the busiest measured unit decides. Memory side or compute side by
+ * NCU's SOLBottleneck rule (a 10-point gap makes one side dominant); on the
+ * memory side DRAM when it is near the roof and the L2 above it carries its
+ * traffic, else the busiest level; on the compute side the busiest pipe by
+ * its own counter, never a default. The bound finding's gain is its headroom
+ * (1 - utilization, over the time SMs are active): what using the unit at its
+ * peak would buy. Anything more (moving fewer bytes, doing less math) is a
+ * change of algorithm the counters cannot size, and the action says so.
+ * Stall reasons that are the bound showing through (memory waits in a
+ * memory-bound kernel, a full MIO queue in an XU-bound one) are its evidence. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ncu_advice.h"
+#include "ncu_ctx.h"
+
+static bool has(double x) { return !isnan(x); }
+static double V(const ncu_ctx_t *c, ncu_metric_t m) { return ncu_ctx_v(c, m); }
+static double s_or0(double x) { return has(x) ? x : 0; }
+
+double ncu_ctx_stall_share(const ncu_ctx_t *c, ncu_metric_t stall)
+{
+    double x = V(c, stall);
+    if (!has(x) || !has(c->stall_total) || c->stall_total <= 0)
+        return NAN;
+    return fmin(x / c->stall_total, 1);
+}
+
+fb_finding_t *ncu_ctx_finding(ncu_ctx_t *c, const char *category, double gain, const char *model,
+                              const char *title, const char *action)
+{
+    double importance = has(gain) ? 100 * fmin(fmax(gain, 0), 0.999) : 5;
+    fb_finding_t *f = feedback_add_finding(c->fb, c->index, category, importance, title, action);
+    if (!f)
+        return NULL;
+    if (has(gain))
+        f->speedup = importance;
+    snprintf(f->source, sizeof f->source, "profeed:%s", model);
+    return f;
+}
+
+void ncu_ctx_pct(fb_finding_t *f, const ncu_ctx_t *c, ncu_metric_t m)
+{
+    double x = V(c, m);
+    if (f && has(x))
+        finding_add_evidence(f, ncu_metric_info(m)->name, fmin(fmax(x, 0), 100), "%", "%s %.1f%% of peak",
+                             ncu_metric_info(m)->what, fmin(fmax(x, 0), 100));
+}
+
+void ncu_ctx_missing(ncu_ctx_t *c, const char *what) { feedback_add_missing(c->fb, what); }
+
+/* ----- evidence shared by the bound findings ------------------------------- */
+
+/* "busiest units: DRAM 86%, L2 89%, ALU pipe 10%": the top of the table. */
+static void s_units_evidence(fb_finding_t *f, const ncu_ctx_t *c)
+{
+    char text[190];
+    size_t used = 0;
+    for (size_t i = 0; i < c->units.count && i < 4; i++) {
+        int n = snprintf(text + used, sizeof text - used, "%s%s %.0f%%", i ? ", " : "",
+                         c->units.unit[i].key, c->units.unit[i].pct);
+        if (n < 0 || (size_t) n >= sizeof text - used)
+            break;
+        used += (size_t) n;
+    }
+    if (used > 0)
+        finding_add_evidence(f, "units", c->units.unit[0].pct, "%", "busiest units: %s", text);
+}
+
+/* The largest stall reasons among `reasons`, as evidence. */
+static void s_stall_evidence(fb_finding_t *f, const ncu_ctx_t *c, const ncu_metric_t *reasons, size_t n)
+{
+    int shown = 0;
+    bool used[NM__COUNT] = {false};
+    while (shown < 2) {
+        int best = -1;
+        double best_share = 0.1;
+        for (size_t i = 0; i < n; i++) {
+            double s = ncu_ctx_stall_share(c, reasons[i]);
+            if (has(s) && s >= best_share && !used[reasons[i]]) {
+                best = (int) reasons[i];
+                best_share = s;
+            }
+        }
+        if (best < 0)
+            return;
+        used[best] = true;
+        finding_add_evidence(f, ncu_metric_info((ncu_metric_t) best)->name, V(c, (ncu_metric_t) best),
+                             "cycle", "warps wait on %s %.0f%% of their stall cycles",
+                             ncu_advice_stall_reason(best), 100 * best_share);
+        shown++;
+    }
+}
+
+static const ncu_metric_t s_memory_stalls[] = {NM_STALL_LONG_SCOREBOARD, NM_STALL_LG_THROTTLE,
+                                              NM_STALL_DRAIN, NM_STALL_MIO_THROTTLE,
+                                              NM_STALL_SHORT_SCOREBOARD, NM_STALL_TEX_THROTTLE};
+static const ncu_metric_t s_pipe_stalls[] = {NM_STALL_MATH_THROTTLE, NM_STALL_MIO_THROTTLE,
+                                            NM_STALL_SHORT_SCOREBOARD, NM_STALL_GMMA,
+                                            NM_STALL_DISPATCH, NM_STALL_WAIT};
+
+/* Achieved DRAM bandwidth and its peak, in bytes per second. */
+static bool s_dram_bandwidth(const ncu_ctx_t *c, double *achieved, double *peak)
+{
+    *achieved = V(c, NM_DRAM_BYTES_PER_S);
+    double rd = V(c, NM_DRAM_READ), wr = V(c, NM_DRAM_WRITE), t = V(c, NM_DURATION);
+    if (!has(*achieved) && has(rd) && has(wr) && has(t) && t > 0)
+        *achieved = (rd + wr) / (t * 1e-9);
+    *peak = NAN;
+    double per_cycle = V(c, NM_DRAM_BYTES_PEAK), freq = V(c, NM_DRAM_FREQ);
+    double mem_khz = V(c, NM_DEV_MEM_CLOCK_KHZ), bus = V(c, NM_DEV_BUS_WIDTH);
+    if (has(per_cycle) && has(freq))
+        *peak = per_cycle * freq;
+    else if (has(mem_khz) && has(bus))
+        *peak = mem_khz * 1e3 * 2 * bus / 8; /* double data rate */
+    else if (c->roof)
+        *peak = c->roof->dram_gbps * 1e9;
+    return has(*achieved) && has(*peak) && *peak > 0;
+}
+
+/* FP32 FLOP executed: counts when measured, else the full set's rates per
+ * elapsed cycle times the clock (as NCU's roofline chart computes them). */
+static double s_fp32_flops(const ncu_ctx_t *c, double t)
+{
+    if (has(V(c, NM_FFMA)) || has(V(c, NM_FADD)) || has(V(c, NM_FMUL)))
+        return s_or0(V(c, NM_FADD)) + s_or0(V(c, NM_FMUL)) + 2 * s_or0(V(c, NM_FFMA));
+    if ((has(V(c, NM_FFMA_RATE)) || has(V(c, NM_FADD_RATE))) && has(c->sm_clock_hz))
+        return (s_or0(V(c, NM_FADD_RATE)) + s_or0(V(c, NM_FMUL_RATE)) + 2 * s_or0(V(c, NM_FFMA_RATE))) *
+               c->sm_clock_hz * t * 1e-9;
+    return NAN;
+}
+
+static void s_flops_evidence(fb_finding_t *f, const char *precision, const char *key, double flops,
+                             double t, double peak, const char *peak_from)
+{
+    double rate = flops / (t * 1e-9);
+    if (has(peak) && peak > 0)
+        finding_add_evidence(f, key, rate, "FLOP/s", "%s %.2f TFLOP/s = %.0f%% of the %.1f TFLOP/s peak (%s)",
+                             precision, rate / 1e12, fmin(100 * rate / peak, 100), peak / 1e12, peak_from);
+    else
+        finding_add_evidence(f, key, rate, "FLOP/s", "%s %.2f TFLOP/s", precision, rate / 1e12);
+}
+
+/* Achieved FLOP/s by precision (FADD + FMUL + 2 FFMA; packed FP16 counts
+ * two or four), and arithmetic intensity against the ridge point. */
+static void s_roofline(const ncu_ctx_t *c, fb_finding_t *f)
+{
+    double t = V(c, NM_DURATION);
+    if (!has(t) || t <= 0)
+        return;
+    const char *peak_from = c->roof ? c->roof->name : "";
+    double fp32 = s_fp32_flops(c, t);
+    double fp32_peak = has(V(c, NM_FFMA_PEAK)) && has(c->sm_clock_hz)
+                           ? 2 * V(c, NM_FFMA_PEAK) * c->sm_clock_hz
+                           : (c->roof ? c->roof->fp32_tflops * 1e12 : NAN);
+    if (has(V(c, NM_FFMA_PEAK)))
+        peak_from = "the capture";
+    if (has(fp32) && fp32 > 0)
+        s_flops_evidence(f, "FP32", "fp32_flops_per_second", fp32, t, fp32_peak, peak_from);
+    double fp64 = s_or0(V(c, NM_DADD)) + s_or0(V(c, NM_DMUL)) + 2 * s_or0(V(c, NM_DFMA));
+    if (fp64 > 0) {
+        double peak = has(V(c, NM_DFMA_PEAK)) && has(c->sm_clock_hz)
+                          ? 2 * V(c, NM_DFMA_PEAK) * c->sm_clock_hz
+                          : (c->roof ? c->roof->fp64_tflops * 1e12 : NAN);
+        s_flops_evidence(f, "FP64", "fp64_flops_per_second", fp64, t, peak, peak_from);
+    }
+    double fp16 = 2 * s_or0(V(c, NM_HADD)) + 2 * s_or0(V(c, NM_HMUL)) + 4 * s_or0(V(c, NM_HFMA));
+    if (fp16 > 0)
+        s_flops_evidence(f, "FP16 (non-tensor)", "fp16_flops_per_second", fp16, t, NAN, "");
+    double flops = s_or0(fp32) + fp64 + fp16;
+    double rd = V(c, NM_DRAM_READ), wr = V(c, NM_DRAM_WRITE);
+    double achieved, bw_peak;
+    if (flops > 0 && has(rd) && has(wr) && rd + wr > 0 && has(fp32_peak) &&
+        s_dram_bandwidth(c, &achieved, &bw_peak)) {
+        double ai = flops / (rd + wr), ridge = fp32_peak / bw_peak;
+        finding_add_evidence(f, "arithmetic_intensity", ai, "FLOP/byte",
+                             "arithmetic intensity %.3g FLOP/byte vs ridge point %.1f: %s side of "
+                             "the roofline", ai, ridge, ai >= ridge ? "compute" : "memory");
+    }
+}
+
+/* The headroom of a unit at `pct` over the time SMs are active. */
+static double s_headroom(const ncu_ctx_t *c, double pct)
+{
+    return (1 - fmin(pct, 100) / 100) * (has(c->idle) ? 1 - c->idle : 1);
+}
+
+/* ----- memory side ----------------------------------------------------------- */
+
+static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
+{
+    char title[320];
+    double dram = V(c, NM_DRAM_PCT);
+    fb_finding_t *f = NULL;
+    if (!unit) { /* only the memory summary was measured */
+        double mem = fmin(V(c, NM_MEM_PCT), 100);
+        snprintf(title, sizeof title, "Memory-bound: memory %.0f%% of peak, SM %.0f%%; which level "
+                                      "saturates was not measured", mem, fmin(V(c, NM_SM_PCT), 100));
+        f = ncu_ctx_finding(c, "memory_bound", s_headroom(c, mem), "headroom", title,
+                            ncu_advice_action("memory_bound"));
+        ncu_ctx_missing(c, "per-level memory throughput (dram__throughput, lts__throughput, "
+                           "l1tex__throughput): --section SpeedOfLight");
+    } else if (strcmp(unit->key, "dram") == 0) {
+        double achieved, peak;
+        if (s_dram_bandwidth(c, &achieved, &peak))
+            snprintf(title, sizeof title,
+                     "Memory-bound on DRAM bandwidth: %.0f%% of peak (%.2f of %.2f TB/s); compute is "
+                     "at %.0f%%", unit->pct, achieved / 1e12, peak / 1e12, fmin(V(c, NM_SM_PCT), 100));
+        else
+            snprintf(title, sizeof title, "Memory-bound on DRAM bandwidth: %.0f%% of peak; compute is at %.0f%%",
+                     unit->pct, fmin(V(c, NM_SM_PCT), 100));
+        f = ncu_ctx_finding(c, "dram_bound", s_headroom(c, unit->pct), "headroom", title,
+                            ncu_advice_action(unit->pct >= NCU_SOL_HIGH ? "dram_bound" : "dram_below_roof"));
+        if (f && s_dram_bandwidth(c, &achieved, &peak))
+            finding_add_evidence(f, "dram__bytes.sum.per_second", achieved, "byte/s",
+                                 "DRAM %.2f TB/s of %.2f TB/s peak", achieved / 1e12, peak / 1e12);
+        if (f)
+            s_roofline(c, f);
+    } else if (strcmp(unit->key, "l2") == 0) {
+        double atomics = s_or0(V(c, NM_GLOBAL_RED)) + s_or0(V(c, NM_GLOBAL_ATOM));
+        double atomic_unit = V(c, NM_L2_ATOMIC_PCT);
+        bool atomic = atomics > 0 && has(atomic_unit) && atomic_unit >= 20;
+        if (atomic)
+            snprintf(title, sizeof title,
+                     "L2-bound on atomics: L2 %.0f%% of peak, its atomic unit %.0f%% busy with %.3g "
+                     "global atomic instructions", unit->pct, fmin(atomic_unit, 100), atomics);
+        else
+            snprintf(title, sizeof title, "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%: the working "
+                                          "set is served from L2, over and over", unit->pct, s_or0(dram));
+        f = ncu_ctx_finding(c, "l2_bound", s_headroom(c, unit->pct), "headroom", title,
+                            ncu_advice_action(atomic ? "l2_atomics" : "l2_bound"));
+    } else {
+        double wf = s_or0(V(c, NM_SHARED_WAVEFRONTS_LD)) + s_or0(V(c, NM_SHARED_WAVEFRONTS_ST));
+        double global = s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST));
+        double smem = s_or0(V(c, NM_SMEM_STATIC)) + s_or0(V(c, NM_SMEM_DYNAMIC));
+        bool shared = wf > 0 ? wf >= global : smem > 0;
+        double hit = V(c, NM_L1_HIT);
+        if (shared)
+            snprintf(title, sizeof title,
+                     "Shared-memory bound: the L1/shared pipe is %.0f%% busy with DRAM at %.1f%%; the "
+                     "shared-memory traffic of the tiles is the limit", unit->pct, s_or0(dram));
+        else if (has(hit))
+            snprintf(title, sizeof title,
+                     "L1-bound without reuse in shared memory: L1 %.0f%% busy, %.0f%% of loads hit L1, "
+                     "DRAM %.1f%%: threads reload data their neighbours loaded", unit->pct,
+                     fmin(hit, 100), s_or0(dram));
+        else
+            snprintf(title, sizeof title, "L1-bound: L1 %.0f%% of peak while DRAM is at %.1f%%",
+                     unit->pct, s_or0(dram));
+        f = ncu_ctx_finding(c, "l1_bound", s_headroom(c, unit->pct), "headroom", title,
+                            ncu_advice_action(shared ? "l1_bound_shared" : "l1_bound"));
+        if (f && has(hit))
+            finding_add_evidence(f, ncu_metric_info(NM_L1_HIT)->name, fmin(hit, 100), "%",
+                                 "L1 hit rate %.1f%%", fmin(hit, 100));
+        if (f && smem > 0)
+            finding_add_evidence(f, "launch__shared_mem_per_block", smem, "byte",
+                                 "%.0f bytes of shared memory per block", smem);
+    }
+    if (!f)
+        return;
+    s_units_evidence(f, c);
+    s_stall_evidence(f, c, s_memory_stalls, sizeof s_memory_stalls / sizeof s_memory_stalls[0]);
+    if (has(V(c, NM_L2_HIT)) && unit && strcmp(unit->key, "l1") != 0)
+        finding_add_evidence(f, ncu_metric_info(NM_L2_HIT)->name, fmin(V(c, NM_L2_HIT), 100), "%",
+                             "L2 hit rate %.1f%%", fmin(V(c, NM_L2_HIT), 100));
+}
+
+/* ----- compute side ------------------------------------------------------------ */
+
+static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit_t *issue)
+{
+    char title[320], advice[32];
+    double sm = fmin(s_or0(V(c, NM_SM_PCT)), 100);
+    double mem = fmin(s_or0(V(c, NM_MEM_PCT)), 100);
+    fb_finding_t *f;
+    if (!pipe) {
+        snprintf(title, sizeof title, "Compute-bound: SM %.0f%% of peak, memory %.0f%%; which pipe "
+                                      "saturates was not measured", sm, mem);
+        f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(sm, issue ? issue->pct : 0)), "headroom",
+                            title, ncu_advice_action("compute"));
+        ncu_ctx_missing(c, "pipe utilization (sm__inst_executed_pipe_*, sm__pipe_*_cycles_active): "
+                           "the core plan or --section ComputeWorkloadAnalysis");
+    } else if (issue && issue->pct >= NCU_SOL_HIGH && pipe->pct < NCU_SOL_LATENCY) {
+        /* Every cycle issues, no pipe is full: the instruction count itself. */
+        snprintf(title, sizeof title,
+                 "Issue-bound: the schedulers issue an instruction in %.0f%% of cycles while no pipe is "
+                 "full (busiest: %s %.0f%%)", issue->pct, pipe->name, pipe->pct);
+        f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, issue->pct), "headroom", title,
+                            ncu_advice_action("compute_issue"));
+    } else if (strcmp(pipe->key, "adu") == 0 && ncu_ctx_stall_share(c, NM_STALL_BARRIER) >= 0.2) {
+        /* BAR.SYNC executes on the ADU: the pipe is busy with barriers. */
+        snprintf(title, sizeof title,
+                 "Barrier-bound: the ADU pipe, which executes __syncthreads, is %.0f%% busy and warps "
+                 "wait at barriers %.0f%% of their stall cycles", pipe->pct,
+                 100 * ncu_ctx_stall_share(c, NM_STALL_BARRIER));
+        f = ncu_ctx_finding(c, "barrier_stall", s_headroom(c, fmax(pipe->pct, sm)), "headroom", title,
+                            ncu_advice_stall_action(NM_STALL_BARRIER));
+    } else if (strcmp(pipe->key, "lsu") == 0) {
+        /* Reached when L1 is as busy with almost no memory traffic: the LSU
+         * path carries shuffles, votes and other non-memory instructions. */
+        snprintf(title, sizeof title,
+                 "Compute-bound on the %s: %.0f%% busy with almost no memory traffic: warp shuffles "
+                 "or other LSU-issued instructions, not loads, fill it", pipe->name, pipe->pct);
+        f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(pipe->pct, sm)), "headroom", title,
+                            ncu_advice_action("compute_lsu"));
+    } else {
+        snprintf(title, sizeof title, "Compute-bound on the %s: %.0f%% busy, SM %.0f%% of peak, memory %.0f%%",
+                 pipe->name, pipe->pct, sm, mem);
+        snprintf(advice, sizeof advice, "compute_%s", pipe->key);
+        f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(pipe->pct, sm)), "headroom", title,
+                            ncu_advice_action(advice));
+    }
+    if (!f)
+        return;
+    s_units_evidence(f, c);
+    ncu_ctx_pct(f, c, NM_SM_PCT);
+    s_stall_evidence(f, c, s_pipe_stalls, sizeof s_pipe_stalls / sizeof s_pipe_stalls[0]);
+    s_roofline(c, f);
+}
+
+/* ----- latency ------------------------------------------------------------------- */
+
+/* The largest stall reason worth naming, or -1. */
+static int s_top_stall(const ncu_ctx_t *c, double *share)
+{
+    int best = -1;
+    *share = 0;
+    for (int m = NM_STALL_FIRST; m < NM_STALL_END; m++) {
+        double s = ncu_ctx_stall_share(c, (ncu_metric_t) m);
+        if (m != NM_STALL_NOT_SELECTED && has(s) && s > *share) {
+            best = m;
+            *share = s;
+        }
+    }
+    return best;
+}
+
+static void s_bound_latency(ncu_ctx_t *c)
+{
+    double share;
+    int stall = s_top_stall(c, &share);
+    const ncu_unit_t *top = ncu_units_busiest(&c->units, -1);
+    char title[320];
+    if (stall >= 0)
+        snprintf(title, sizeof title,
+                 "Latency-bound: no unit reaches 60%% of peak (busiest: %s %.0f%%); warps mostly wait "
+                 "on %s (%.0f%% of their stall cycles)", top ? top->name : "SM", c->busiest,
+                 ncu_advice_stall_reason(stall), 100 * share);
+    else
+        snprintf(title, sizeof title, "Latency-bound: no unit reaches 60%% of peak (busiest: %s %.0f%%)",
+                 top ? top->name : "SM", c->busiest);
+    double gain = stall >= 0 ? (1 - c->busiest / 100) * share : NAN;
+    fb_finding_t *f = ncu_ctx_finding(c, "latency_bound", gain, "latency", title,
+                                      stall >= 0 ? ncu_advice_stall_action(stall)
+                                                 : ncu_advice_action("warp_stall"));
+    if (!f)
+        return;
+    s_units_evidence(f, c);
+    if (stall >= 0)
+        finding_add_evidence(f, ncu_metric_info((ncu_metric_t) stall)->name, V(c, (ncu_metric_t) stall),
+                             "cycle", "%s: %.1f of %.1f stall cycles per issued instruction",
+                             ncu_metric_info((ncu_metric_t) stall)->what, V(c, (ncu_metric_t) stall),
+                             c->stall_total);
+    else
+        ncu_ctx_missing(c, "warp stall reasons (smsp__average_warps_issue_stalled_*): the core plan or "
+                           "--section WarpStateStats");
+    if (has(V(c, NM_OCC_ACHIEVED)))
+        finding_add_evidence(f, ncu_metric_info(NM_OCC_ACHIEVED)->name, V(c, NM_OCC_ACHIEVED), "%",
+                             "achieved occupancy %.1f%%", V(c, NM_OCC_ACHIEVED));
+}
+
+/* L1/TEX busy with almost no memory traffic: global, local and shared traffic
+ * together under 0.05 sectors or wavefronts per SM cycle (the data path moves
+ * one wavefront or four sectors a cycle), so its utilization comes from
+ * LSU-issued instructions that are not memory accesses (shuffles, votes). */
+static bool s_l1_without_traffic(const ncu_ctx_t *c)
+{
+    double sectors = V(c, NM_SECTORS_GLOBAL_LD), cycles = V(c, NM_SM_ACTIVE_CYCLES), sms = V(c, NM_SM_COUNT);
+    if (!has(sectors) || !has(cycles) || !has(sms) || cycles <= 0 || sms <= 0)
+        return false;
+    double traffic = sectors + s_or0(V(c, NM_SECTORS_GLOBAL_ST)) + s_or0(V(c, NM_SECTORS_LOCAL_LD)) +
+                     s_or0(V(c, NM_SECTORS_LOCAL_ST)) + s_or0(V(c, NM_SHARED_WAVEFRONTS_LD)) +
+                     s_or0(V(c, NM_SHARED_WAVEFRONTS_ST)) + s_or0(V(c, NM_SHARED_ATOM));
+    return traffic / (cycles * sms) < 0.05;
+}
+
+void ncu_bound_add(ncu_ctx_t *c)
+{
+    if (!has(c->busiest)) {
+        ncu_ctx_missing(c, "speed of light (sm__throughput, gpu__compute_memory_throughput): --section "
+                           "SpeedOfLight");
+        return;
+    }
+    if (c->latency) {
+        if (!c->latency_explained)
+            s_bound_latency(c);
+        return;
+    }
+    const ncu_unit_t *mem = ncu_units_busiest(&c->units, NCU_UNIT_MEMORY);
+    const ncu_unit_t *pipe = ncu_units_busiest(&c->units, NCU_UNIT_PIPE);
+    const ncu_unit_t *issue = ncu_units_find(&c->units, "issue");
+    double mem_pct = mem ? mem->pct : s_or0(V(c, NM_MEM_PCT));
+    double compute_pct = fmax(fmax(pipe ? pipe->pct : 0, issue ? issue->pct : 0), s_or0(V(c, NM_SM_PCT)));
+    double sm = V(c, NM_SM_PCT), mem_sum = V(c, NM_MEM_PCT);
+    bool memory_side;
+    if (pipe && strcmp(pipe->key, "lsu") != 0 && pipe->pct >= NCU_SOL_HIGH && pipe->pct >= mem_pct - NCU_SOL_GAP)
+        memory_side = false; /* a math pipe at its roof: the traffic beside it feeds it (wgmma's
+                                operands come through shared memory) */
+    else if (has(sm) && has(mem_sum))
+        memory_side = mem_sum >= sm - NCU_SOL_GAP; /* SOLBottleneck, on ncu's own summaries */
+    else
+        memory_side = mem_pct >= compute_pct - NCU_SOL_GAP;
+    if (memory_side && mem && strcmp(mem->key, "l1") == 0 && s_l1_without_traffic(c)) {
+        const ncu_unit_t *lsu = ncu_units_find(&c->units, "lsu");
+        if (lsu && lsu->pct >= mem->pct - NCU_SOL_GAP) {
+            s_bound_compute(c, lsu, issue);
+            return;
+        }
+    }
+    if (memory_side) {
+        /* DRAM traffic passes through L2, so L2 reads at least as busy as
+         * DRAM: DRAM near the roof and close to L2 is the root. */
+        const ncu_unit_t *dram = ncu_units_find(&c->units, "dram");
+        const ncu_unit_t *l2 = ncu_units_find(&c->units, "l2");
+        if (dram && dram->pct >= NCU_SOL_LATENCY && (!l2 || dram->pct >= l2->pct - 15))
+            mem = dram;
+        /* The summary is the max over every memory unit: far above the
+         * busiest one measured, the saturated level was not measured. */
+        if (mem && has(mem_sum) && mem_sum > mem->pct + NCU_SOL_GAP)
+            mem = NULL;
+        s_bound_memory(c, mem);
+    } else {
+        s_bound_compute(c, pipe, issue);
+    }
+}

@@ -1,0 +1,658 @@
+/* ncu_causes: the models that say what wastes the kernel's time, each with
+ * its estimated gain (the share of the kernel's time the fix would save).
+ *
+ * A cause either wastes the unit that bounds the kernel (sectors fetched and
+ * not used, shared-memory replays, idle lanes, local-memory traffic), leaves
+ * SMs without work (a grid smaller than the GPU, a partial last wave, uneven
+ * blocks), or leaves warps waiting with nothing else to issue (too few warps,
+ * contended atomics, barriers). docs/ncu.md ("Models") gives each formula
+ * and why it holds; here each function says what it assumes. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ncu_advice.h"
+#include "ncu_ctx.h"
+
+#define SECTOR_BYTES 32.0
+
+static bool has(double x) { return !isnan(x); }
+static double V(const ncu_ctx_t *c, ncu_metric_t m) { return ncu_ctx_v(c, m); }
+static double s_or0(double x) { return has(x) ? x : 0; }
+
+/* The share of the kernel's time the memory system is busy: the busiest
+ * memory level's utilization. Traffic that a fix removes shortens that part. */
+static double s_memory_busy(const ncu_ctx_t *c)
+{
+    const ncu_unit_t *m = ncu_units_busiest(&c->units, NCU_UNIT_MEMORY);
+    if (m)
+        return m->pct / 100;
+    double mem = V(c, NM_MEM_PCT);
+    return has(mem) ? fmin(mem, 100) / 100 : NAN;
+}
+
+/* The share of active time the SM issues instructions: issue slots, or the
+ * busiest pipe when issue was not measured. */
+static double s_issue_busy(const ncu_ctx_t *c)
+{
+    const ncu_unit_t *i = ncu_units_find(&c->units, "issue");
+    const ncu_unit_t *p = ncu_units_busiest(&c->units, NCU_UNIT_PIPE);
+    double x = fmax(i ? i->pct : 0, p ? p->pct : 0);
+    if (!i && !p)
+        x = has(V(c, NM_SM_PCT)) ? V(c, NM_SM_PCT) : NAN;
+    return has(x) ? x / 100 : NAN;
+}
+
+static double s_active(const ncu_ctx_t *c) { return has(c->idle) ? 1 - c->idle : 1; }
+
+/* Stall reasons that more resident warps would hide: waits on results
+ * (memory, shared memory, fixed-latency math), branch targets, constants. */
+static double s_latency_share(const ncu_ctx_t *c)
+{
+    static const ncu_metric_t reasons[] = {
+        NM_STALL_LONG_SCOREBOARD, NM_STALL_SHORT_SCOREBOARD, NM_STALL_WAIT,
+        NM_STALL_DRAIN,           NM_STALL_IMC_MISS,         NM_STALL_BRANCH,
+    };
+    double share = 0;
+    bool any = false;
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
+        double s = ncu_ctx_stall_share(c, reasons[i]);
+        if (has(s)) {
+            share += s;
+            any = true;
+        }
+    }
+    return any ? fmin(share, 1) : NAN;
+}
+
+/* ----- uncoalesced global access ------------------------------------------- */
+
+/* Sectors fetched and not used are traffic a coalesced layout would not move,
+ * but only at the levels the waste reaches: every wasted sector passes L1;
+ * only L1 misses reach L2 (stores always do); and DRAM carries waste only
+ * when it reads more than the kernel used (bytes read > sectors x bytes used:
+ * when neighbouring requests use the rest of a sector, L2 serves it again and
+ * DRAM reads it once). Model: scale each level's work by what the waste is of
+ * it, and the gain is how far the busiest unit drops (ncu_units_saved). Wide
+ * vector accesses (float2, float4) use whole sectors and score zero. */
+static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, double share,
+                                 double sectors)
+{
+    double waste = (1 - bytes / SECTOR_BYTES) * share;
+    double hit = load ? V(c, NM_L1_HIT) : 0;
+    hit = has(hit) ? fmin(fmax(hit, 0), 100) / 100 : 0;
+    double dram_bytes = V(c, load ? NM_DRAM_READ : NM_DRAM_WRITE);
+    double dram_waste;
+    if (has(dram_bytes) && dram_bytes > 0 && has(sectors)) {
+        double used = sectors * bytes;
+        double excess = fmax(0, 1 - used / dram_bytes);
+        dram_waste = fmin(excess, 1 - bytes / SECTOR_BYTES) * share;
+    } else {
+        dram_waste = waste * (1 - hit);
+    }
+    ncu_relief_t relief = {.l1 = 1 - waste, .l2 = 1 - waste * (1 - hit), .dram = 1 - dram_waste,
+                           .compute = 1};
+    double gain = ncu_units_saved(&c->units, &relief);
+    if (!has(gain)) /* no unit table: the memory summary alone */
+        gain = has(V(c, NM_MEM_PCT)) ? waste * fmin(V(c, NM_MEM_PCT), 100) / 100 : NAN;
+    return gain;
+}
+
+static void s_uncoalesced(ncu_ctx_t *c)
+{
+    double ld = V(c, NM_LD_BYTES_PER_SECTOR), st = V(c, NM_ST_BYTES_PER_SECTOR);
+    if (!has(ld) && has(V(c, NM_LD_SECTOR_PCT)))
+        ld = V(c, NM_LD_SECTOR_PCT) / 100 * SECTOR_BYTES;
+    double sec_ld = V(c, NM_SECTORS_GLOBAL_LD), sec_st = V(c, NM_SECTORS_GLOBAL_ST);
+    bool shares = has(sec_ld) && has(sec_st) && sec_ld + sec_st > 0;
+    struct {
+        const char *side, *metric;
+        double bytes, share, sectors;
+    } sides[2] = {
+        {"loads", "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", ld,
+         shares ? sec_ld / (sec_ld + sec_st) : NAN, sec_ld},
+        {"stores", "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio", st,
+         shares ? sec_st / (sec_ld + sec_st) : NAN, sec_st},
+    };
+    int best = -1;
+    double best_gain = 0;
+    for (int i = 0; i < 2; i++) {
+        double b = sides[i].bytes;
+        if (!has(b) || b <= 0 || b >= SECTOR_BYTES)
+            continue; /* zero: no such access */
+        /* Without sector counts the side's share of traffic is unknown: only a
+         * gross waste (under half of each sector) is judged, as if it were all
+         * of the traffic, and the finding says so. */
+        double share = sides[i].share;
+        if (!has(share)) {
+            if (b >= SECTOR_BYTES / 2)
+                continue;
+            share = 1;
+        }
+        double gain = s_uncoalesced_gain(c, i == 0, b, share, sides[i].sectors);
+        if (has(gain) && gain > best_gain) {
+            best_gain = gain;
+            best = i;
+        }
+    }
+    if (best < 0 || best_gain < NCU_GAIN_REPORT)
+        return;
+    char title[320];
+    double b = sides[best].bytes;
+    if (has(sides[best].share))
+        snprintf(title, sizeof title,
+                 "Uncoalesced global %s: %.1f of every 32 bytes fetched are used, and %s are %.0f%% "
+                 "of the global sectors", sides[best].side, b, sides[best].side, 100 * sides[best].share);
+    else
+        snprintf(title, sizeof title,
+                 "Uncoalesced global %s: %.1f of every 32 bytes fetched are used, so the memory "
+                 "system moves %.1fx the data the kernel uses", sides[best].side, b, SECTOR_BYTES / b);
+    fb_finding_t *f = ncu_ctx_finding(c, "uncoalesced_access", best_gain, "sectors", title,
+                                      ncu_advice_action("uncoalesced_access"));
+    if (!f)
+        return;
+    finding_add_evidence(f, sides[best].metric, b, "byte/sector", "%s use %.1f of 32 bytes per sector",
+                         sides[best].side, b);
+    if (has(sides[best].share))
+        finding_add_evidence(f, best == 0 ? "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+                                          : "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+                             sides[best].sectors, "sector", "%.3g %s sectors of %.3g global sectors",
+                             sides[best].sectors, sides[best].side, sec_ld + sec_st);
+    else
+        ncu_ctx_missing(c, "global sectors by direction (l1tex__t_sectors_pipe_lsu_mem_global_op_ld/"
+                           "st.sum): the core plan or --section MemoryWorkloadAnalysis_Tables");
+    ncu_ctx_pct(f, c, NM_L2_PCT);
+    ncu_ctx_pct(f, c, NM_DRAM_PCT);
+    ncu_ctx_pct(f, c, NM_L1_PCT);
+    if (has(V(c, NM_L1_HIT)) && best == 0)
+        finding_add_evidence(f, ncu_metric_info(NM_L1_HIT)->name, fmin(V(c, NM_L1_HIT), 100), "%",
+                             "L1 hit rate %.1f%%", fmin(V(c, NM_L1_HIT), 100));
+}
+
+/* ----- shared-memory bank conflicts --------------------------------------- */
+
+/* A conflict replays a shared-memory wavefront. Model: the L1/shared pipe's
+ * work shrinks by replays / wavefronts x shared memory's share of its traffic
+ * (wavefronts against global and local sectors); the gain is how far the
+ * busiest unit drops. */
+static void s_bank_conflicts(ncu_ctx_t *c)
+{
+    double ld = V(c, NM_BANK_CONFLICTS_LD), st = V(c, NM_BANK_CONFLICTS_ST);
+    double conflicts = has(ld) || has(st) ? s_or0(ld) + s_or0(st) : V(c, NM_BANK_CONFLICTS);
+    double wld = V(c, NM_SHARED_WAVEFRONTS_LD), wst = V(c, NM_SHARED_WAVEFRONTS_ST);
+    double wavefronts = has(wld) || has(wst) ? s_or0(wld) + s_or0(wst) : V(c, NM_SHARED_WAVEFRONTS);
+    double l1 = V(c, NM_L1_PCT);
+    if (!has(conflicts) || conflicts <= 0 || !has(l1) || c->units.count == 0)
+        return;
+    double rate;
+    if (has(wavefronts) && wavefronts > 0) {
+        rate = fmin(conflicts / wavefronts, 1);
+    } else {
+        /* Without wavefront counts: each replay holds the SM's shared-memory
+         * data path for a cycle, so replays per SM cycle are its share. */
+        double t = V(c, NM_DURATION), sms = V(c, NM_SM_COUNT);
+        if (!has(t) || !has(sms) || !has(c->sm_clock_hz) || t <= 0)
+            return;
+        rate = fmin(conflicts / (t * 1e-9 * c->sm_clock_hz * sms), 1);
+        wavefronts = NAN;
+    }
+    double other = s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST)) +
+                   s_or0(V(c, NM_SECTORS_LOCAL_LD)) + s_or0(V(c, NM_SECTORS_LOCAL_ST));
+    double shared_share = has(wavefronts) ? wavefronts / (wavefronts + other) : 1;
+    ncu_relief_t relief = {.l1 = 1 - rate * shared_share, .l2 = 1, .dram = 1, .compute = 1};
+    double gain = ncu_units_saved(&c->units, &relief);
+    if (!has(gain) || gain < NCU_GAIN_REPORT)
+        return;
+    char title[300];
+    if (has(wavefronts))
+        snprintf(title, sizeof title,
+                 "Shared-memory bank conflicts: %.0f%% of shared-memory wavefronts are conflict replays "
+                 "(%.1f-way on average), on an L1/shared pipe %.0f%% busy", 100 * rate,
+                 rate < 0.97 ? 1 / (1 - rate) : 32.0, fmin(l1, 100));
+    else
+        snprintf(title, sizeof title,
+                 "Shared-memory bank conflicts: replays take %.0f%% of the SMs' cycles on an L1/shared "
+                 "pipe %.0f%% busy", 100 * rate, fmin(l1, 100));
+    fb_finding_t *f = ncu_ctx_finding(c, "bank_conflicts", gain, "replays", title,
+                                      ncu_advice_action("bank_conflicts"));
+    if (!f)
+        return;
+    finding_add_evidence(f, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", conflicts, "",
+                         "%.3g bank conflicts, %.2f per %s", conflicts, rate,
+                         has(wavefronts) ? "shared-memory wavefront" : "SM cycle");
+    ncu_ctx_pct(f, c, NM_L1_PCT);
+}
+
+/* ----- divergence ----------------------------------------------------------- */
+
+/* Lanes that sit out an instruction still cost its issue slot and pipe cycle.
+ * Model: converged code would issue active/32 of the instructions, so every
+ * pipe's and the issue slots' work scales by that; memory traffic stays; the
+ * gain is how far the busiest unit drops. */
+static void s_divergence(ncu_ctx_t *c)
+{
+    double active = V(c, NM_THREADS_PER_WARP), pred = V(c, NM_THREADS_PER_WARP_PRED);
+    double busy = s_issue_busy(c);
+    if (!has(active) || active >= 32 || active <= 0 || !has(busy))
+        return;
+    ncu_relief_t relief = {.l1 = 1, .l2 = 1, .dram = 1, .compute = active / 32};
+    double gain = c->units.count ? ncu_units_saved(&c->units, &relief) : (1 - active / 32) * busy;
+    if (!has(gain) || gain < NCU_GAIN_REPORT)
+        return;
+    char title[300];
+    snprintf(title, sizeof title,
+             "Warp divergence: on average %.1f of 32 lanes are active per instruction, so the SM "
+             "does %.1fx the issue work of converged code", active, 32 / active);
+    fb_finding_t *f = ncu_ctx_finding(c, "divergence", gain, "active_lanes", title,
+                                      ncu_advice_action("divergence"));
+    if (!f)
+        return;
+    finding_add_evidence(f, ncu_metric_info(NM_THREADS_PER_WARP)->name, active, "thread",
+                         "%.1f active threads per warp instruction", active);
+    if (has(pred) && pred < active - 0.5)
+        finding_add_evidence(f, ncu_metric_info(NM_THREADS_PER_WARP_PRED)->name, pred, "thread",
+                             "%.1f of them not predicated off", pred);
+    ncu_ctx_pct(f, c, NM_ISSUE_PCT);
+    ncu_ctx_pct(f, c, NM_SM_PCT);
+}
+
+/* ----- local memory ---------------------------------------------------------- */
+
+/* Local memory is per-thread global memory: register spills, or a private
+ * array indexed at run time (or too large for registers). Model: kept in
+ * registers, its sectors leave L1 and L2 (local / (local + global) of their
+ * traffic; DRAM only for the part L2 missed); the gain is how far the busiest
+ * unit drops. */
+static void s_local_memory(ncu_ctx_t *c)
+{
+    double lld = V(c, NM_SECTORS_LOCAL_LD), lst = V(c, NM_SECTORS_LOCAL_ST);
+    double spills = V(c, NM_SPILL_INST), spill_req = V(c, NM_SPILL_REQUESTS);
+    if (!has(lld) && !has(lst)) {
+        /* Without sector counts, a measured spill is still worth saying. */
+        double n = has(spill_req) ? spill_req : spills;
+        if (has(n) && n > 0) {
+            char title[200];
+            snprintf(title, sizeof title, "Register spills: %.0f local-memory spill %s", n,
+                     has(spill_req) ? "requests" : "instructions");
+            fb_finding_t *f = ncu_ctx_finding(c, "register_spill", NAN, "none", title,
+                                              ncu_advice_action("register_spill"));
+            if (f)
+                finding_add_evidence(f, has(spill_req) ? ncu_metric_info(NM_SPILL_REQUESTS)->name
+                                                       : ncu_metric_info(NM_SPILL_INST)->name,
+                                     n, "", "%.0f spill %s", n, has(spill_req) ? "requests" : "instructions");
+            ncu_ctx_missing(c, "local-memory sectors (l1tex__t_sectors_pipe_lsu_mem_local_op_ld/st.sum): "
+                               "the core plan or --section MemoryWorkloadAnalysis_Tables");
+        }
+        return;
+    }
+    double local = s_or0(lld) + s_or0(lst);
+    double global = s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST));
+    double busy = s_memory_busy(c);
+    if (local <= 0 || !has(busy))
+        return;
+    double share = local / (local + global);
+    double l2_hit = has(V(c, NM_L2_HIT)) ? fmin(fmax(V(c, NM_L2_HIT), 0), 100) / 100 : 0;
+    ncu_relief_t relief = {.l1 = 1 - share, .l2 = 1 - share, .dram = 1 - share * (1 - l2_hit),
+                           .compute = 1};
+    double gain = c->units.count ? ncu_units_saved(&c->units, &relief) : share * busy;
+    if (!has(gain) || gain < NCU_GAIN_REPORT)
+        return;
+    bool spilled = has(spills) && spills > 0;
+    char title[320];
+    const char *category = spilled ? "register_spill" : "local_memory";
+    if (spilled)
+        snprintf(title, sizeof title,
+                 "Register spills: local memory carries %.0f%% of the kernel's memory sectors, from "
+                 "%.3g spill instructions", 100 * share, spills);
+    else if (has(spills))
+        snprintf(title, sizeof title,
+                 "Local memory, not spills: a per-thread array indexed at run time (or too large for "
+                 "registers) lives in local memory and carries %.0f%% of the memory sectors",
+                 100 * share);
+    else
+        snprintf(title, sizeof title,
+                 "Local memory carries %.0f%% of the kernel's memory sectors (register spills or a "
+                 "per-thread array indexed at run time; the spill counter was not measured)",
+                 100 * share);
+    fb_finding_t *f = ncu_ctx_finding(c, category, gain, "local_sectors", title,
+                                      ncu_advice_action(category));
+    if (!f)
+        return;
+    finding_add_evidence(f, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", local, "sector",
+                         "%.3g local sectors against %.3g global sectors", local, global);
+    if (has(spills))
+        finding_add_evidence(f, ncu_metric_info(NM_SPILL_INST)->name, spills, "inst",
+                             "%.3g register-spill instructions", spills);
+    if (has(V(c, NM_REGISTERS)))
+        finding_add_evidence(f, ncu_metric_info(NM_REGISTERS)->name, V(c, NM_REGISTERS),
+                             "register/thread", "%.0f registers per thread", V(c, NM_REGISTERS));
+    ncu_ctx_pct(f, c, NM_L2_PCT);
+    ncu_ctx_pct(f, c, NM_L1_PCT);
+}
+
+/* ----- idle SMs: grid size, waves, imbalance -------------------------------- */
+
+/* Blocks that fit on one SM at once, from the occupancy limiters; NAN. */
+static double s_blocks_per_sm(const ncu_ctx_t *c)
+{
+    static const ncu_metric_t limits[] = {NM_OCC_LIMIT_REGISTERS, NM_OCC_LIMIT_SMEM, NM_OCC_LIMIT_WARPS,
+                                          NM_OCC_LIMIT_BLOCKS, NM_OCC_LIMIT_BARRIERS};
+    double best = NAN;
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        double x = V(c, limits[i]);
+        if (has(x) && x > 0 && (!has(best) || x < best))
+            best = x;
+    }
+    return best;
+}
+
+/* Waves of blocks over the GPU. ncu prints launch__waves_per_multiprocessor
+ * with two decimals, which turns 265 blocks of 264 per wave into "1.00":
+ * computed from grid and limits where they are known. */
+static double s_waves(const ncu_ctx_t *c)
+{
+    double grid = V(c, NM_GRID_SIZE), sms = V(c, NM_SM_COUNT), per_sm = s_blocks_per_sm(c);
+    if (has(grid) && has(sms) && has(per_sm) && sms > 0)
+        return grid / (sms * per_sm);
+    return V(c, NM_WAVES);
+}
+
+/* A grid smaller than the GPU, a partial last wave, or blocks of unequal
+ * length leave SMs with no work. Model: gain = the share of the elapsed time
+ * SMs were idle (sm__cycles_active against the elapsed cycles) when measured;
+ * otherwise 1 - blocks/SMs for a small grid and (1 - last wave's fill) /
+ * waves for a tail, both assuming blocks of equal length. */
+static void s_idle_sms(ncu_ctx_t *c)
+{
+    double grid = V(c, NM_GRID_SIZE), sms = V(c, NM_SM_COUNT);
+    double waves = s_waves(c);
+    char title[320];
+    if (has(grid) && has(sms) && grid > 0 && grid < sms) {
+        double gain = 1 - grid / sms;
+        double launches = (double) c->k->launches, t = V(c, NM_DURATION);
+        snprintf(title, sizeof title,
+                 "Grid too small: %.0f block%s for %.0f SMs, so %.0f%% of the GPU has no work",
+                 grid, grid == 1 ? "" : "s", sms, 100 * gain);
+        fb_finding_t *f = ncu_ctx_finding(c, "small_grid", gain, "idle_sms", title,
+                                          ncu_advice_action(launches > 1 && has(t) && t / launches < 10e3
+                                                                ? "small_grid_launches" : "small_grid"));
+        if (!f)
+            return;
+        finding_add_evidence(f, "launch__grid_size", grid, "block", "grid of %.0f block%s", grid,
+                             grid == 1 ? "" : "s");
+        finding_add_evidence(f, "launch__sm_count", sms, "SM", "%.0f SMs on the device", sms);
+        if (launches > 1 && has(t))
+            finding_add_evidence(f, "gpu__time_duration.sum", t / launches, "ns",
+                                 "%zu launches of %.1f us each", c->k->launches, t / launches / 1e3);
+        if (has(c->idle))
+            finding_add_evidence(f, "sm__cycles_active.avg", 100 * c->idle, "%",
+                                 "SMs idle %.0f%% of the elapsed cycles", 100 * c->idle);
+        c->latency_explained = c->latency_explained || gain >= 0.2;
+        return;
+    }
+    if (!has(waves) || waves < 1)
+        return; /* under one wave every SM has work: a question of warps, below */
+    double frac = waves - floor(waves);
+    double model = frac > 1e-6 ? (1 - frac) / ceil(waves) : 0;
+    bool tail = frac > 1e-6 && model >= NCU_GAIN_REPORT;
+    double gain = has(c->idle) ? c->idle : model;
+    if (gain < NCU_GAIN_REPORT)
+        return;
+    if (tail) {
+        double per_sm = s_blocks_per_sm(c);
+        double last = has(grid) && has(sms) && has(per_sm) ? grid - floor(waves) * sms * per_sm : NAN;
+        if (has(last) && last >= 1)
+            snprintf(title, sizeof title,
+                     "Tail effect: %.0f blocks make %.3f waves of %.0f; the last wave runs %.0f block%s "
+                     "while the rest of the GPU waits", grid, waves, sms * per_sm, last,
+                     last == 1 ? "" : "s");
+        else
+            snprintf(title, sizeof title,
+                     "Tail effect: %.2f waves per SM, so the last wave runs %.0f%% full", waves,
+                     100 * frac);
+    } else {
+        snprintf(title, sizeof title,
+                 "Load imbalance: SMs were idle %.0f%% of the kernel's time although the grid fills "
+                 "%.1f waves: some blocks run much longer than others", 100 * gain, waves);
+    }
+    fb_finding_t *f = ncu_ctx_finding(c, tail ? "tail_effect" : "load_imbalance", gain,
+                                      has(c->idle) ? "idle_sms" : "waves", title,
+                                      ncu_advice_action(tail ? "tail_effect" : "load_imbalance"));
+    if (!f)
+        return;
+    finding_add_evidence(f, "launch__waves_per_multiprocessor", waves, "", "%.3g waves per SM", waves);
+    if (has(c->idle))
+        finding_add_evidence(f, "sm__cycles_active.avg", 100 * c->idle, "%",
+                             "SMs idle %.0f%% of the elapsed cycles", 100 * c->idle);
+    if (tail && has(c->idle))
+        finding_add_evidence(f, "model", 100 * model, "%",
+                             "equal-length blocks would predict %.0f%% idle", 100 * model);
+    c->latency_explained = c->latency_explained || gain >= 0.2;
+}
+
+/* ----- too few warps: the launch, or the occupancy limiters ---------------- */
+
+static const struct {
+    ncu_metric_t metric;
+    const char *name, *advice;
+} s_limits[] = {
+    {NM_OCC_LIMIT_REGISTERS, "registers per thread", "occupancy_registers"},
+    {NM_OCC_LIMIT_SMEM, "shared memory per block", "occupancy_shared"},
+    {NM_OCC_LIMIT_WARPS, "block size (warps per block)", "occupancy_warps"},
+    {NM_OCC_LIMIT_BLOCKS, "the blocks-per-SM limit", "occupancy_blocks"},
+    {NM_OCC_LIMIT_BARRIERS, "barriers per block", "occupancy_barriers"},
+};
+
+/* More resident warps hide latency until a unit saturates. Model: speedup =
+ * min(warps that could be resident / warps that were, 80% / busiest unit),
+ * gain = (1 - 1/speedup) x the share of stall cycles more warps would hide.
+ * A compute- or memory-bound kernel (a unit near 80%) gets nothing from
+ * more warps, however low its occupancy. */
+static void s_parallelism(ncu_ctx_t *c)
+{
+    double theo = V(c, NM_OCC_THEORETICAL), ach = V(c, NM_OCC_ACHIEVED);
+    double latency = s_latency_share(c);
+    if (!has(ach) || ach <= 0 || !has(c->busiest))
+        return;
+    if (!has(latency))
+        latency = c->latency ? 1 : 0;
+    double roof = c->busiest > 0 ? NCU_SOL_HIGH / c->busiest : 10;
+    double waves = s_waves(c);
+    double grid = V(c, NM_GRID_SIZE), sms = V(c, NM_SM_COUNT);
+    bool launch_small = has(waves) && waves < 1 && has(grid) && has(sms) && grid >= sms;
+    char title[320];
+    if (launch_small && has(theo)) {
+        /* The launch itself puts fewer warps on each SM than fit. */
+        double speedup = fmin(theo / ach, roof);
+        double gain = speedup > 1 ? (1 - 1 / speedup) * latency : 0;
+        if (gain < NCU_GAIN_REPORT)
+            return;
+        double warps = has(V(c, NM_BLOCK_SIZE)) ? grid * ceil(V(c, NM_BLOCK_SIZE) / 32) / sms : NAN;
+        if (has(warps))
+            snprintf(title, sizeof title,
+                     "Too little parallelism: the launch puts %.3g warp%s on each SM, which could "
+                     "hold %.0f%% occupancy; the warps wait on latency with every unit under %.0f%% busy",
+                     warps, warps == 1 ? "" : "s", theo, ceil(c->busiest));
+        else
+            snprintf(title, sizeof title,
+                     "Too little parallelism: %.2f waves of blocks, achieved occupancy %.1f%% of %.0f%% "
+                     "possible", waves, ach, theo);
+        fb_finding_t *f = ncu_ctx_finding(c, "small_grid", gain, "warps_in_flight", title,
+                                          ncu_advice_action("small_grid_warps"));
+        if (!f)
+            return;
+        finding_add_evidence(f, ncu_metric_info(NM_OCC_ACHIEVED)->name, ach, "%",
+                             "achieved occupancy %.1f%% (theoretical %.0f%%)", ach, theo);
+        finding_add_evidence(f, "launch__waves_per_multiprocessor", waves, "", "%.2f waves", waves);
+        c->latency_explained = c->latency_explained || gain >= 0.2;
+        return;
+    }
+    if (!has(theo) || theo >= 100)
+        return;
+    /* The occupancy limiter: the smallest block limit; lifting it lets the
+     * next one bind. */
+    int limiter = -1;
+    double current = NAN, next = NAN;
+    for (int i = 0; i < (int) (sizeof s_limits / sizeof s_limits[0]); i++) {
+        double x = V(c, s_limits[i].metric);
+        if (!has(x) || x <= 0)
+            continue;
+        if (limiter < 0 || x < current) {
+            next = has(current) ? current : next;
+            current = x;
+            limiter = i;
+        } else if (!has(next) || x < next) {
+            next = x;
+        }
+    }
+    if (limiter < 0)
+        return;
+    double grow = has(next) ? fmin(next / current, 100 / theo) : 100 / theo;
+    double speedup = fmin(grow, roof);
+    double gain = speedup > 1 ? (1 - 1 / speedup) * latency : 0;
+    if (gain < NCU_GAIN_REPORT)
+        return;
+    snprintf(title, sizeof title,
+             "Occupancy limited by %s: %.0f block%s per SM, %.0f%% theoretical occupancy, while "
+             "warps wait on latency with every unit under %.0f%% busy", s_limits[limiter].name, current,
+             current == 1 ? "" : "s", theo, ceil(c->busiest));
+    fb_finding_t *f = ncu_ctx_finding(c, "occupancy", gain, "warps_in_flight", title,
+                                      ncu_advice_action(s_limits[limiter].advice));
+    if (!f)
+        return;
+    finding_add_evidence(f, ncu_metric_info(NM_OCC_THEORETICAL)->name, theo, "%",
+                         "theoretical occupancy %.1f%%, achieved %.1f%%", theo, ach);
+    finding_add_evidence(f, ncu_metric_info(s_limits[limiter].metric)->name, current, "block",
+                         "%s allow %.0f blocks per SM%s", s_limits[limiter].name, current,
+                         has(next) ? "" : " (no other limit measured)");
+    if (has(V(c, NM_REGISTERS)))
+        finding_add_evidence(f, ncu_metric_info(NM_REGISTERS)->name, V(c, NM_REGISTERS),
+                             "register/thread", "%.0f registers per thread", V(c, NM_REGISTERS));
+    c->latency_explained = c->latency_explained || gain >= 0.2;
+}
+
+/* ----- contended atomics ----------------------------------------------------- */
+
+/* Atomics to the same address serialize in L2: warps wait on them while every
+ * unit idles. Model: in a latency-bound kernel with measured global atomics,
+ * gain = the idle share of the busiest unit x the share of stall cycles spent
+ * waiting on memory results and stores (long scoreboard, drain, LSU queue). */
+static void s_contention(ncu_ctx_t *c)
+{
+    double red = V(c, NM_GLOBAL_RED), atom = V(c, NM_GLOBAL_ATOM);
+    double atomics = s_or0(red) + s_or0(atom);
+    if (!c->latency || atomics <= 0)
+        return;
+    double wait = s_or0(ncu_ctx_stall_share(c, NM_STALL_LONG_SCOREBOARD)) +
+                  s_or0(ncu_ctx_stall_share(c, NM_STALL_DRAIN)) +
+                  s_or0(ncu_ctx_stall_share(c, NM_STALL_LG_THROTTLE));
+    if (!has(c->stall_total))
+        wait = 1;
+    double gain = (1 - c->busiest / 100) * fmin(wait, 1);
+    if (gain < NCU_GAIN_REPORT)
+        return;
+    char title[300];
+    snprintf(title, sizeof title,
+             "Global atomic contention: %.3g atomic instructions while every unit is under %.0f%% "
+             "busy; warps wait on serialized updates", atomics, ceil(c->busiest));
+    fb_finding_t *f = ncu_ctx_finding(c, "contention", gain, "atomic_wait", title,
+                                      ncu_advice_action("contention"));
+    if (!f)
+        return;
+    finding_add_evidence(f, "smsp__inst_executed_op_global_red.sum", atomics, "inst",
+                         "%.3g global atomic/reduction instructions", atomics);
+    if (has(V(c, NM_L2_ATOMIC_PCT)))
+        finding_add_evidence(f, ncu_metric_info(NM_L2_ATOMIC_PCT)->name, V(c, NM_L2_ATOMIC_PCT), "%",
+                             "L2 atomic unit busy %.2f%% of peak", V(c, NM_L2_ATOMIC_PCT));
+    if (has(c->stall_total))
+        finding_add_evidence(f, "stalls", 100 * fmin(wait, 1), "%",
+                             "%.0f%% of stall cycles wait on memory results and stores", 100 * fmin(wait, 1));
+    c->latency_explained = c->latency_explained || gain >= 0.2;
+}
+
+/* Shared-memory atomics to the same address serialize in the L1's atomic
+ * unit; warps wait for them in the MIO queue (mio throttle) and on their
+ * results (short scoreboard). Model: gain = that share of stall cycles x the
+ * L1/shared pipe's utilization when it is the busy unit, else x the time the
+ * busiest unit leaves idle. */
+static void s_shared_atomics(ncu_ctx_t *c)
+{
+    double atoms = V(c, NM_SHARED_ATOM), l1 = V(c, NM_L1_PCT);
+    double mio = ncu_ctx_stall_share(c, NM_STALL_MIO_THROTTLE);
+    double sb = ncu_ctx_stall_share(c, NM_STALL_SHORT_SCOREBOARD);
+    if (!has(atoms) || atoms <= 0 || !has(mio) || !has(c->busiest))
+        return;
+    double wait = fmin(mio + s_or0(sb), 1);
+    bool busy = has(l1) && l1 >= NCU_SOL_LATENCY;
+    double gain = wait * (busy ? fmin(l1, 100) / 100 : 1 - c->busiest / 100);
+    if (gain < NCU_GAIN_REPORT)
+        return;
+    char title[300];
+    snprintf(title, sizeof title,
+             "Shared-memory atomic contention: %.3g shared atomic instructions%s; warps wait on them "
+             "(MIO queue and results) %.0f%% of their stall cycles", atoms,
+             busy ? " keep the L1/shared pipe busy" : "", 100 * wait);
+    fb_finding_t *f = ncu_ctx_finding(c, "contention", gain, "atomic_wait", title,
+                                      ncu_advice_action("contention_shared"));
+    if (!f)
+        return;
+    finding_add_evidence(f, ncu_metric_info(NM_SHARED_ATOM)->name, atoms, "inst",
+                         "%.3g shared-memory atomic instructions", atoms);
+    ncu_ctx_pct(f, c, NM_L1_PCT);
+    c->latency_explained = c->latency_explained || (c->latency && gain >= 0.2);
+}
+
+/* ----- stalls that are causes, not symptoms --------------------------------- */
+
+/* Waits on memory or on a busy pipe are the bound showing through and belong
+ * to the bound finding. These are not: barriers, branches, fences, constant
+ * and instruction-cache misses, sleeping. Model: gain = the reason's share of
+ * stall cycles x the time the bound unit leaves idle. */
+static void s_cause_stalls(ncu_ctx_t *c)
+{
+    static const ncu_metric_t reasons[] = {NM_STALL_BARRIER, NM_STALL_BRANCH, NM_STALL_MEMBAR,
+                                           NM_STALL_IMC_MISS, NM_STALL_NO_INSTRUCTION,
+                                           NM_STALL_SLEEPING, NM_STALL_MISC};
+    if (!has(c->stall_total) || !has(c->busiest))
+        return;
+    const ncu_unit_t *top = ncu_units_busiest(&c->units, NCU_UNIT_PIPE);
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
+        double share = ncu_ctx_stall_share(c, reasons[i]);
+        if (!has(share) || share < 0.1)
+            continue;
+        /* A barrier-bound kernel keeps the ADU pipe (which executes BAR)
+         * busy: the bound finding says so itself. */
+        if (reasons[i] == NM_STALL_BARRIER && top && strcmp(top->key, "adu") == 0 &&
+            !c->latency && top->pct >= c->busiest - NCU_SOL_GAP)
+            continue;
+        double gain = share * (1 - c->busiest / 100) * s_active(c);
+        if (gain < NCU_GAIN_REPORT)
+            continue;
+        char title[300];
+        snprintf(title, sizeof title, "Warps stall on %s: %.0f%% of their stall cycles",
+                 ncu_advice_stall_reason((int) reasons[i]), 100 * share);
+        const char *category = reasons[i] == NM_STALL_BARRIER ? "barrier_stall" : "warp_stall";
+        fb_finding_t *f = ncu_ctx_finding(c, category, gain, "stall_share", title,
+                                          ncu_advice_stall_action((int) reasons[i]));
+        if (!f)
+            continue;
+        finding_add_evidence(f, ncu_metric_info(reasons[i])->name, V(c, reasons[i]), "cycle",
+                             "%s: %.1f of %.1f stall cycles per issued instruction",
+                             ncu_metric_info(reasons[i])->what, V(c, reasons[i]), c->stall_total);
+        if (c->latency)
+            c->latency_explained = c->latency_explained || gain >= 0.2;
+    }
+}
+
+void ncu_causes_add(ncu_ctx_t *c)
+{
+    s_uncoalesced(c);
+    s_bank_conflicts(c);
+    s_divergence(c);
+    s_local_memory(c);
+    s_idle_sms(c);
+    s_parallelism(c);
+    s_contention(c);
+    s_shared_atomics(c);
+    s_cause_stalls(c);
+}

@@ -1,0 +1,68 @@
+/* ncu_ctx: what the analysis of one kernel knows while it runs, shared by the
+ * bound (ncu_bound.c) and the cause models (ncu_causes.c). Private to
+ * analyzer/ncu.
+ *
+ * Every finding carries an estimated gain: the share of the kernel's time the
+ * change it names would save, from a model of its own (docs/ncu.md, "Models").
+ * Findings are ranked by it; importance is the gain in percent. */
+#ifndef NCU_CTX_H
+#define NCU_CTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "feedback.h"
+#include "ncu_kernel.h"
+#include "ncu_units.h"
+#include "roofs.h"
+
+/* NCU's SOLBottleneck rule (SpeedOfLight.py, Nsight Compute 2025.3.1): below
+ * 60% of peak on every unit the kernel is latency-bound; a 10-point gap makes
+ * one side dominant; 80% is high throughput. */
+#define NCU_SOL_LATENCY 60.0
+#define NCU_SOL_GAP 10.0
+#define NCU_SOL_HIGH 80.0
+
+/* A cause is worth a finding when it could save this share of the time. */
+#define NCU_GAIN_REPORT 0.03
+
+typedef struct {
+    const ncu_kernel_t *k;
+    size_t index;          /* the kernel's index in the feedback */
+    feedback_t *fb;
+    double sm_clock_hz;    /* from the capture, else the device attribute; NAN */
+    const roof_t *roof;    /* published peaks, or NULL */
+    ncu_units_t units;     /* measured utilizations, busiest first */
+    double busiest;        /* highest utilization measured (units, SM%, memory%); NAN */
+    bool latency;          /* busiest < NCU_SOL_LATENCY */
+    double idle;           /* share of elapsed time the SMs had no work, 0..1; NAN */
+    double stall_total;    /* cycles per issue over every stall reason; NAN */
+    bool latency_explained; /* a cause model claimed the idle time of a latency-bound kernel */
+} ncu_ctx_t;
+
+static inline double ncu_ctx_v(const ncu_ctx_t *c, ncu_metric_t m) { return c->k->v[m]; }
+
+/* A stall reason's share of the stall cycles, 0..1, or NAN when unmeasured. */
+double ncu_ctx_stall_share(const ncu_ctx_t *c, ncu_metric_t stall);
+
+/* Adds a finding whose gain (0..1, the share of the kernel's time it would
+ * save; NAN when no model applies) comes from `model`, a short name shown as
+ * its source ("profeed:<model>"). Returns NULL when memory ran out. */
+fb_finding_t *ncu_ctx_finding(ncu_ctx_t *c, const char *category, double gain, const char *model,
+                              const char *title, const char *action);
+
+/* Evidence for a percentage metric, if measured, clamped to 0..100. */
+void ncu_ctx_pct(fb_finding_t *f, const ncu_ctx_t *c, ncu_metric_t m);
+
+/* Adds the capture's missing-metric line. */
+void ncu_ctx_missing(ncu_ctx_t *c, const char *what);
+
+/* Runs every cause model (waste on the bound unit, idle SMs, parallelism,
+ * contention, stalls); sets c->latency_explained. */
+void ncu_causes_add(ncu_ctx_t *c);
+
+/* Adds the bound finding: the unit that limits the kernel and its headroom,
+ * or, when no unit is busy and no cause explained why, latency. */
+void ncu_bound_add(ncu_ctx_t *c);
+
+#endif

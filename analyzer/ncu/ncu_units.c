@@ -1,0 +1,105 @@
+#include "ncu_units.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Every unit with a utilization counter in Nsight Compute's
+ * ComputeWorkloadAnalysis and SpeedOfLight sections (2025.3.1, GH100). Pipe
+ * counters are per active SM cycle (.pct_of_peak_sustained_active), the
+ * DRAM and L2 ones per elapsed cycle. The tensor pipe is read from its
+ * all-ops counter, else from the HMMA one (which counts HGMMA on Hopper). */
+static const struct {
+    const char *key, *name;
+    ncu_metric_t metric, fallback;
+    ncu_unit_kind_t kind;
+} s_table[] = {
+    {"dram", "DRAM", NM_DRAM_PCT, NM__COUNT, NCU_UNIT_MEMORY},
+    {"l2", "L2 cache", NM_L2_PCT, NM__COUNT, NCU_UNIT_MEMORY},
+    {"l1", "L1/TEX cache and shared memory", NM_L1_PCT, NM__COUNT, NCU_UNIT_MEMORY},
+    {"fma", "FP32 FMA pipe", NM_PIPE_FMA, NM__COUNT, NCU_UNIT_PIPE},
+    {"alu", "integer/logic ALU pipe", NM_PIPE_ALU, NM__COUNT, NCU_UNIT_PIPE},
+    {"fp64", "FP64 pipe", NM_PIPE_FP64, NM__COUNT, NCU_UNIT_PIPE},
+    {"xu", "XU pipe (transcendentals, square roots, conversions)", NM_PIPE_XU, NM__COUNT,
+     NCU_UNIT_PIPE},
+    {"tensor", "tensor pipe (mma/wgmma)", NM_PIPE_TENSOR, NM_PIPE_HMMA, NCU_UNIT_PIPE},
+    {"lsu", "LSU pipe (memory instruction issue)", NM_PIPE_LSU, NM__COUNT, NCU_UNIT_PIPE},
+    {"adu", "ADU pipe (barriers, branches, constant loads)", NM_PIPE_ADU, NM__COUNT, NCU_UNIT_PIPE},
+    {"cbu", "CBU pipe (warp-level control flow)", NM_PIPE_CBU, NM__COUNT, NCU_UNIT_PIPE},
+    {"uniform", "uniform datapath", NM_PIPE_UNIFORM, NM__COUNT, NCU_UNIT_PIPE},
+    {"tex", "TEX pipe", NM_PIPE_TEX, NM__COUNT, NCU_UNIT_PIPE},
+    {"issue", "instruction issue slots", NM_ISSUE_PCT, NM__COUNT, NCU_UNIT_ISSUE},
+};
+
+/* Busiest first; ties keep the table's order (memory before pipes), so the
+ * result never depends on the sort. */
+static void s_sort(ncu_units_t *units)
+{
+    for (size_t i = 1; i < units->count; i++)
+        for (size_t j = i; j > 0 && units->unit[j].pct > units->unit[j - 1].pct; j--) {
+            ncu_unit_t t = units->unit[j];
+            units->unit[j] = units->unit[j - 1];
+            units->unit[j - 1] = t;
+        }
+}
+
+void ncu_units_measure(const ncu_kernel_t *k, ncu_units_t *out)
+{
+    out->count = 0;
+    for (size_t i = 0; i < sizeof s_table / sizeof s_table[0] && out->count < NCU_UNITS_MAX; i++) {
+        ncu_metric_t m = s_table[i].metric;
+        double x = k->v[m];
+        if (s_table[i].fallback != NM__COUNT && !isnan(k->v[s_table[i].fallback]) &&
+            (isnan(x) || k->v[s_table[i].fallback] > x)) {
+            m = s_table[i].fallback;
+            x = k->v[m];
+        }
+        /* Issue slots are also reported as a fraction per scheduler cycle. */
+        if (isnan(x) && m == NM_ISSUE_PCT && !isnan(k->v[NM_ISSUE_ACTIVE])) {
+            m = NM_ISSUE_ACTIVE;
+            x = 100 * k->v[NM_ISSUE_ACTIVE];
+        }
+        if (isnan(x))
+            continue;
+        ncu_unit_t *u = &out->unit[out->count++];
+        u->key = s_table[i].key;
+        u->name = s_table[i].name;
+        u->metric = ncu_metric_info(m)->name;
+        u->kind = s_table[i].kind;
+        u->pct = x < 0 ? 0 : x > 100 ? 100 : x;
+    }
+    s_sort(out);
+}
+
+const ncu_unit_t *ncu_units_busiest(const ncu_units_t *units, int kind)
+{
+    for (size_t i = 0; i < units->count; i++) /* busiest first */
+        if (kind < 0 || units->unit[i].kind == (ncu_unit_kind_t) kind)
+            return &units->unit[i];
+    return NULL;
+}
+
+const ncu_unit_t *ncu_units_find(const ncu_units_t *units, const char *key)
+{
+    for (size_t i = 0; i < units->count; i++)
+        if (strcmp(units->unit[i].key, key) == 0)
+            return &units->unit[i];
+    return NULL;
+}
+
+double ncu_units_saved(const ncu_units_t *units, const ncu_relief_t *relief)
+{
+    if (units->count == 0)
+        return NAN;
+    double before = units->unit[0].pct, after = 0;
+    for (size_t i = 0; i < units->count; i++) {
+        const ncu_unit_t *u = &units->unit[i];
+        double keep = u->kind != NCU_UNIT_MEMORY ? relief->compute
+                      : strcmp(u->key, "l1") == 0 ? relief->l1
+                      : strcmp(u->key, "l2") == 0 ? relief->l2
+                                                  : relief->dram;
+        keep = keep < 0 ? 0 : keep > 1 ? 1 : keep;
+        if (u->pct * keep > after)
+            after = u->pct * keep;
+    }
+    return before > after ? (before - after) / 100 : 0;
+}

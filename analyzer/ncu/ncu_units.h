@@ -1,0 +1,57 @@
+/* ncu_units: how busy each unit of the GPU was during one kernel, from
+ * whatever the capture measured.
+ *
+ * The top-down analysis (docs/ncu.md) starts here: every memory level (DRAM,
+ * L2, L1/TEX with shared memory), every SM pipe with its own utilization
+ * counter (FMA, ALU, FP64, XU, tensor, LSU, ADU, CBU, uniform, TEX) and the
+ * schedulers' issue slots. A unit the capture did not measure is absent, never
+ * zero: the busiest unit is always one that was measured. */
+#ifndef NCU_UNITS_H
+#define NCU_UNITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ncu_kernel.h"
+
+typedef enum { NCU_UNIT_MEMORY, NCU_UNIT_PIPE, NCU_UNIT_ISSUE } ncu_unit_kind_t;
+
+typedef struct {
+    const char *key;     /* stable: "dram", "l2", "l1", "fma", "xu", "tensor", "issue", ... */
+    const char *name;    /* for people: "XU pipe (transcendentals, conversions)" */
+    const char *metric;  /* the counter it was read from */
+    ncu_unit_kind_t kind;
+    double pct;          /* 0..100: ncu reports rounding noise above 100; clamped */
+} ncu_unit_t;
+
+#define NCU_UNITS_MAX 16
+
+typedef struct {
+    ncu_unit_t unit[NCU_UNITS_MAX];
+    size_t count;
+} ncu_units_t;
+
+/* Fills `out` with the units this kernel's capture measured, busiest first. */
+void ncu_units_measure(const ncu_kernel_t *k, ncu_units_t *out);
+
+/* The busiest measured unit of one kind (or of any kind when kind < 0), or
+ * NULL when none of that kind was measured. */
+const ncu_unit_t *ncu_units_busiest(const ncu_units_t *units, int kind);
+
+/* How much of each unit's work a change leaves: 1 keeps it, 0.25 removes
+ * three quarters. `compute` applies to every pipe and the issue slots. */
+typedef struct {
+    double l1, l2, dram, compute;
+} ncu_relief_t;
+
+/* The share of the kernel's time a change saves, by the roofline argument:
+ * time follows the busiest unit, so the saving is how far the busiest
+ * utilization drops (u_max - u_max' after scaling, in 0..1). A latency-bound
+ * kernel, whose busiest unit is far from its peak, gains correspondingly
+ * little. */
+double ncu_units_saved(const ncu_units_t *units, const ncu_relief_t *relief);
+
+/* The unit with this key, or NULL. */
+const ncu_unit_t *ncu_units_find(const ncu_units_t *units, const char *key);
+
+#endif

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""bench/accuracy.py PROFEED [--markdown]: how often profeed's first finding per kernel is right.
+
+For every corpus with a truth.txt under tests/fixtures/ncu/ and every pass plan captured for it,
+runs `PROFEED analyze --format json --min-share 0` on the plan's files and compares each kernel's
+first finding with the expected one:
+
+  right       the expected category (and, for compute_bound:PIPE, that pipe named in the title);
+  says less   a finding that is consistent with the truth but less specific, e.g. dram_bound for an
+              uncoalesced kernel whose capture has no sector counters, or compute-bound with "pipe
+              not measured" (allowed for the sol and three-section plans);
+  wrong       anything else.
+
+Prints one line per corpus and plan (right / kernels, says less, wrong) and the misses; with
+--markdown, the table for docs/ncu.md. Exit status 0 always: this measures, it does not gate
+(tests/test_ncu_accuracy.c does, on the same files).
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "ncu")
+
+# Plan -> files, for each capture folder laid out by deploy/gpu-corpus.sh.
+PLANS = [
+    ("core", ["core_raw.csv"]),
+    ("sol", ["sol_raw.csv"]),
+    ("three sections", ["pass1_sol.csv", "pass2_memory.csv", "pass3_warps.csv"]),
+    ("full", ["full_raw.csv", "full_details.csv"]),
+]
+# (corpus, capture folder, fileset name in truth.txt)
+CAPTURES = [
+    ("h200 (kernels.cu)", "h200/capture-2026-12-01", "h200", "kernels"),
+    ("h200-v2 (corpus_v2.cu)", "h200-v2/capture-2026-12-01", "h200-v2", "kernels"),
+    ("h200-v3 (corpus_v3.cu)", "h200-v3/kernels", "h200-v3", "kernels"),
+    ("h200-v3 workloads", "h200-v3/workloads", "h200-v3", "workloads"),
+]
+# The first captures of kernels.cu (2026-11), under the plans of their day.
+OLD_PLANS = [
+    ("h200 2026-11: 24-metric raw page", ["h200/raw_metrics.csv"]),
+    ("h200 2026-11: details sections", ["h200/details_sections.csv"]),
+    ("h200 2026-11: three sections", ["h200/pass1_sol.csv", "h200/pass2_memory.csv",
+                                      "h200/pass3_warps_occupancy.csv"]),
+    ("h200 2026-11: full", ["h200/full_raw.csv", "h200/full_details.csv"]),
+]
+
+PIPE_WORDS = {"fma": "FP32 FMA pipe", "alu": "ALU pipe", "fp64": "FP64 pipe", "xu": "XU pipe",
+              "tensor": "tensor pipe", "lsu": "LSU pipe", "adu": "ADU pipe", "cbu": "CBU pipe",
+              "uniform": "uniform datapath", "tex": "TEX pipe"}
+
+# What a capture without the specific counters may say instead, and still be right about the
+# kernel: the bound the cause shows up on.
+LESS = {
+    "uncoalesced_access": {"dram_bound", "l2_bound", "l1_bound", "memory_bound", "latency_bound"},
+    "bank_conflicts": {"l1_bound", "memory_bound"},
+    "local_memory": {"l2_bound", "l1_bound", "dram_bound", "memory_bound", "register_spill"},
+    "divergence": {"compute_bound"},
+    "barrier_stall": {"compute_bound", "latency_bound"},
+    "small_grid": {"latency_bound"},
+    "tail_effect": {"compute_bound", "latency_bound", "load_imbalance"},
+    "occupancy": {"latency_bound", "dram_bound", "memory_bound"},
+    "contention": {"latency_bound", "l1_bound", "memory_bound"},
+    "dram_bound": {"memory_bound"},
+    "l2_bound": {"memory_bound"},
+    "l1_bound": {"memory_bound"},
+    "compute_bound": set(),
+    "latency_bound": set(),
+}
+# The LSU pipe issues into L1/TEX: a capture without traffic counters sees its work as L1's.
+LESS_PIPE = {"lsu": {"l1_bound"}}
+
+
+def read_truth(corpus):
+    truth = []
+    with open(os.path.join(FIXTURES, corpus, "truth.txt")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                fileset, kernel, expect = line.split()
+                truth.append((fileset, kernel, expect))
+    return truth
+
+
+def launch_keys(path):
+    """Launch ID -> (kernel name, block, grid), from a capture's raw page."""
+    with open(path, newline="", errors="replace") as f:
+        rows = list(csv.reader(l for l in f if l.startswith('"')))
+    header = rows[0]
+    ix = {h: i for i, h in enumerate(header)}
+    keys = {}
+    for row in rows[1:]:
+        if len(row) == len(header) and row[ix["ID"]].isdigit():
+            keys[int(row[ix["ID"]])] = (row[ix["Kernel Name"]], row[ix["Block Size"]],
+                                        row[ix["Grid Size"]])
+    return keys
+
+
+def judge(finding, expect):
+    category, _, pipe = expect.partition(":")
+    got = finding["category"] if finding else "(none)"
+    title = finding["title"] if finding else ""
+    if got == category:
+        if not pipe:
+            return "right"
+        if PIPE_WORDS[pipe] in title:
+            return "right"
+        if "was not measured" in title:
+            return "less"
+        return "wrong"
+    if got in LESS.get(category, set()) or got in LESS_PIPE.get(pipe, set()):
+        return "less"
+    return "wrong"
+
+
+def run(profeed, files):
+    out = subprocess.run([profeed, "analyze", "--format", "json", "--min-share", "0"] + files,
+                         capture_output=True, text=True)
+    if out.returncode not in (0, 3):
+        raise RuntimeError(f"profeed analyze {' '.join(files)}: exit {out.returncode}: {out.stderr}")
+    return json.loads(out.stdout)
+
+
+def first_findings(feedback):
+    """(name, block, grid) -> first finding of that kernel."""
+    firsts = {}
+    for k in feedback["kernels"]:
+        firsts[(k["name"], k["block"], k["grid"])] = k["findings"][0] if k["findings"] else None
+    return firsts
+
+
+def find(firsts, fileset_key):
+    name = fileset_key
+    for (kname, block, grid), f in firsts.items():
+        if kname.split("(")[0] == name:
+            return f, kname
+    return None, None
+
+
+def evaluate(profeed, folder, files, truth, fileset):
+    paths = [os.path.join(FIXTURES, folder, f) for f in files]
+    if not all(os.path.exists(p) for p in paths):
+        return None
+    firsts = first_findings(run(profeed, paths))
+    keys = launch_keys(paths[0])
+    result = {"right": 0, "less": 0, "wrong": 0, "misses": []}
+    for fs, kernel, expect in truth:
+        if fs != fileset:
+            continue
+        if kernel.startswith("#"):
+            key = keys.get(int(kernel[1:]))
+            finding = firsts.get(key) if key else None
+            label = f"{kernel} {key[0].split('(')[0][:50] if key else '?'}"
+        else:
+            finding, _ = find(firsts, kernel)
+            label = kernel
+        verdict = judge(finding, expect)
+        result[verdict] += 1
+        if verdict != "right":
+            result["misses"].append((label, expect, verdict,
+                                     f"{finding['category']}: {finding['title']}" if finding else "(none)"))
+    return result
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    profeed, markdown = argv[1], "--markdown" in argv
+    rows = []
+    for corpus, folder, truth_dir, fileset in CAPTURES:
+        truth = read_truth(truth_dir)
+        for plan, files in PLANS:
+            r = evaluate(profeed, folder, files, truth, fileset)
+            if r:
+                rows.append((corpus, plan, r))
+    h200_truth = read_truth("h200")
+    for label, files in OLD_PLANS:
+        r = evaluate(profeed, ".", files, h200_truth, "kernels")
+        if r:
+            rows.append(("h200 (2026-11 captures)", label.split(": ")[1], r))
+    if markdown:
+        print("| corpus | plan | first finding right | says less (consistent) | wrong |")
+        print("|---|---|---:|---:|---:|")
+    for corpus, plan, r in rows:
+        n = r["right"] + r["less"] + r["wrong"]
+        if markdown:
+            print(f"| {corpus} | {plan} | {r['right']} / {n} | {r['less']} | {r['wrong']} |")
+        else:
+            print(f"{corpus:28s} {plan:16s} right {r['right']:2d}/{n:2d}  says less {r['less']:2d}  wrong {r['wrong']:2d}")
+    print()
+    for corpus, plan, r in rows:
+        for label, expect, verdict, got in r["misses"]:
+            print(f"{verdict:5s} {corpus} / {plan}: {label}: expected {expect}, got {got[:150]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

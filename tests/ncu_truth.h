@@ -1,0 +1,79 @@
+/* ncu_truth.h: judging a first finding against a corpus's expected one, for the
+ * ground-truth suites (test_ncu_feedback.c, test_ncu_accuracy.c). The same rules
+ * as bench/accuracy.py, which prints the accuracy table of docs/ncu.md:
+ *
+ *   right      the expected category, and for "compute_bound:PIPE" that pipe named;
+ *   says less  consistent with the truth but less specific: the bound the cause shows
+ *              up on (dram_bound for an uncoalesced kernel whose capture has no sector
+ *              counters), or compute-bound with "which pipe ... was not measured";
+ *   wrong      anything else: a claim the measurements do not support. */
+#ifndef NCU_TRUTH_H
+#define NCU_TRUTH_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "feedback.h"
+
+typedef enum { TRUTH_RIGHT, TRUTH_LESS, TRUTH_WRONG } truth_verdict_t;
+
+static const struct {
+    const char *pipe, *words;
+} s_truth_pipes[] = {
+    {"fma", "FP32 FMA pipe"}, {"alu", "ALU pipe"},     {"fp64", "FP64 pipe"},
+    {"xu", "XU pipe"},        {"tensor", "tensor pipe"}, {"lsu", "LSU pipe"},
+    {"adu", "ADU pipe"},      {"cbu", "CBU pipe"},     {"tex", "TEX pipe"},
+};
+
+/* Categories a capture without the specific counters may name instead. */
+static const struct {
+    const char *truth, *less;
+} s_truth_less[] = {
+    {"uncoalesced_access", "dram_bound l2_bound l1_bound memory_bound latency_bound"},
+    {"bank_conflicts", "l1_bound memory_bound"},
+    {"local_memory", "l2_bound l1_bound dram_bound memory_bound register_spill"},
+    {"divergence", "compute_bound"},
+    {"barrier_stall", "compute_bound latency_bound"},
+    {"small_grid", "latency_bound"},
+    {"tail_effect", "compute_bound latency_bound load_imbalance"},
+    {"occupancy", "latency_bound dram_bound memory_bound"},
+    {"contention", "latency_bound l1_bound memory_bound"},
+    {"dram_bound", "memory_bound"},
+    {"l2_bound", "memory_bound"},
+    {"l1_bound", "memory_bound"},
+    /* The LSU pipe issues into L1/TEX: without traffic counters its work looks like L1's. */
+    {"compute_bound:lsu", "l1_bound"},
+};
+
+static bool s_truth_word_in(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* `expect` is "category" or "category:pipe". */
+static truth_verdict_t truth_judge(const fb_finding_t *first, const char *expect)
+{
+    char category[64];
+    const char *colon = strchr(expect, ':');
+    snprintf(category, sizeof category, "%.*s", colon ? (int) (colon - expect) : (int) strlen(expect), expect);
+    const char *got = first ? first->category : "(none)";
+    if (strcmp(got, category) == 0) {
+        if (!colon)
+            return TRUTH_RIGHT;
+        for (size_t i = 0; i < sizeof s_truth_pipes / sizeof s_truth_pipes[0]; i++)
+            if (strcmp(s_truth_pipes[i].pipe, colon + 1) == 0 && strstr(first->title, s_truth_pipes[i].words))
+                return TRUTH_RIGHT;
+        return strstr(first->title, "was not measured") ? TRUTH_LESS : TRUTH_WRONG;
+    }
+    for (size_t i = 0; i < sizeof s_truth_less / sizeof s_truth_less[0]; i++)
+        if ((strcmp(s_truth_less[i].truth, category) == 0 || strcmp(s_truth_less[i].truth, expect) == 0) &&
+            s_truth_word_in(s_truth_less[i].less, got))
+            return TRUTH_LESS;
+    return TRUTH_WRONG;
+}
+
+#endif
