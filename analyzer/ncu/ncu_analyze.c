@@ -113,7 +113,7 @@ static void s_analyze_kernel(ncu_ctx_t *c)
         ncu_ctx_missing(c, "occupancy (sm__warps_active, sm__maximum_warps_per_active_cycle_pct): "
                            "--section Occupancy");
     s_mark_primary(c, first);
-    ncu_rules_merge(c->fb, c->index, c->k->rules, c->k->rule_count);
+    ncu_rules_merge(c->fb, c->index, c->k->rules, c->k->rule_count, c->judged, c->judged_count);
 }
 
 /* A JSON string for text from a capture, made valid UTF-8 first (jansson

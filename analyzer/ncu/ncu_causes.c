@@ -114,6 +114,8 @@ static void s_uncoalesced(ncu_ctx_t *c)
         {"stores", "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio", st,
          shares ? sec_st / (sec_ld + sec_st) : NAN, sec_st},
     };
+    if (has(ld) || has(st))
+        ncu_ctx_judged(c, "uncoalesced_access");
     int best = -1;
     double best_gain = 0;
     for (int i = 0; i < 2; i++) {
@@ -182,7 +184,10 @@ static void s_bank_conflicts(ncu_ctx_t *c)
     double wld = V(c, NM_SHARED_WAVEFRONTS_LD), wst = V(c, NM_SHARED_WAVEFRONTS_ST);
     double wavefronts = has(wld) || has(wst) ? s_or0(wld) + s_or0(wst) : V(c, NM_SHARED_WAVEFRONTS);
     double l1 = V(c, NM_L1_PCT);
-    if (!has(conflicts) || conflicts <= 0 || !has(l1) || c->units.count == 0)
+    if (!has(conflicts) || !has(l1) || c->units.count == 0)
+        return;
+    ncu_ctx_judged(c, "bank_conflicts");
+    if (conflicts <= 0)
         return;
     double rate;
     if (has(wavefronts) && wavefronts > 0) {
@@ -233,6 +238,8 @@ static void s_divergence(ncu_ctx_t *c)
 {
     double active = V(c, NM_THREADS_PER_WARP), pred = V(c, NM_THREADS_PER_WARP_PRED);
     double busy = s_issue_busy(c);
+    if (has(active))
+        ncu_ctx_judged(c, "divergence");
     if (!has(active) || active >= 32 || active <= 0 || !has(busy))
         return;
     ncu_relief_t relief = {.l1 = 1, .l2 = 1, .dram = 1, .compute = active / 32};
@@ -285,6 +292,8 @@ static void s_local_memory(ncu_ctx_t *c)
         }
         return;
     }
+    ncu_ctx_judged(c, "local_memory");
+    ncu_ctx_judged(c, "register_spill");
     double local = s_or0(lld) + s_or0(lst);
     double global = s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST));
     double busy = s_memory_busy(c);
@@ -367,6 +376,12 @@ static void s_idle_sms(ncu_ctx_t *c)
     double grid = V(c, NM_GRID_SIZE), sms = V(c, NM_SM_COUNT);
     double waves = s_waves(c);
     char title[320];
+    if (has(grid) && has(sms)) {
+        ncu_ctx_judged(c, "small_grid");
+        ncu_ctx_judged(c, "tail_effect");
+        if (has(c->idle))
+            ncu_ctx_judged(c, "load_imbalance");
+    }
     if (has(grid) && has(sms) && grid > 0 && grid < sms) {
         double gain = 1 - grid / sms;
         double launches = (double) c->k->launches, t = V(c, NM_DURATION);
@@ -454,6 +469,8 @@ static void s_parallelism(ncu_ctx_t *c)
     double latency = s_latency_share(c);
     if (!has(ach) || ach <= 0 || !has(c->busiest))
         return;
+    if (has(theo))
+        ncu_ctx_judged(c, "occupancy");
     if (!has(latency))
         latency = c->latency ? 1 : 0;
     double roof = c->busiest > 0 ? NCU_SOL_HIGH / c->busiest : 10;
@@ -541,6 +558,8 @@ static void s_contention(ncu_ctx_t *c)
 {
     double red = V(c, NM_GLOBAL_RED), atom = V(c, NM_GLOBAL_ATOM);
     double atomics = s_or0(red) + s_or0(atom);
+    if (has(red) || has(atom))
+        ncu_ctx_judged(c, "contention");
     if (!c->latency || atomics <= 0)
         return;
     double wait = s_or0(ncu_ctx_stall_share(c, NM_STALL_LONG_SCOREBOARD)) +
@@ -615,6 +634,8 @@ static void s_cause_stalls(ncu_ctx_t *c)
                                            NM_STALL_SLEEPING, NM_STALL_MISC};
     if (!has(c->stall_total) || !has(c->busiest))
         return;
+    ncu_ctx_judged(c, "warp_stall");
+    ncu_ctx_judged(c, "barrier_stall");
     const ncu_unit_t *top = ncu_units_busiest(&c->units, NCU_UNIT_PIPE);
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
         double share = ncu_ctx_stall_share(c, reasons[i]);

@@ -38,7 +38,16 @@ typedef struct {
     double idle;           /* share of elapsed time the SMs had no work, 0..1; NAN */
     double stall_total;    /* cycles per issue over every stall reason; NAN */
     bool latency_explained; /* a cause model claimed the idle time of a latency-bound kernel */
+    const char *judged[16]; /* categories a model had the counters to judge */
+    size_t judged_count;
 } ncu_ctx_t;
+
+/* Records that a model had what it needs to judge `category` (static string). */
+static inline void ncu_ctx_judged(ncu_ctx_t *c, const char *category)
+{
+    if (c->judged_count < sizeof c->judged / sizeof c->judged[0])
+        c->judged[c->judged_count++] = category;
+}
 
 static inline double ncu_ctx_v(const ncu_ctx_t *c, ncu_metric_t m) { return c->k->v[m]; }
 

@@ -119,7 +119,16 @@ static void s_add_source(fb_finding_t *f, const char *rule)
                  strncmp(f->source, "profeed", 7) == 0 || used == 0 ? "+" : ",", rule);
 }
 
-void ncu_rules_merge(feedback_t *fb, size_t kernel, const ncu_rule_t *const *rules, size_t count)
+static bool s_judged(const char *category, const char *const *judged, size_t judged_count)
+{
+    for (size_t i = 0; i < judged_count; i++)
+        if (strcmp(judged[i], category) == 0)
+            return true;
+    return false;
+}
+
+void ncu_rules_merge(feedback_t *fb, size_t kernel, const ncu_rule_t *const *rules, size_t count,
+                     const char *const *judged, size_t judged_count)
 {
     for (size_t r = 0; r < count; r++) {
         const ncu_rule_t *rule = rules[r];
@@ -139,6 +148,15 @@ void ncu_rules_merge(feedback_t *fb, size_t kernel, const ncu_rule_t *const *rul
             (strcmp(category, "occupancy") == 0 && primary &&
              strcmp(primary->category, "small_grid") == 0))
             f = primary;
+        if (!f && primary && s_judged(category, judged, judged_count)) {
+            if (isnan(rule->speedup))
+                finding_add_evidence(primary, rule->name, rule->speedup, "%", "NCU %s: %s", rule->name, text);
+            else
+                finding_add_evidence(primary, rule->name, rule->speedup, "%",
+                                     "NCU %s (est. %.0f%%; profeed measured it smaller): %s", rule->name,
+                                     rule->speedup, text);
+            continue;
+        }
         if (!f) {
             if (strcmp(category, "sol") == 0)
                 category = "speed_of_light";

@@ -13,7 +13,16 @@
 #include "feedback.h"
 #include "ncu_data.h"
 
-void ncu_rules_merge(feedback_t *fb, size_t kernel, const ncu_rule_t *const *rules, size_t count);
+/* `judged` lists the categories profeed's own models had the counters to judge
+ * for this kernel. A rule of such a category with no finding to join (profeed
+ * measured the cause and found it too small to report) is evidence on the
+ * leading finding, not a finding of its own. A rule of a category profeed could
+ * not judge becomes a finding ranked by NCU's estimate among the secondary
+ * ones; it never leads: NCU's estimates ignore what bounds the kernel (its
+ * FPInstructions rule promises a large gain from fusing FP32 adds in kernels
+ * bound by the XU or LSU pipe, where fusion saves nothing). */
+void ncu_rules_merge(feedback_t *fb, size_t kernel, const ncu_rule_t *const *rules, size_t count,
+                     const char *const *judged, size_t judged_count);
 
 /* The finding category a rule result belongs to, or NULL when it is noise. */
 const char *ncu_rules_category(const ncu_rule_t *rule);
