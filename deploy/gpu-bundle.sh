@@ -19,7 +19,7 @@ for p in "${programs[@]}"; do
   [ -x "$build/$p" ] || { echo "gpu-bundle: $build/$p is missing: build the project first" >&2; exit 2; }
 done
 rm -rf "$out"
-mkdir -p "$out/bin" "$out/lib" "$out/fixtures/wrapper" "$out/fixtures/replay" "$out/fixtures/ncu/h200-plans"
+mkdir -p "$out/bin" "$out/lib" "$out/fixtures/wrapper" "$out/fixtures/replay" "$out/fixtures/ncu/h200/capture-2026-12-01"
 for p in "${programs[@]}"; do
   cp "$build/$p" "$out/bin/"
 done
@@ -36,7 +36,8 @@ cp "$loader" "$out/lib/ld.so"
 cp "$root/tests/fixtures/ncu/h200/kernels.cu" "$out/fixtures/"
 cp "$root"/tests/fixtures/wrapper/*.py "$root/tests/fixtures/wrapper/README.md" "$out/fixtures/wrapper/"
 cp "$root/tests/fixtures/replay/gpu-smoke.map" "$out/fixtures/replay/"
-cp "$root/tests/fixtures/ncu/h200-plans/plan_profeed_core.csv" "$out/fixtures/ncu/h200-plans/"
+cp "$root/tests/fixtures/ncu/h200/capture-2026-12-01/core_raw.csv" "$out/fixtures/ncu/h200/capture-2026-12-01/"
+cp "$root/bench/accuracy.py" "$out/"
 cp "$root/deploy/gpu-smoke.sh" "$out/"
 git -C "$root" rev-parse HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
 ( cd "$root" && git status --short -- . 2>/dev/null | grep -v '^??' | head -50 ) > "$out/DIRTY" || true

@@ -159,7 +159,7 @@ static void s_uncoalesced(ncu_ctx_t *c)
         finding_add_evidence(f, best == 0 ? "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
                                           : "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
                              sides[best].sectors, "sector", "%.3g %s sectors of %.3g global sectors",
-                             sides[best].sectors, sides[best].side, sec_ld + sec_st);
+                             sides[best].sectors, best == 0 ? "load" : "store", sec_ld + sec_st);
     else
         ncu_ctx_missing(c, "global sectors by direction (l1tex__t_sectors_pipe_lsu_mem_global_op_ld/"
                            "st.sum): the core plan or --section MemoryWorkloadAnalysis_Tables");
