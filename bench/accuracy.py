@@ -38,6 +38,15 @@ CAPTURES = [
     ("h200-v3 (corpus_v3.cu)", "h200-v3/kernels", "h200-v3", "kernels"),
     ("h200-v3 workloads", "h200-v3/workloads", "h200-v3", "workloads"),
 ]
+# Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
+# plan of that time).
+OLD_V2_PLANS = [
+    ("2026-11 default plan (26 metrics)", ["core_raw.csv"]),
+    ("16-metric raw page", ["raw16.csv"]),
+    ("sol", ["sol_raw.csv"]),
+    ("three sections", ["pass1_sol.csv", "pass2_memory.csv", "pass3_warps.csv"]),
+    ("full", ["full_raw.csv", "full_details.csv"]),
+]
 # The first captures of kernels.cu (2026-11), under the plans of their day.
 OLD_PLANS = [
     ("h200 2026-11: 24-metric raw page", ["h200/raw_metrics.csv"]),
@@ -165,6 +174,13 @@ def evaluate(profeed, folder, files, truth, fileset):
 
 
 def main(argv):
+    try:
+        return s_main(argv)
+    except BrokenPipeError:  # output piped into head
+        return 0
+
+
+def s_main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
@@ -176,6 +192,11 @@ def main(argv):
             r = evaluate(profeed, folder, files, truth, fileset)
             if r:
                 rows.append((corpus, plan, r))
+    v2_truth = read_truth("h200-v2")
+    for label, files in OLD_V2_PLANS:
+        r = evaluate(profeed, "h200-v2", files, v2_truth, "kernels")
+        if r:
+            rows.append(("h200-v2 (2026-11 captures)", label, r))
     h200_truth = read_truth("h200")
     for label, files in OLD_PLANS:
         r = evaluate(profeed, ".", files, h200_truth, "kernels")
@@ -189,7 +210,7 @@ def main(argv):
         if markdown:
             print(f"| {corpus} | {plan} | {r['right']} / {n} | {r['less']} | {r['wrong']} |")
         else:
-            print(f"{corpus:28s} {plan:16s} right {r['right']:2d}/{n:2d}  says less {r['less']:2d}  wrong {r['wrong']:2d}")
+            print(f"{corpus:28s} {plan:34s} right {r['right']:2d}/{n:2d}  says less {r['less']:2d}  wrong {r['wrong']:2d}")
     print()
     for corpus, plan, r in rows:
         for label, expect, verdict, got in r["misses"]:

@@ -249,6 +249,25 @@ PLANS(h200_v2, "h200-v2", "h200-v2/capture-2026-12-01", "kernels")
 PLANS(h200_v3_kernels, "h200-v3", "h200-v3/kernels", "kernels")
 PLANS(h200_v3_workloads, "h200-v3", "h200-v3/workloads", "workloads")
 
+/* Corpus v2 as shared (2026-11 captures, tests/fixtures/ncu/h200-v2/): the
+ * plans of that day, the default plan of that time among them, may say less
+ * than today's core plan but never something wrong; --set full is exact. */
+static const char *const s_raw16[] = {"raw16.csv", NULL};
+static const char *const s_old_core[] = {"core_raw.csv", NULL};
+
+Test(ncu_accuracy, h200_v2_2026_11_full_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v2", "h200-v2", "kernels", "full", s_full, true);
+}
+
+Test(ncu_accuracy, h200_v2_2026_11_partial_plans_make_no_wrong_claim)
+{
+    s_expect_plan("h200-v2", "h200-v2", "kernels", "sol", s_sol, false);
+    s_expect_plan("h200-v2", "h200-v2", "kernels", "three", s_three, false);
+    s_expect_plan("h200-v2", "h200-v2", "kernels", "raw16", s_raw16, false);
+    s_expect_plan("h200-v2", "h200-v2", "kernels", "core-2026-11", s_old_core, false);
+}
+
 /* The judge itself: it must be able to say wrong. */
 Test(ncu_accuracy, the_judge_tells_right_less_and_wrong_apart)
 {

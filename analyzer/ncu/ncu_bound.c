@@ -283,6 +283,15 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
                             title, ncu_advice_action("compute"));
         ncu_ctx_missing(c, "pipe utilization (sm__inst_executed_pipe_*, sm__pipe_*_cycles_active): "
                            "the core plan or --section ComputeWorkloadAnalysis");
+    } else if (pipe->pct < sm - NCU_SOL_GAP && !(issue && issue->pct >= sm - NCU_SOL_GAP)) {
+        /* SM throughput is the max over every pipe: far above every pipe (and
+         * issue slot use) measured, the saturated one is not among them. */
+        snprintf(title, sizeof title,
+                 "Compute-bound: SM %.0f%% of peak, memory %.0f%%; which pipe saturates was not measured "
+                 "(busiest measured: %s %.0f%%)", sm, mem, pipe->name, pipe->pct);
+        f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, sm), "headroom", title, ncu_advice_action("compute"));
+        ncu_ctx_missing(c, "pipe utilization (sm__inst_executed_pipe_*, sm__pipe_*_cycles_active): "
+                           "the core plan or --section ComputeWorkloadAnalysis");
     } else if (issue && issue->pct >= NCU_SOL_HIGH && pipe->pct < NCU_SOL_LATENCY) {
         /* Every cycle issues, no pipe is full: the instruction count itself. */
         snprintf(title, sizeof title,

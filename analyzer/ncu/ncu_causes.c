@@ -407,20 +407,26 @@ static void s_idle_sms(ncu_ctx_t *c)
     }
     if (!has(waves) || waves < 1)
         return; /* under one wave every SM has work: a question of warps, below */
+    /* The last wave idles the SMs it leaves without a block: with L blocks
+     * left for S SMs, 1 - min(L, S)/S of them for 1/ceil(waves) of the time.
+     * An SM that gets any block is busy, if less occupied (a question of
+     * warps, not of idle SMs). Without the limits, L is unknown: the
+     * fraction of the last wave stands in for it. */
     double frac = waves - floor(waves);
-    double model = frac > 1e-6 ? (1 - frac) / ceil(waves) : 0;
+    double per_sm_blocks = s_blocks_per_sm(c);
+    double left = has(grid) && has(sms) && has(per_sm_blocks) ? grid - floor(waves) * sms * per_sm_blocks : NAN;
+    double idle_share = has(left) ? 1 - fmin(left, sms) / sms : 1 - frac;
+    double model = frac > 1e-6 ? idle_share / ceil(waves) : 0;
     bool tail = frac > 1e-6 && model >= NCU_GAIN_REPORT;
     double gain = has(c->idle) ? c->idle : model;
     if (gain < NCU_GAIN_REPORT)
         return;
     if (tail) {
-        double per_sm = s_blocks_per_sm(c);
-        double last = has(grid) && has(sms) && has(per_sm) ? grid - floor(waves) * sms * per_sm : NAN;
-        if (has(last) && last >= 1)
+        if (has(left) && left >= 1)
             snprintf(title, sizeof title,
                      "Tail effect: %.0f blocks make %.3f waves of %.0f; the last wave runs %.0f block%s "
-                     "while the rest of the GPU waits", grid, waves, sms * per_sm, last,
-                     last == 1 ? "" : "s");
+                     "while the rest of the GPU waits", grid, waves, sms * per_sm_blocks, left,
+                     left == 1 ? "" : "s");
         else
             snprintf(title, sizeof title,
                      "Tail effect: %.2f waves per SM, so the last wave runs %.0f%% full", waves,
