@@ -1,6 +1,8 @@
 /* profeed-broker: the farm's broker process. See broker.h and docs/protocol.md;
  * its settings (flags, config file, environment) are docs/config.md's. */
 
+#include <signal.h>
+
 #include "broker.h"
 #include "config.h"
 #include "pf_memory.h"
@@ -96,6 +98,12 @@ int main(int argc, char **argv)
     config.analyzer_keys = config_str(settings, "analyzer-keys");
     config.insecure = config_bool(settings, "insecure");
     pf_memory_keep_large_buffers();
+    /* Past a file-size limit (ulimit -f, RLIMIT_FSIZE) a write raises
+     * SIGXFSZ, which ends the process by default. Ignored, the write fails
+     * with EFBIG instead, and the journal takes that as it takes a full disk:
+     * the record is cut off and refused, and the broker keeps serving
+     * (docs/reliability.md). */
+    signal(SIGXFSZ, SIG_IGN);
     int rc = broker_run(&config, NULL) == 0 ? 0 : 1;
     config_destroy(&settings);
     return rc;
