@@ -41,6 +41,7 @@ typedef struct {
     const char *agent_keys;
     const char *collector_keys;
     const char *analyzer_keys;
+    const char *operator_keys;    /* with CURVE: agents whose status lists every job */
     bool insecure;
 } broker_config_t;
 

@@ -60,6 +60,8 @@ static const config_key_t s_keys[] = {
      .help = "with CURVE: public keys (NAME.key) of the agents allowed to submit"},
     {.name = "collector-keys", .type = CONFIG_STRING, .arg = "DIR",
      .help = "with CURVE: public keys of the collectors allowed to register"},
+    {.name = "operator-keys", .type = CONFIG_STRING, .arg = "DIR",
+     .help = "with CURVE: public keys of operators, agents whose status lists every job (not only theirs)"},
     {.name = "analyzer-keys", .type = CONFIG_STRING, .arg = "DIR",
      .help = "with CURVE: public keys of the analyzers allowed to register"},
     {.name = "insecure", .type = CONFIG_BOOL, .fallback = "false",
@@ -96,6 +98,7 @@ int main(int argc, char **argv)
     config.agent_keys = config_str(settings, "agent-keys");
     config.collector_keys = config_str(settings, "collector-keys");
     config.analyzer_keys = config_str(settings, "analyzer-keys");
+    config.operator_keys = config_str(settings, "operator-keys");
     config.insecure = config_bool(settings, "insecure");
     pf_memory_keep_large_buffers();
     /* Past a file-size limit (ulimit -f, RLIMIT_FSIZE) a write raises

@@ -249,6 +249,7 @@ void job_table_dispatched(job_table_t *self, job_t *job, const char *collector)
     s_transition(self, job, JOB_COLLECTING);
     snprintf(job->collector, sizeof job->collector, "%s", collector);
     job->attempt++;
+    job->retry_ms = 0;
     s_drop_passes(job);
 }
 
@@ -340,6 +341,18 @@ bool job_table_requeue(job_table_t *self, job_t *job, uint32_t max_attempts)
     job->collector[0] = '\0';
     s_drop_passes(job);
     return true;
+}
+
+void job_table_refused(job_table_t *self, job_t *job, int64_t retry_ms)
+{
+    assert(self && job && job->state == JOB_COLLECTING && job->attempt > 0);
+    snprintf(job->refused_by, sizeof job->refused_by, "%s", job->collector);
+    s_transition(self, job, JOB_QUEUED);
+    job->collector[0] = '\0';
+    job->attempt--;
+    job->refusals++;
+    job->retry_ms = retry_ms;
+    s_drop_passes(job);
 }
 
 void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, size_t len,

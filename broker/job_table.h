@@ -33,6 +33,9 @@
 
 /* A worker key: its routing id in hex (at most 255 bytes). */
 #define JOB_WORKER_KEY_LEN 512
+/* A job's owner: "key:" and a Z85 CURVE public key, or "peer:" and a routing
+ * id in hex. */
+#define JOB_OWNER_LEN (JOB_WORKER_KEY_LEN + 8)
 
 typedef enum { JOB_QUEUED, JOB_COLLECTING, JOB_ANALYZING, JOB_FINISHED } job_state_t;
 
@@ -57,6 +60,9 @@ typedef struct job {
     char collector[JOB_WORKER_KEY_LEN];   /* worker key while COLLECTING */
     char analyzer[JOB_WORKER_KEY_LEN];    /* pinned analyzer, "" when none */
     uint32_t attempt;                   /* collection attempts started */
+    uint32_t refusals;                  /* dispatches refused as OVERLOADED (backoff grows with it) */
+    int64_t retry_ms;                   /* QUEUED: not dispatched before then (after a refusal) */
+    char refused_by[JOB_WORKER_KEY_LEN];  /* the collector that refused it last, "" when none */
     uint32_t pass_count;                /* announced by the collector; 0 until then */
     job_pass_t *passes;                 /* of the current attempt */
     size_t pass_len;
@@ -64,6 +70,7 @@ typedef struct job {
     int64_t deadline_ms;                /* the job times out then */
     int64_t submitted_ms;               /* set by the broker, for latency metrics only */
     int64_t stage_ms;                   /* attempt start or last pass in (metrics only) */
+    int64_t dispatched_ms;              /* set by the broker when the attempt was sent */
     int64_t finished_ms;
     uint8_t *feedback;                  /* packed Feedback once FINISHED */
     size_t feedback_len;
@@ -71,6 +78,9 @@ typedef struct job {
     /* Who the job counts against for backpressure: the request's agent_id,
      * else the agent's routing id in hex (first 64 bytes). */
     char agent_key[WIRE_MAX_ID_LEN + 8];
+    /* Who submitted it, set by the broker: only they hear of it (status,
+     * heartbeats, feedback). "" for a job stored before owners were. */
+    char owner[JOB_OWNER_LEN];
 } job_t;
 
 typedef struct job_table_t job_table_t;
@@ -132,6 +142,12 @@ void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer)
  * passes dropped, or, after `max_attempts`, false (the caller finishes it).
  * A broker restart requeues with max_attempts UINT32_MAX: not the job's fault. */
 bool job_table_requeue(job_table_t *self, job_t *job, uint32_t max_attempts);
+
+/* The collector refused the attempt as OVERLOADED (its slots were full,
+ * unknown to the broker): COLLECTING -> QUEUED without spending the attempt
+ * (the next dispatch reuses its number), not before `retry_ms`, and
+ * preferably elsewhere than on the refusing collector. */
+void job_table_refused(job_table_t *self, job_t *job, int64_t retry_ms);
 
 /* Any state but FINISHED -> FINISHED with this packed Feedback (copied). The
  * pass outputs stay until the agent has the feedback (job_table_delivered)

@@ -1040,6 +1040,14 @@ static void s_send_ready(collector_t *self)
     ready.n_profilers = self->info.profiler_count;
     ready.has_slots = 1;
     ready.slots = self->config->slots;
+    /* Jobs still running (the broker restarted under them): a broker that
+     * counted these slots free would send work they must refuse. */
+    char *ids[1024];
+    for (size_t i = 0; i < self->config->slots && ready.n_job_ids < 1024; i++) {
+        if (self->runs[i])
+            ids[ready.n_job_ids++] = self->runs[i]->job_id;
+    }
+    ready.job_ids = ids;
     Profeed__Envelope env;
     wire_envelope_init(&env);
     env.body_case = PROFEED__ENVELOPE__BODY_READY;

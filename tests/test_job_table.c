@@ -357,6 +357,30 @@ Test(job_table, collector_loss_requeues_until_the_attempt_limit_then_fails_with_
     job_table_destroy(&table);
 }
 
+/* A collector that answers OVERLOADED never started the attempt: twenty
+ * refusals in a row leave every attempt for real work, and the job carries
+ * when to retry and whom to avoid. */
+Test(job_table, an_overloaded_refusal_does_not_spend_an_attempt)
+{
+    job_table_t *table = job_table_new();
+    job_t *job = s_submit(table, "job-1");
+    for (int i = 0; i < 20; i++) {
+        job_table_dispatched(table, job, "c1");
+        cr_assert_eq(job->attempt, 1, "each retry reuses the refused attempt's number");
+        job_table_refused(table, job, 1000 + i);
+        cr_assert_eq(job->state, JOB_QUEUED);
+        cr_assert_eq(job->attempt, 0);
+    }
+    cr_expect_eq(job->refusals, 20);
+    cr_expect_eq(job->retry_ms, 1019);
+    cr_expect_str_eq(job->refused_by, "c1");
+    cr_expect_eq(job_table_first_queued(table), job);
+    job_table_dispatched(table, job, "c2");
+    cr_expect_eq(job->retry_ms, 0, "a dispatch clears the wait");
+    cr_expect(job_table_requeue(table, job, MAX_ATTEMPTS), "attempt 1 of %u lost: attempts are left", MAX_ATTEMPTS);
+    job_table_destroy(&table);
+}
+
 Test(job_table, a_late_pass_from_the_lost_collector_is_refused_after_the_requeue)
 {
     job_table_t *table = job_table_new();
