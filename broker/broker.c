@@ -34,7 +34,7 @@ void broker_config_default(broker_config_t *config)
     /* Pass outputs can be tens of MB: a small queue per peer bounds memory. */
     config->hwm = 100;
     config->journal_sync = true;
-    config->pass_retain_ms = 60 * 1000;
+    config->max_retained_bytes = (size_t) 256 * 1024 * 1024;
     config->max_queued = 10000;
     config->max_agent_jobs = 1000;
 }
@@ -1049,11 +1049,11 @@ static void s_tick(broker_t *self)
         s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_TIMED_OUT,
                         "the job did not finish within its time limit");
     zlistx_destroy(&late);
-    job_table_drop_passes(self->jobs, now - self->config->pass_retain_ms);
     zlistx_t *gone = zlistx_new();
     zlistx_set_destructor(gone, s_free_item);
     job_table_expire(self->jobs, now - self->config->retain_ms, gone);
     job_table_trim_finished(self->jobs, self->config->max_finished, gone);
+    job_table_trim_bytes(self->jobs, self->config->max_retained_bytes, gone);
     for (char *id = zlistx_first(gone); id; id = zlistx_next(gone)) {
         pf_error_t err;
         if (journal_forgotten(self->journal, id, &err) != PF_OK)

@@ -47,9 +47,9 @@ static const config_key_t s_keys[] = {
      .help = "keep jobs in a journal there, so they survive a broker restart; empty: memory only"},
     {.name = "journal-fsync", .type = CONFIG_BOOL, .fallback = "true",
      .help = "sync the journal before acknowledging a job or pass (off: faster, a power loss can lose jobs)"},
-    {.name = "pass-retain-s", .type = CONFIG_INT, .fallback = "60", .arg = "N",
-     .help = "keep a finished job's passes this long for an agent that has not acknowledged", .min = 0,
-     .max = 7 * 86400},
+    {.name = "max-retained-mb", .type = CONFIG_INT, .fallback = "256", .arg = "N",
+     .help = "MiB of feedback finished jobs may hold; beyond it the oldest delivered are forgotten first", .min = 1,
+     .max = 1048576},
     {.name = "max-queued", .type = CONFIG_INT, .fallback = "10000", .arg = "N",
      .help = "jobs waiting for a collector; beyond it agents are told to retry later", .min = 1, .max = 10000000},
     {.name = "max-agent-jobs", .type = CONFIG_INT, .fallback = "1000", .arg = "N",
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
     config.max_msg = (size_t) config_int(settings, "max-msg-mb") * 1024 * 1024;
     config.state_dir = config_str(settings, "state-dir");
     config.journal_sync = config_bool(settings, "journal-fsync");
-    config.pass_retain_ms = config_int(settings, "pass-retain-s") * 1000;
+    config.max_retained_bytes = (size_t) config_int(settings, "max-retained-mb") * 1024 * 1024;
     config.max_queued = (uint32_t) config_int(settings, "max-queued");
     config.max_agent_jobs = (uint32_t) config_int(settings, "max-agent-jobs");
     config.curve_secret = config_str(settings, "curve-secret");

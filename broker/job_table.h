@@ -150,12 +150,12 @@ bool job_table_requeue(job_table_t *self, job_t *job, uint32_t max_attempts);
 void job_table_refused(job_table_t *self, job_t *job, int64_t retry_ms);
 
 /* Any state but FINISHED -> FINISHED with this packed Feedback (copied). The
- * pass outputs stay until the agent has the feedback (job_table_delivered)
- * or job_table_drop_passes() ends their retention. */
+ * pass outputs are dropped: a finished job holds only its feedback, which is
+ * all a resubmission or a missed delivery needs. */
 void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, size_t len,
                       int64_t now_ms);
 
-/* FINISHED: the agent acknowledged the feedback; the passes are dropped. */
+/* FINISHED: the agent acknowledged the feedback. */
 void job_table_delivered(job_table_t *self, job_t *job);
 
 /* Forgets the oldest FINISHED jobs beyond the newest `keep`, appending their
@@ -163,9 +163,16 @@ void job_table_delivered(job_table_t *self, job_t *job);
  * broker's memory that holds whatever the job rate. */
 size_t job_table_trim_finished(job_table_t *self, size_t keep, zlistx_t *gone);
 
-/* Drops the retained passes of FINISHED jobs finished before `before_ms`
- * (their retention ended without a delivery); returns how many jobs. */
-size_t job_table_drop_passes(job_table_t *self, int64_t before_ms);
+/* Bytes held: the feedback of FINISHED jobs, the passes of the others. Kept
+ * as jobs move: O(1). */
+size_t job_table_feedback_bytes(job_table_t *self);
+size_t job_table_pass_bytes(job_table_t *self);
+
+/* Forgets FINISHED jobs until their feedback takes at most `max_bytes`:
+ * delivered ones first, then the others, each oldest finished first; their
+ * ids are appended to `gone` as job_table_expire does. Returns how many. A
+ * bound on the broker's memory that holds whatever the feedback sizes. */
+size_t job_table_trim_bytes(job_table_t *self, size_t max_bytes, zlistx_t *gone);
 
 /* Removes a job whatever its state (a submission the journal could not keep,
  * or a FORGOTTEN record read back). */
