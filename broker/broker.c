@@ -580,8 +580,9 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
     /* With CURVE a job id is its key's: another key's request under it is a
      * conflict, identical or not (it would get the other's feedback).
      * Without CURVE connections change as agents reconnect, so the exact
-     * request again is what claims a job (below). */
-    if (known && self->auth && !s_owns(caller, known)) {
+     * request again is what claims a job (below), as it does a job stored
+     * before owners were. */
+    if (known && self->auth && known->owner[0] && !s_owns(caller, known)) {
         pf_log_warn(LOG, "job %s from agent %s: the id belongs to another key; refused", job_id, peer_name);
         s_refuse(self, self->agents, peer, METRICS_REJECT_DUPLICATE, PROFEED__ERROR_CODE__ERROR_CODE_DUPLICATE_JOB,
                  job_id, "job id %s is already used by a different request", job_id);

@@ -201,15 +201,6 @@ bool worker_pool_holds(const worker_t *w, const char *job_id)
     return false;
 }
 
-worker_t *worker_pool_holder(worker_pool_t *self, const char *job_id)
-{
-    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
-        if (w->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR && worker_pool_holds(w, job_id))
-            return w;
-    }
-    return NULL;
-}
-
 worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, Profeed__Profiler profiler,
                                      const char *avoid)
 {

@@ -65,8 +65,6 @@ bool worker_pool_can_serve(worker_pool_t *self, const char *arch, Profeed__Profi
 bool worker_pool_set_held(worker_t *w, char *const *ids, size_t n);
 /* Whether the collector's last report named `job_id`. */
 bool worker_pool_holds(const worker_t *w, const char *job_id);
-/* The collector whose last report named `job_id`, or NULL. */
-worker_t *worker_pool_holder(worker_pool_t *self, const char *job_id);
 
 /* The least-loaded collector with a free slot that can serve the job, or
  * NULL; one other than `avoid` (a key, or NULL) when there is one. */
