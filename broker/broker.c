@@ -34,7 +34,7 @@ void broker_config_default(broker_config_t *config)
     /* Pass outputs can be tens of MB: a small queue per peer bounds memory. */
     config->hwm = 100;
     config->journal_sync = true;
-    config->pass_retain_ms = 60 * 1000;
+    config->max_retained_bytes = (size_t) 256 * 1024 * 1024;
     config->max_queued = 10000;
     config->max_agent_jobs = 1000;
 }
@@ -302,17 +302,27 @@ static void s_ensure_analyzer(broker_t *self, job_t *job, bool newest_only)
     s_send_passes(self, job, true);
 }
 
+/* The collector for a queued job: the least loaded free one, preferring
+ * another than the one that refused it last. */
+static worker_t *s_collector_for(broker_t *self, const job_t *job)
+{
+    const Profeed__JobRequest *req = job->request;
+    return worker_pool_pick_collector(self->pool, req->gpu_arch,
+                                      req->has_profiler ? req->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED,
+                                      job->refused_by[0] ? job->refused_by : NULL);
+}
+
 /* Hands queued jobs, oldest first, to free collectors that can run them. */
 static void s_dispatch(broker_t *self)
 {
     job_t *next;
+    int64_t now = wire_zmq_now_ms();
     for (job_t *job = job_table_first_queued(self->jobs); job; job = next) {
         /* Taken first: dispatching `job` takes it out of the queue. */
         next = job_table_queued_after(self->jobs, job);
-        const Profeed__JobRequest *req = job->request;
-        worker_t *c = worker_pool_pick_collector(self->pool, req->gpu_arch,
-                                                 req->has_profiler ? req->profiler
-                                                                   : PROFEED__PROFILER__PROFILER_UNSPECIFIED);
+        if (job->retry_ms > now)
+            continue; /* refused lately: it waits out its backoff */
+        worker_t *c = s_collector_for(self, job);
         if (!c)
             continue;
         Profeed__Dispatch d;
@@ -334,12 +344,35 @@ static void s_dispatch(broker_t *self)
         }
         job_table_dispatched(self->jobs, job, c->key);
         s_journal_note(job, journal_dispatched(self->journal, job, &err), &err);
-        job->stage_ms = wire_zmq_now_ms();
+        job->stage_ms = job->dispatched_ms = wire_zmq_now_ms();
         self->metrics.attempts++;
-        c->busy++;
+        /* A job the collector already ran has its slot counted (s_collector_report). */
+        if (!worker_pool_holds(c, job->id))
+            c->busy++;
         pf_log_info(LOG, "job %s: attempt %u on collector %s (%s)", job->id, (unsigned) job->attempt,
                     c->ready->worker_id, c->key);
         s_progress(self, job, "collecting");
+    }
+}
+
+/* The job's attempt ended on its collector without its passes (the
+ * collector died, or no longer runs it): requeued, or failed when its
+ * attempts are spent. */
+static void s_collection_lost(broker_t *self, job_t *job, bool died, const char *why)
+{
+    uint32_t attempt = job->attempt;
+    if (job_table_requeue(self->jobs, job, self->config->max_attempts)) {
+        pf_error_t err;
+        s_journal_note(job, journal_requeued(self->journal, job, &err), &err);
+        pf_log_info(LOG, "job %s: collector %s attempt %u (%s); requeued", job->id,
+                    died ? "died during" : "no longer runs", (unsigned) attempt, why);
+        self->metrics.requeued++;
+        s_progress(self, job, "requeued");
+    } else {
+        char why_job[512];
+        snprintf(why_job, sizeof why_job, "the collector %s during attempt %u of %u (%s); no attempts left",
+                 died ? "died" : "dropped the job", (unsigned) attempt, (unsigned) self->config->max_attempts, why);
+        s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES, why_job);
     }
 }
 
@@ -364,24 +397,8 @@ static void s_worker_lost(broker_t *self, const char *key, const char *why)
             job_table_set_analyzer(self->jobs, job, "");
             pf_log_info(LOG, "job %s: its analyzer died; moving %zu retained passes", job->id, job->pass_len);
         }
-        if (job->state == JOB_COLLECTING && strcmp(job->collector, key) == 0) {
-            uint32_t attempt = job->attempt;
-            if (job_table_requeue(self->jobs, job, self->config->max_attempts)) {
-                pf_error_t err;
-                s_journal_note(job, journal_requeued(self->journal, job, &err), &err);
-                pf_log_info(LOG, "job %s: collector died during attempt %u; requeued", job->id,
-                            (unsigned) attempt);
-                self->metrics.requeued++;
-                s_progress(self, job, "requeued");
-            } else {
-                char why_job[512];
-                snprintf(why_job, sizeof why_job,
-                         "the collector died during attempt %u of %u (%s); no attempts left",
-                         (unsigned) attempt, (unsigned) self->config->max_attempts, why);
-                s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES,
-                                why_job);
-            }
-        }
+        if (job->state == JOB_COLLECTING && strcmp(job->collector, key) == 0)
+            s_collection_lost(self, job, true, why);
     }
     worker_pool_remove(self->pool, key);
     for (job_t *job = zlistx_first(affected); job; job = zlistx_next(affected))
@@ -389,10 +406,84 @@ static void s_worker_lost(broker_t *self, const char *key, const char *why)
     zlistx_destroy(&affected);
 }
 
+/* A collector said which jobs it runs (Ready, Heartbeat): its busy count
+ * becomes the jobs the broker has collecting there plus the ones it runs that
+ * the broker does not count there (attempts from before a restart, jobs
+ * whose last pass is in but whose run has not ended). Counting only its own
+ * dispatches, the broker would send work into slots that are full, or leave
+ * free ones unused after a path that forgot a release. */
+static void s_collector_report(broker_t *self, worker_t *w, char *const *ids, size_t n)
+{
+    if (!worker_pool_set_held(w, ids, n)) {
+        pf_log_warn(LOG, "worker %s: out of memory keeping the jobs it reports", w->ready->worker_id);
+        return;
+    }
+    /* A job collecting here that the collector no longer runs (its passes
+     * were refused, or it ended without them) would wait for its time
+     * limit: it goes back to the queue, as if the collector had died with
+     * it. Not one dispatched within interval x liveness: the report may
+     * have crossed its Dispatch. */
+    int64_t now = wire_zmq_now_ms(), settle_ms = (int64_t) self->config->heartbeat_ms * self->config->liveness;
+    uint32_t busy = 0;
+    zlistx_t *lost = zlistx_new();
+    for (job_t *job = job_table_first(self->jobs); job; job = job_table_next(self->jobs)) {
+        if (job->state != JOB_COLLECTING || strcmp(job->collector, w->key) != 0)
+            continue;
+        if (lost && now - job->dispatched_ms > settle_ms && !worker_pool_holds(w, job->id))
+            zlistx_add_end(lost, job);
+        else
+            busy++;
+    }
+    for (job_t *job = lost ? zlistx_first(lost) : NULL; job; job = zlistx_next(lost))
+        s_collection_lost(self, job, false, "it reports the job no longer running");
+    zlistx_destroy(&lost);
+    for (size_t i = 0; i < w->held_len; i++) {
+        job_t *job = job_table_find(self->jobs, w->held[i]);
+        if (!job || job->state != JOB_COLLECTING || strcmp(job->collector, w->key) != 0)
+            busy++;
+    }
+    if (busy != w->busy)
+        pf_log_debug(LOG, "worker %s: busy %u by its report (counted %u)", w->ready->worker_id, (unsigned) busy,
+                     (unsigned) w->busy);
+    bool freed = busy < w->busy;
+    w->busy = busy;
+    if (freed)
+        s_dispatch(self);
+}
+
 /* ------------------------------------------------------------------------
  * Agents */
 
-static void s_status(broker_t *self, zframe_t *peer)
+/* Who sent an agent message: the owner its jobs get, and whether it may see
+ * every job. With CURVE that is its public key (stable across reconnects;
+ * operators are keys in --operator-keys); without, only the connection is
+ * known. */
+typedef struct {
+    char owner[JOB_OWNER_LEN];
+    bool operator;
+} caller_t;
+
+static void s_caller(broker_t *self, zframe_t *peer, zframe_t *body, caller_t *caller)
+{
+    caller->operator = false;
+    const char *key = self->auth && body ? zframe_meta(body, BROKER_AUTH_KEY) : NULL;
+    if (key) {
+        snprintf(caller->owner, sizeof caller->owner, "key:%s", key);
+        caller->operator = broker_auth_user_is(zframe_meta(body, "User-Id"), "operator");
+    } else {
+        char hex[WIRE_ZMQ_PEER_LEN];
+        snprintf(caller->owner, sizeof caller->owner, "peer:%s", wire_zmq_peer_name(peer, hex, sizeof hex));
+    }
+}
+
+/* Whether `caller` may hear of `job`. A job without an owner (stored before
+ * owners were) is nobody's until an exact resubmission claims it. */
+static bool s_owns(const caller_t *caller, const job_t *job)
+{
+    return job->owner[0] && strcmp(job->owner, caller->owner) == 0;
+}
+
+static void s_status(broker_t *self, zframe_t *peer, const caller_t *caller)
 {
     size_t n = worker_pool_size(self->pool);
     Profeed__FarmStatus st;
@@ -416,8 +507,10 @@ static void s_status(broker_t *self, zframe_t *peer)
     }
     st.workers = ptrs;
     for (job_t *job = job_table_first(self->jobs); job; job = job_table_next(self->jobs)) {
+        /* Job ids are what an agent needs to ask for a job's feedback:
+         * each agent sees its own, operators all of them. */
         if ((job->state == JOB_COLLECTING || job->state == JOB_ANALYZING) && st.n_job_ids < jobs &&
-            st.n_job_ids < WIRE_MAX_HEARTBEAT_JOBS)
+            st.n_job_ids < WIRE_MAX_HEARTBEAT_JOBS && (caller->operator || s_owns(caller, job)))
             ids[st.n_job_ids++] = job->id;
     }
     st.job_ids = ids;
@@ -479,9 +572,22 @@ static bool s_busy(broker_t *self, zframe_t *peer, const Profeed__JobRequest *re
     return true;
 }
 
-static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, Profeed__JobRequest *submitted)
+static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, const caller_t *caller,
+                     Profeed__JobRequest *submitted)
 {
     const char *job_id = submitted->job_id;
+    job_t *known = job_table_find(self->jobs, job_id);
+    /* With CURVE a job id is its key's: another key's request under it is a
+     * conflict, identical or not (it would get the other's feedback).
+     * Without CURVE connections change as agents reconnect, so the exact
+     * request again is what claims a job (below), as it does a job stored
+     * before owners were. */
+    if (known && self->auth && known->owner[0] && !s_owns(caller, known)) {
+        pf_log_warn(LOG, "job %s from agent %s: the id belongs to another key; refused", job_id, peer_name);
+        s_refuse(self, self->agents, peer, METRICS_REJECT_DUPLICATE, PROFEED__ERROR_CODE__ERROR_CODE_DUPLICATE_JOB,
+                 job_id, "job id %s is already used by a different request", job_id);
+        return;
+    }
     size_t len = 0;
     pf_error_t err;
     uint8_t *bytes = wire_job_request_pack(submitted, self->config->max_msg, &len, &err);
@@ -539,6 +645,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, Prof
         return;
     case JOB_SUBMIT_SAME:
         pf_log_info(LOG, "job %s from agent %s: resubmitted while %s", id, peer_name, job_state_name(job->state));
+        snprintf(job->owner, sizeof job->owner, "%s", caller->owner);
         s_ack(self, self->agents, peer, id, NULL, true);
         if (job->state == JOB_FINISHED)
             s_send_feedback(self, job);
@@ -546,6 +653,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, Prof
             s_progress(self, job, job_state_name(job->state));
         return;
     case JOB_SUBMIT_NEW:
+        snprintf(job->owner, sizeof job->owner, "%s", caller->owner);
         /* The ack promises the job is kept: stored first, or not accepted. */
         if (journal_submitted(self->journal, job, &err) != PF_OK) {
             job_table_forget(self->jobs, job);
@@ -564,12 +672,17 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, Prof
     }
 }
 
-static void s_agent_heartbeat(broker_t *self, zframe_t *peer, const Profeed__Heartbeat *hb)
+static void s_agent_heartbeat(broker_t *self, zframe_t *peer, const caller_t *caller, const Profeed__Heartbeat *hb)
 {
     for (size_t i = 0; i < hb->n_job_ids; i++) {
         job_t *job = job_table_find(self->jobs, hb->job_ids[i]);
+        /* Another's job is answered as one not known: naming an id (from a
+         * status answer, or a guess) must not get its feedback. */
+        if (job && !s_owns(caller, job))
+            job = NULL;
         if (!job) {
-            /* A restarted broker forgot it: the agent resubmits. */
+            /* A restarted broker forgot it (or another connection has it):
+             * the agent resubmits, and the exact request claims it. */
             s_refuse(self, self->agents, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
                      hb->job_ids[i], "job %s is not known here; submit it again", hb->job_ids[i]);
             continue;
@@ -591,10 +704,10 @@ static void s_agent_heartbeat(broker_t *self, zframe_t *peer, const Profeed__Hea
 }
 
 /* The agent has the job's feedback: what was kept to deliver it again goes. */
-static void s_agent_ack(broker_t *self, const Profeed__Ack *ack)
+static void s_agent_ack(broker_t *self, const caller_t *caller, const Profeed__Ack *ack)
 {
     job_t *job = job_table_find(self->jobs, ack->job_id);
-    if (!job || job->state != JOB_FINISHED || job->delivered)
+    if (!job || !s_owns(caller, job) || job->state != JOB_FINISHED || job->delivered)
         return;
     job_table_delivered(self->jobs, job);
     pf_error_t err;
@@ -604,10 +717,10 @@ static void s_agent_ack(broker_t *self, const Profeed__Ack *ack)
 
 static void s_on_agent(broker_t *self)
 {
-    zframe_t *peer = NULL;
+    zframe_t *peer = NULL, *body = NULL;
     pf_error_t err;
-    size_t size;
-    Profeed__Envelope *env = wire_zmq_recv(self->agents, true, &peer, self->config->max_msg, &size, &err);
+    /* With the frame: its properties say which CURVE key sent it. */
+    Profeed__Envelope *env = wire_zmq_recv_frame(self->agents, true, &peer, &body, self->config->max_msg, &err);
     char name[WIRE_ZMQ_PEER_LEN];
     wire_zmq_peer_name(peer, name, sizeof name);
     if (!env) {
@@ -623,13 +736,15 @@ static void s_on_agent(broker_t *self)
         zframe_destroy(&peer);
         return;
     }
-    self->metrics.bytes_in[METRICS_AGENTS] += size;
+    self->metrics.bytes_in[METRICS_AGENTS] += zframe_size(body);
     self->metrics.messages_in[METRICS_AGENTS]++;
+    caller_t caller;
+    s_caller(self, peer, body, &caller);
     switch (env->body_case) {
-    case PROFEED__ENVELOPE__BODY_SUBMIT: s_submit(self, peer, name, env->submit); break;
-    case PROFEED__ENVELOPE__BODY_HEARTBEAT: s_agent_heartbeat(self, peer, env->heartbeat); break;
-    case PROFEED__ENVELOPE__BODY_STATUS_REQUEST: s_status(self, peer); break;
-    case PROFEED__ENVELOPE__BODY_ACK: s_agent_ack(self, env->ack); break;
+    case PROFEED__ENVELOPE__BODY_SUBMIT: s_submit(self, peer, name, &caller, env->submit); break;
+    case PROFEED__ENVELOPE__BODY_HEARTBEAT: s_agent_heartbeat(self, peer, &caller, env->heartbeat); break;
+    case PROFEED__ENVELOPE__BODY_STATUS_REQUEST: s_status(self, peer, &caller); break;
+    case PROFEED__ENVELOPE__BODY_ACK: s_agent_ack(self, &caller, env->ack); break;
     default:
         pf_log_warn(LOG, "agent peer %s: sent a message agents do not send (body %d)", name, (int) env->body_case);
         s_refuse(self, self->agents, peer, METRICS_REJECT_UNEXPECTED, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
@@ -637,6 +752,7 @@ static void s_on_agent(broker_t *self)
         break;
     }
     wire_envelope_destroy(&env);
+    zframe_destroy(&body);
     zframe_destroy(&peer);
 }
 
@@ -673,6 +789,8 @@ static void s_on_ready(broker_t *self, zframe_t *peer, zframe_t *body, const cha
                 (unsigned) w->slots);
     if (replaced[0])
         s_worker_lost(self, replaced, "it registered again from a new connection");
+    if (collector)
+        s_collector_report(self, w, w->ready->job_ids, w->ready->n_job_ids);
     /* Jobs whose passes waited for an analyzer. */
     if (!collector) {
         zlistx_t *waiting = zlistx_new();
@@ -760,6 +878,8 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t **bo
         pf_log_error(LOG, "job %s: cannot store pass %s: %s", job->id, pass->pass_key, err.msg);
         char why[PF_ERROR_MSG_MAX + 64];
         snprintf(why, sizeof why, "the broker could not store a pass output: %s", err.msg);
+        if (job->state == JOB_ANALYZING && w->busy > 0)
+            w->busy--; /* its last pass moved it on: s_release no longer counts the collector */
         s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES, why);
         s_dispatch(self);
         return;
@@ -815,16 +935,19 @@ static void s_on_worker_error(broker_t *self, worker_t *w, const Profeed__Error 
         return;
     if (e->code == PROFEED__ERROR_CODE__ERROR_CODE_OVERLOADED && job->state == JOB_COLLECTING &&
         strcmp(job->collector, w->key) == 0) {
-        /* The collector's slots and ours disagreed: try elsewhere. */
-        if (w->busy > 0)
-            w->busy--;
-        if (job_table_requeue(self->jobs, job, self->config->max_attempts)) {
-            pf_error_t err;
-            s_journal_note(job, journal_requeued(self->journal, job, &err), &err);
-            s_dispatch(self);
-        } else
-            s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES,
-                            "no collector had a free slot for the job after its attempts");
+        /* The collector's slots and ours disagreed: it is full by its own
+         * word until its next report says otherwise. The attempt never
+         * started, so it is not spent; the job waits (50 ms doubling to
+         * 1.6 s: a heartbeat or two, for the reports to catch up) and then
+         * prefers another collector. */
+        w->busy = w->slots;
+        uint32_t shift = job->refusals < 5 ? job->refusals : 5;
+        job_table_refused(self->jobs, job, wire_zmq_now_ms() + (50 << shift));
+        pf_error_t err;
+        s_journal_note(job, journal_requeued(self->journal, job, &err), &err);
+        pf_log_info(LOG, "job %s: collector %s is full (refusal %u); retried in %d ms", job->id, w->ready->worker_id,
+                    (unsigned) job->refusals, 50 << shift);
+        s_dispatch(self);
         return;
     }
     s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT,
@@ -868,7 +991,10 @@ static void s_on_worker(broker_t *self)
     w->expiry_ms = s_expiry(self);
     w->last_heard_ms = wire_zmq_now_ms();
     switch (env->body_case) {
-    case PROFEED__ENVELOPE__BODY_HEARTBEAT: break;
+    case PROFEED__ENVELOPE__BODY_HEARTBEAT:
+        if (w->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR)
+            s_collector_report(self, w, env->heartbeat->job_ids, env->heartbeat->n_job_ids);
+        break;
     case PROFEED__ENVELOPE__BODY_PROGRESS: s_on_plan(self, w, env->progress); break;
     case PROFEED__ENVELOPE__BODY_PASS_OUTPUT: s_on_pass(self, w, peer, &body, env->pass_output); break;
     case PROFEED__ENVELOPE__BODY_FEEDBACK: s_on_feedback(self, w, body, env->feedback); break;
@@ -924,11 +1050,11 @@ static void s_tick(broker_t *self)
         s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_TIMED_OUT,
                         "the job did not finish within its time limit");
     zlistx_destroy(&late);
-    job_table_drop_passes(self->jobs, now - self->config->pass_retain_ms);
     zlistx_t *gone = zlistx_new();
     zlistx_set_destructor(gone, s_free_item);
     job_table_expire(self->jobs, now - self->config->retain_ms, gone);
     job_table_trim_finished(self->jobs, self->config->max_finished, gone);
+    job_table_trim_bytes(self->jobs, self->config->max_retained_bytes, gone);
     for (char *id = zlistx_first(gone); id; id = zlistx_next(gone)) {
         pf_error_t err;
         if (journal_forgotten(self->journal, id, &err) != PF_OK)
@@ -981,7 +1107,8 @@ static int s_secure(broker_t *self)
     }
     self->curve = wire_curve_server_new(config->curve_secret, &err);
     if (self->curve)
-        self->auth = broker_auth_new(config->agent_keys, config->collector_keys, config->analyzer_keys, &err);
+        self->auth = broker_auth_new(config->agent_keys, config->collector_keys, config->analyzer_keys,
+                                     config->operator_keys, &err);
     if (!self->curve || !self->auth) {
         pf_log_error(LOG, "CURVE: %s", err.msg);
         return -1;

@@ -30,7 +30,7 @@ typedef struct {
     int hwm;                      /* per-peer high-water mark, messages */
     const char *state_dir;        /* the journal's folder (journal.h); NULL or "": jobs live in memory only */
     bool journal_sync;            /* fdatasync the journal before acknowledging */
-    int64_t pass_retain_ms;       /* a finished job's passes are kept this long for an agent that has not acked */
+    size_t max_retained_bytes;    /* feedback finished jobs may hold; beyond it the oldest delivered go first */
     uint32_t max_queued;          /* jobs waiting for a collector; more are refused as busy */
     uint32_t max_agent_jobs;      /* unfinished jobs per agent; more are refused as busy */
     /* CURVE (docs/security.md): the broker's certificate (NAME.key_secret)
@@ -41,6 +41,7 @@ typedef struct {
     const char *agent_keys;
     const char *collector_keys;
     const char *analyzer_keys;
+    const char *operator_keys;    /* with CURVE: agents whose status lists every job */
     bool insecure;
 } broker_config_t;
 

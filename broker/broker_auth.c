@@ -15,6 +15,7 @@ struct broker_auth_t {
     zcertstore_t *agents;
     zcertstore_t *collectors;
     zcertstore_t *analyzers;
+    zcertstore_t *operators;
 };
 
 static zcertstore_t *s_store(const char *dir, const char *role, pf_error_t *err, bool *ok)
@@ -39,18 +40,21 @@ static zcertstore_t *s_store(const char *dir, const char *role, pf_error_t *err,
 }
 
 broker_auth_t *broker_auth_new(const char *agent_dir, const char *collector_dir, const char *analyzer_dir,
-                               pf_error_t *err)
+                               const char *operator_dir, pf_error_t *err)
 {
     broker_auth_t *self = calloc(1, sizeof *self);
     if (!self) {
         pf_error_set(err, PF_ENOMEM, "out of memory");
         return NULL;
     }
-    bool ok_a = true, ok_c = true, ok_n = true;
+    bool ok_a = true, ok_c = true, ok_n = true, ok_o = true;
     self->agents = s_store(agent_dir, "agent", err, &ok_a);
     self->collectors = ok_a ? s_store(collector_dir, "collector", err, &ok_c) : NULL;
     self->analyzers = ok_a && ok_c ? s_store(analyzer_dir, "analyzer", err, &ok_n) : NULL;
-    if (!ok_a || !ok_c || !ok_n) {
+    /* Operators are optional: no folder, no warning. */
+    if (ok_a && ok_c && ok_n && operator_dir && *operator_dir)
+        self->operators = s_store(operator_dir, "operator", err, &ok_o);
+    if (!ok_a || !ok_c || !ok_n || !ok_o) {
         broker_auth_destroy(&self);
         return NULL;
     }
@@ -74,6 +78,7 @@ void broker_auth_destroy(broker_auth_t **self_p)
     zcertstore_destroy(&self->agents);
     zcertstore_destroy(&self->collectors);
     zcertstore_destroy(&self->analyzers);
+    zcertstore_destroy(&self->operators);
     free(self);
     *self_p = NULL;
 }
@@ -104,7 +109,9 @@ static bool s_judge(broker_auth_t *self, const char *domain, const char *mechani
     zcert_t *cert = NULL;
     const char *role = NULL;
     if (strcmp(domain, BROKER_AUTH_AGENTS) == 0) {
-        if (self->agents && (cert = zcertstore_lookup(self->agents, txt)))
+        if (self->operators && (cert = zcertstore_lookup(self->operators, txt)))
+            role = "operator";
+        else if (self->agents && (cert = zcertstore_lookup(self->agents, txt)))
             role = "agent";
     } else if (strcmp(domain, BROKER_AUTH_WORKERS) == 0) {
         if (self->collectors && (cert = zcertstore_lookup(self->collectors, txt)))
@@ -154,7 +161,24 @@ void broker_auth_handle(broker_auth_t *self)
     zmsg_addstr(reply, ok ? "200" : "400");
     zmsg_addstr(reply, ok ? "OK" : why);
     zmsg_addstr(reply, ok ? user : "");
-    zmsg_addmem(reply, NULL, 0); /* metadata */
+    /* Metadata (ZMTP 3.0 properties: name length, name, 4-byte big-endian
+     * value length, value): the connection's public key as BROKER_AUTH_KEY,
+     * what a job's owner is (names in key files need not be unique). */
+    uint8_t meta[1 + sizeof BROKER_AUTH_KEY - 1 + 4 + 40];
+    size_t meta_len = 0;
+    if (ok && key && zframe_size(key) == 32) {
+        char txt[41];
+        zmq_z85_encode(txt, zframe_data(key), 32);
+        meta[meta_len++] = (uint8_t) (sizeof BROKER_AUTH_KEY - 1);
+        memcpy(meta + meta_len, BROKER_AUTH_KEY, sizeof BROKER_AUTH_KEY - 1);
+        meta_len += sizeof BROKER_AUTH_KEY - 1;
+        uint8_t len_be[4] = {0, 0, 0, 40};
+        memcpy(meta + meta_len, len_be, 4);
+        meta_len += 4;
+        memcpy(meta + meta_len, txt, 40);
+        meta_len += 40;
+    }
+    zmsg_addmem(reply, meta, meta_len);
     zmsg_send(&reply, self->zap);
     zstr_free(&version);
     zstr_free(&request_id);

@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +21,24 @@ typedef struct {
     size_t id_len;
 } conn_t;
 
+/* A connection the server dropped, whose disconnect notice may still come. */
+typedef struct {
+    uint8_t id[16];         /* libzmq's STREAM ids are 5 bytes; longer ones are not kept */
+    size_t id_len;
+} dropped_t;
+
+/* Connections dropped lately: a STREAM socket tells of a disconnect with the
+ * same empty message it tells of a connect, so a notice for a connection
+ * already dropped would otherwise take a slot as a new one. */
+#define S_DROPPED 1024
+
 struct broker_http_t {
     zsock_t *sock;
     broker_http_render_fn *render;
     void *arg;
     zhashx_t *conns;        /* hex routing id -> conn_t (owned) */
+    dropped_t dropped[S_DROPPED]; /* a ring, the newest at dropped_next - 1 */
+    size_t dropped_next;
 };
 
 static void s_conn_free(void **item)
@@ -78,19 +92,68 @@ const char *broker_http_endpoint(broker_http_t *self)
     return zsock_endpoint(self->sock);
 }
 
-/* Sends `len` bytes to the connection `id`; len 0 closes it (STREAM sockets). */
-static void s_send(broker_http_t *self, const uint8_t *id, size_t id_len, const void *data, size_t len)
+/* Sends `len` bytes to the connection `id`; len 0 closes it (STREAM sockets).
+ * Never blocks: the broker's one loop serves agents and workers too, and a
+ * peer that reset its connection, or reads nothing, would hold a blocking
+ * send forever (libzmq waits for a pipe that never drains). A send that
+ * cannot go now fails; the caller forgets the connection either way, and the
+ * kernel's socket goes when libzmq sees the peer gone. */
+static bool s_send(broker_http_t *self, const uint8_t *id, size_t id_len, const void *data, size_t len)
 {
     void *raw = zsock_resolve(self->sock);
-    if (zmq_send(raw, id, id_len, ZMQ_SNDMORE) < 0 || zmq_send(raw, data, len, 0) < 0)
-        pf_log_debug(LOG, "metrics: send failed: %s", zmq_strerror(zmq_errno()));
+    if (zmq_send(raw, id, id_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 || zmq_send(raw, data, len, ZMQ_DONTWAIT) < 0) {
+        pf_log_debug(LOG, "metrics: send failed, connection dropped: %s", zmq_strerror(zmq_errno()));
+        return false;
+    }
+    return true;
 }
 
+/* Closes the connection `id` and forgets it (`key`: its table entry, if it
+ * has one). `id` may point into that entry. */
 static void s_close(broker_http_t *self, const uint8_t *id, size_t id_len, const char *key)
 {
     s_send(self, id, id_len, "", 0);
+    if (id_len <= sizeof self->dropped[0].id) {
+        dropped_t *d = &self->dropped[self->dropped_next++ % S_DROPPED];
+        memcpy(d->id, id, id_len);
+        d->id_len = id_len;
+    }
     if (key)
         zhashx_delete(self->conns, key);
+}
+
+/* True once for a connection s_close() dropped: its disconnect notice. */
+static bool s_was_dropped(broker_http_t *self, const uint8_t *id, size_t id_len)
+{
+    for (size_t i = 0; i < S_DROPPED; i++) {
+        dropped_t *d = &self->dropped[i];
+        if (d->id_len == id_len && id_len > 0 && memcmp(d->id, id, id_len) == 0) {
+            d->id_len = 0;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The table is full: the connection that has waited longest for its request
+ * goes, so that connections opened and left idle cannot keep every slot
+ * (a client that connects now is served; a slow attacker's oldest go). */
+static void s_evict_oldest(broker_http_t *self)
+{
+    const char *oldest_key = NULL;
+    int64_t oldest_ms = INT64_MAX;
+    for (conn_t *c = zhashx_first(self->conns); c; c = zhashx_next(self->conns)) {
+        if (c->since_ms < oldest_ms) {
+            oldest_ms = c->since_ms;
+            oldest_key = zhashx_cursor(self->conns);
+        }
+    }
+    if (!oldest_key)
+        return;
+    char key[WIRE_ZMQ_PEER_LEN];
+    snprintf(key, sizeof key, "%s", oldest_key);
+    conn_t *c = zhashx_lookup(self->conns, key);
+    s_close(self, c->id, c->id_len, key);
 }
 
 /* HEAD answers carry GET's headers, Content-Length included, and no body. */
@@ -168,12 +231,18 @@ void broker_http_handle(broker_http_t *self, int64_t now_ms)
     wire_zmq_peer_name(id, key, sizeof key);
     conn_t *c = zhashx_lookup(self->conns, key);
     if (zframe_size(data) == 0) {
-        /* Connected (new id) or disconnected (known id). */
+        /* Connected (new id) or disconnected (known id, or one dropped). */
         if (c) {
             zhashx_delete(self->conns, key);
-        } else if (zhashx_size(self->conns) >= BROKER_HTTP_MAX_CONNS || zframe_size(id) > sizeof c->id) {
-            s_close(self, zframe_data(id), zframe_size(id), NULL);
-        } else if ((c = calloc(1, sizeof *c)) != NULL) {
+        } else if (zframe_size(id) > sizeof c->id) {
+            s_send(self, zframe_data(id), zframe_size(id), "", 0);
+        } else if (s_was_dropped(self, zframe_data(id), zframe_size(id))) {
+            /* its disconnect notice */
+        } else {
+            if (zhashx_size(self->conns) >= BROKER_HTTP_MAX_CONNS)
+                s_evict_oldest(self);
+            if ((c = calloc(1, sizeof *c)) == NULL)
+                goto done;
             memcpy(c->id, zframe_data(id), zframe_size(id));
             c->id_len = zframe_size(id);
             c->since_ms = now_ms;

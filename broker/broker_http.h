@@ -6,8 +6,10 @@
  * other paths get 404, other methods 405, and closes each connection after
  * one answer (Connection: close). Everything from the network is untrusted:
  * requests larger than BROKER_HTTP_MAX_REQUEST get 431, at most
- * BROKER_HTTP_MAX_CONNS connections are held, and one that has not sent a
- * whole request within BROKER_HTTP_IDLE_MS is closed. */
+ * BROKER_HTTP_MAX_CONNS connections are held (a new one past that closes the
+ * one that has waited longest), one that has not sent a whole request within
+ * BROKER_HTTP_IDLE_MS is closed, and no send ever blocks: a connection that
+ * cannot take its answer now is dropped. */
 #ifndef BROKER_HTTP_H
 #define BROKER_HTTP_H
 
@@ -18,7 +20,9 @@
 
 #define BROKER_HTTP_MAX_REQUEST 8192
 #define BROKER_HTTP_MAX_CONNS 64
-#define BROKER_HTTP_IDLE_MS 10000
+/* A scraper sends its request within milliseconds of connecting; 2 s is
+ * generous for one across a WAN and short for a connection left open. */
+#define BROKER_HTTP_IDLE_MS 2000
 
 typedef struct broker_http_t broker_http_t;
 

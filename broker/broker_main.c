@@ -1,6 +1,8 @@
 /* profeed-broker: the farm's broker process. See broker.h and docs/protocol.md;
  * its settings (flags, config file, environment) are docs/config.md's. */
 
+#include <signal.h>
+
 #include "broker.h"
 #include "config.h"
 #include "pf_memory.h"
@@ -45,9 +47,9 @@ static const config_key_t s_keys[] = {
      .help = "keep jobs in a journal there, so they survive a broker restart; empty: memory only"},
     {.name = "journal-fsync", .type = CONFIG_BOOL, .fallback = "true",
      .help = "sync the journal before acknowledging a job or pass (off: faster, a power loss can lose jobs)"},
-    {.name = "pass-retain-s", .type = CONFIG_INT, .fallback = "60", .arg = "N",
-     .help = "keep a finished job's passes this long for an agent that has not acknowledged", .min = 0,
-     .max = 7 * 86400},
+    {.name = "max-retained-mb", .type = CONFIG_INT, .fallback = "256", .arg = "N",
+     .help = "MiB of feedback finished jobs may hold; beyond it the oldest delivered are forgotten first", .min = 1,
+     .max = 1048576},
     {.name = "max-queued", .type = CONFIG_INT, .fallback = "10000", .arg = "N",
      .help = "jobs waiting for a collector; beyond it agents are told to retry later", .min = 1, .max = 10000000},
     {.name = "max-agent-jobs", .type = CONFIG_INT, .fallback = "1000", .arg = "N",
@@ -58,6 +60,8 @@ static const config_key_t s_keys[] = {
      .help = "with CURVE: public keys (NAME.key) of the agents allowed to submit"},
     {.name = "collector-keys", .type = CONFIG_STRING, .arg = "DIR",
      .help = "with CURVE: public keys of the collectors allowed to register"},
+    {.name = "operator-keys", .type = CONFIG_STRING, .arg = "DIR",
+     .help = "with CURVE: public keys of operators, agents whose status lists every job (not only theirs)"},
     {.name = "analyzer-keys", .type = CONFIG_STRING, .arg = "DIR",
      .help = "with CURVE: public keys of the analyzers allowed to register"},
     {.name = "insecure", .type = CONFIG_BOOL, .fallback = "false",
@@ -87,15 +91,22 @@ int main(int argc, char **argv)
     config.max_msg = (size_t) config_int(settings, "max-msg-mb") * 1024 * 1024;
     config.state_dir = config_str(settings, "state-dir");
     config.journal_sync = config_bool(settings, "journal-fsync");
-    config.pass_retain_ms = config_int(settings, "pass-retain-s") * 1000;
+    config.max_retained_bytes = (size_t) config_int(settings, "max-retained-mb") * 1024 * 1024;
     config.max_queued = (uint32_t) config_int(settings, "max-queued");
     config.max_agent_jobs = (uint32_t) config_int(settings, "max-agent-jobs");
     config.curve_secret = config_str(settings, "curve-secret");
     config.agent_keys = config_str(settings, "agent-keys");
     config.collector_keys = config_str(settings, "collector-keys");
     config.analyzer_keys = config_str(settings, "analyzer-keys");
+    config.operator_keys = config_str(settings, "operator-keys");
     config.insecure = config_bool(settings, "insecure");
     pf_memory_keep_large_buffers();
+    /* Past a file-size limit (ulimit -f, RLIMIT_FSIZE) a write raises
+     * SIGXFSZ, which ends the process by default. Ignored, the write fails
+     * with EFBIG instead, and the journal takes that as it takes a full disk:
+     * the record is cut off and refused, and the broker keeps serving
+     * (docs/reliability.md). */
+    signal(SIGXFSZ, SIG_IGN);
     int rc = broker_run(&config, NULL) == 0 ? 0 : 1;
     config_destroy(&settings);
     return rc;

@@ -158,6 +158,10 @@ char *broker_metrics_render(const broker_metrics_t *self, job_table_t *jobs, wor
     s_header(&t, "profeed_broker_jobs", "gauge", "Jobs the broker holds, by state (finished ones while retained).");
     for (job_state_t s = JOB_QUEUED; s <= JOB_FINISHED; s++)
         textbuf_printf(&t, "profeed_broker_jobs{state=\"%s\"} %zu\n", job_state_name(s), job_table_count(jobs, s));
+    s_header(&t, "profeed_broker_retained_bytes", "gauge",
+             "Bytes of job data held in memory: passes of unfinished jobs, feedback of finished ones.");
+    textbuf_printf(&t, "profeed_broker_retained_bytes{kind=\"passes\"} %zu\n", job_table_pass_bytes(jobs));
+    textbuf_printf(&t, "profeed_broker_retained_bytes{kind=\"feedback\"} %zu\n", job_table_feedback_bytes(jobs));
 
     size_t workers[2][2] = {{0}}; /* [collector?][busy?] */
     for (worker_t *w = worker_pool_first(pool); w; w = worker_pool_next(pool))

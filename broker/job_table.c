@@ -14,6 +14,8 @@ struct job_table_t {
     job_t *queue_head, *queue_tail; /* the QUEUED jobs, oldest (lowest seq) first */
     uint64_t next_seq;
     size_t counts[JOB_FINISHED + 1];
+    size_t feedback_bytes; /* of FINISHED jobs */
+    size_t pass_bytes;     /* retained passes, of unfinished jobs */
     zhashx_t *unfinished; /* agent key -> size_t *, jobs not FINISHED */
 };
 
@@ -167,10 +169,13 @@ static void s_transition(job_table_t *self, job_t *job, job_state_t to)
         s_queue_insert(self, job);
 }
 
-static void s_drop_passes(job_t *job)
+static void s_drop_passes(job_table_t *self, job_t *job)
 {
-    for (size_t i = 0; i < job->pass_len; i++)
+    for (size_t i = 0; i < job->pass_len; i++) {
+        assert(self->pass_bytes >= job->passes[i].len);
+        self->pass_bytes -= job->passes[i].len;
         s_pass_free(&job->passes[i]);
+    }
     free(job->passes);
     job->passes = NULL;
     job->pass_len = 0;
@@ -249,7 +254,8 @@ void job_table_dispatched(job_table_t *self, job_t *job, const char *collector)
     s_transition(self, job, JOB_COLLECTING);
     snprintf(job->collector, sizeof job->collector, "%s", collector);
     job->attempt++;
-    s_drop_passes(job);
+    job->retry_ms = 0;
+    s_drop_passes(self, job);
 }
 
 pf_status_t job_table_plan(job_table_t *self, job_t *job, uint32_t pass_count, pf_error_t *err)
@@ -314,6 +320,7 @@ job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *coll
         pass->bytes = copy;
     }
     pass->len = len;
+    self->pass_bytes += len;
     if (job->profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED)
         job->profiler = profiler;
     if (job->pass_len == job->pass_count) {
@@ -338,8 +345,20 @@ bool job_table_requeue(job_table_t *self, job_t *job, uint32_t max_attempts)
         return false;
     s_transition(self, job, JOB_QUEUED);
     job->collector[0] = '\0';
-    s_drop_passes(job);
+    s_drop_passes(self, job);
     return true;
+}
+
+void job_table_refused(job_table_t *self, job_t *job, int64_t retry_ms)
+{
+    assert(self && job && job->state == JOB_COLLECTING && job->attempt > 0);
+    snprintf(job->refused_by, sizeof job->refused_by, "%s", job->collector);
+    s_transition(self, job, JOB_QUEUED);
+    job->collector[0] = '\0';
+    job->attempt--;
+    job->refusals++;
+    job->retry_ms = retry_ms;
+    s_drop_passes(self, job);
 }
 
 void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, size_t len,
@@ -349,6 +368,7 @@ void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, si
     s_transition(self, job, JOB_FINISHED);
     job->collector[0] = '\0';
     job->analyzer[0] = '\0';
+    s_drop_passes(self, job);
     free(job->feedback);
     job->feedback = malloc(len ? len : 1);
     if (job->feedback) {
@@ -357,6 +377,7 @@ void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, si
     } else {
         job->feedback_len = 0; /* a resubmission then runs it again */
     }
+    self->feedback_bytes += job->feedback_len;
     job->finished_ms = now_ms;
 }
 
@@ -365,25 +386,52 @@ void job_table_delivered(job_table_t *self, job_t *job)
     assert(self && job && job->state == JOB_FINISHED);
     (void) self; /* used only by the asserts */
     job->delivered = true;
-    s_drop_passes(job);
 }
 
-size_t job_table_drop_passes(job_table_t *self, int64_t before_ms)
+size_t job_table_feedback_bytes(job_table_t *self) { return self->feedback_bytes; }
+size_t job_table_pass_bytes(job_table_t *self) { return self->pass_bytes; }
+
+/* Delivered before undelivered, then oldest finished first. */
+static int s_by_delivered_then_finished(const void *a, const void *b)
+{
+    const job_t *x = *(job_t *const *) a, *y = *(job_t *const *) b;
+    if (x->delivered != y->delivered)
+        return x->delivered ? -1 : 1;
+    return (x->finished_ms > y->finished_ms) - (x->finished_ms < y->finished_ms);
+}
+
+size_t job_table_trim_bytes(job_table_t *self, size_t max_bytes, zlistx_t *gone_out)
 {
     assert(self);
-    size_t n = 0;
-    for (job_t *job = zhashx_first(self->jobs); job; job = zhashx_next(self->jobs)) {
-        if (job->state == JOB_FINISHED && job->pass_len > 0 && job->finished_ms < before_ms) {
-            s_drop_passes(job);
-            n++;
-        }
+    if (self->feedback_bytes <= max_bytes)
+        return 0;
+    size_t n = self->counts[JOB_FINISHED];
+    job_t **finished = malloc((n ? n : 1) * sizeof *finished);
+    if (!finished)
+        return 0; /* the next tick tries again */
+    size_t k = 0;
+    for (job_t *job = zhashx_first(self->jobs); job && k < n; job = zhashx_next(self->jobs))
+        if (job->state == JOB_FINISHED)
+            finished[k++] = job;
+    qsort(finished, k, sizeof *finished, s_by_delivered_then_finished);
+    size_t dropped = 0;
+    for (size_t i = 0; i < k && self->feedback_bytes > max_bytes; i++, dropped++) {
+        if (gone_out)
+            zlistx_add_end(gone_out, strdup(finished[i]->id));
+        job_table_forget(self, finished[i]);
     }
-    return n;
+    free(finished);
+    return dropped;
 }
 
 void job_table_forget(job_table_t *self, job_t *job)
 {
     assert(self && job);
+    if (job->state == JOB_FINISHED) {
+        assert(self->feedback_bytes >= job->feedback_len);
+        self->feedback_bytes -= job->feedback_len;
+    }
+    s_drop_passes(self, job);
     self->counts[job->state]--;
     if (job->state != JOB_FINISHED)
         s_agent_count(self, job, -1);

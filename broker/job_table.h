@@ -33,6 +33,9 @@
 
 /* A worker key: its routing id in hex (at most 255 bytes). */
 #define JOB_WORKER_KEY_LEN 512
+/* A job's owner: "key:" and a Z85 CURVE public key, or "peer:" and a routing
+ * id in hex. */
+#define JOB_OWNER_LEN (JOB_WORKER_KEY_LEN + 8)
 
 typedef enum { JOB_QUEUED, JOB_COLLECTING, JOB_ANALYZING, JOB_FINISHED } job_state_t;
 
@@ -57,6 +60,9 @@ typedef struct job {
     char collector[JOB_WORKER_KEY_LEN];   /* worker key while COLLECTING */
     char analyzer[JOB_WORKER_KEY_LEN];    /* pinned analyzer, "" when none */
     uint32_t attempt;                   /* collection attempts started */
+    uint32_t refusals;                  /* dispatches refused as OVERLOADED (backoff grows with it) */
+    int64_t retry_ms;                   /* QUEUED: not dispatched before then (after a refusal) */
+    char refused_by[JOB_WORKER_KEY_LEN];  /* the collector that refused it last, "" when none */
     uint32_t pass_count;                /* announced by the collector; 0 until then */
     job_pass_t *passes;                 /* of the current attempt */
     size_t pass_len;
@@ -64,6 +70,7 @@ typedef struct job {
     int64_t deadline_ms;                /* the job times out then */
     int64_t submitted_ms;               /* set by the broker, for latency metrics only */
     int64_t stage_ms;                   /* attempt start or last pass in (metrics only) */
+    int64_t dispatched_ms;              /* set by the broker when the attempt was sent */
     int64_t finished_ms;
     uint8_t *feedback;                  /* packed Feedback once FINISHED */
     size_t feedback_len;
@@ -71,6 +78,9 @@ typedef struct job {
     /* Who the job counts against for backpressure: the request's agent_id,
      * else the agent's routing id in hex (first 64 bytes). */
     char agent_key[WIRE_MAX_ID_LEN + 8];
+    /* Who submitted it, set by the broker: only they hear of it (status,
+     * heartbeats, feedback). "" for a job stored before owners were. */
+    char owner[JOB_OWNER_LEN];
 } job_t;
 
 typedef struct job_table_t job_table_t;
@@ -133,13 +143,19 @@ void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer)
  * A broker restart requeues with max_attempts UINT32_MAX: not the job's fault. */
 bool job_table_requeue(job_table_t *self, job_t *job, uint32_t max_attempts);
 
+/* The collector refused the attempt as OVERLOADED (its slots were full,
+ * unknown to the broker): COLLECTING -> QUEUED without spending the attempt
+ * (the next dispatch reuses its number), not before `retry_ms`, and
+ * preferably elsewhere than on the refusing collector. */
+void job_table_refused(job_table_t *self, job_t *job, int64_t retry_ms);
+
 /* Any state but FINISHED -> FINISHED with this packed Feedback (copied). The
- * pass outputs stay until the agent has the feedback (job_table_delivered)
- * or job_table_drop_passes() ends their retention. */
+ * pass outputs are dropped: a finished job holds only its feedback, which is
+ * all a resubmission or a missed delivery needs. */
 void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, size_t len,
                       int64_t now_ms);
 
-/* FINISHED: the agent acknowledged the feedback; the passes are dropped. */
+/* FINISHED: the agent acknowledged the feedback. */
 void job_table_delivered(job_table_t *self, job_t *job);
 
 /* Forgets the oldest FINISHED jobs beyond the newest `keep`, appending their
@@ -147,9 +163,16 @@ void job_table_delivered(job_table_t *self, job_t *job);
  * broker's memory that holds whatever the job rate. */
 size_t job_table_trim_finished(job_table_t *self, size_t keep, zlistx_t *gone);
 
-/* Drops the retained passes of FINISHED jobs finished before `before_ms`
- * (their retention ended without a delivery); returns how many jobs. */
-size_t job_table_drop_passes(job_table_t *self, int64_t before_ms);
+/* Bytes held: the feedback of FINISHED jobs, the passes of the others. Kept
+ * as jobs move: O(1). */
+size_t job_table_feedback_bytes(job_table_t *self);
+size_t job_table_pass_bytes(job_table_t *self);
+
+/* Forgets FINISHED jobs until their feedback takes at most `max_bytes`:
+ * delivered ones first, then the others, each oldest finished first; their
+ * ids are appended to `gone` as job_table_expire does. Returns how many. A
+ * bound on the broker's memory that holds whatever the feedback sizes. */
+size_t job_table_trim_bytes(job_table_t *self, size_t max_bytes, zlistx_t *gone);
 
 /* Removes a job whatever its state (a submission the journal could not keep,
  * or a FORGOTTEN record read back). */

@@ -211,6 +211,7 @@ static void s_submitted_record(Profeed__JournalRecord *rec, const job_t *job)
     rec->agent.len = job->agent_len;
     rec->has_deadline_unix_ms = 1;
     rec->deadline_unix_ms = s_to_unix(job->deadline_ms);
+    rec->owner = job->owner[0] ? (char *) job->owner : NULL;
 }
 
 static void s_dispatched_record(Profeed__JournalRecord *rec, const job_t *job)
@@ -383,6 +384,10 @@ static void s_apply(journal_t *self, const Profeed__JournalRecord *rec, size_t m
         job_table_submit(jobs, &request, rec->request.data, rec->request.len, rec->agent.data, agent_len,
                          s_to_mono(rec->deadline_unix_ms), &added);
         wire_job_request_destroy(&request);
+        /* An owner too long for the table is damage: the job is then
+         * claimed only by resubmitting its exact request. */
+        if (added && rec->owner && strlen(rec->owner) < sizeof added->owner)
+            snprintf(added->owner, sizeof added->owner, "%s", rec->owner);
         return;
     }
     if (!job) {

@@ -10,11 +10,21 @@ struct worker_pool_t {
     zhashx_t *workers; /* key -> worker_t, owned */
 };
 
+static void s_held_clear(worker_t *w)
+{
+    for (size_t i = 0; i < w->held_len; i++)
+        free(w->held[i]);
+    free(w->held);
+    w->held = NULL;
+    w->held_len = 0;
+}
+
 static void s_worker_destructor(void **item)
 {
     worker_t *w = *item;
     if (!w)
         return;
+    s_held_clear(w);
     zframe_destroy(&w->routing_id);
     wire_envelope_destroy(&w->ready_env);
     free(w);
@@ -164,19 +174,51 @@ bool worker_pool_can_serve(worker_pool_t *self, const char *arch, Profeed__Profi
     return false;
 }
 
-worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, Profeed__Profiler profiler)
+bool worker_pool_set_held(worker_t *w, char *const *ids, size_t n)
 {
-    worker_t *best = NULL;
+    s_held_clear(w);
+    if (n == 0)
+        return true;
+    w->held = calloc(n, sizeof *w->held);
+    if (!w->held)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (!(w->held[i] = strdup(ids[i]))) {
+            s_held_clear(w);
+            return false;
+        }
+        w->held_len++;
+    }
+    return true;
+}
+
+bool worker_pool_holds(const worker_t *w, const char *job_id)
+{
+    for (size_t i = 0; i < w->held_len; i++) {
+        if (strcmp(w->held[i], job_id) == 0)
+            return true;
+    }
+    return false;
+}
+
+worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, Profeed__Profiler profiler,
+                                     const char *avoid)
+{
+    worker_t *best = NULL, *avoided = NULL;
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
         if (w->role != PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR || w->busy >= w->slots)
             continue;
         if (!s_has_arch(w, arch) || !s_has_profiler(w, profiler))
             continue;
+        if (avoid && strcmp(w->key, avoid) == 0) {
+            avoided = w;
+            continue;
+        }
         /* Compare busy/slots without division: a/b < c/d <=> a*d < c*b. */
         if (!best || (uint64_t) w->busy * best->slots < (uint64_t) best->busy * w->slots)
             best = w;
     }
-    return best;
+    return best ? best : avoided;
 }
 
 worker_t *worker_pool_pick_analyzer(worker_pool_t *self, Profeed__Profiler profiler)

@@ -26,6 +26,12 @@ typedef struct {
     Profeed__Envelope *ready_env;
     uint32_t slots;
     uint32_t busy;              /* jobs collecting here, or pinned here (analyzers) */
+    /* Collectors: the job ids it said it runs, in its last Ready or
+     * Heartbeat (owned strings). The broker's own count cannot know of
+     * attempts from before its restart, nor see a slot it thinks free but the
+     * collector still fills; the report can. */
+    char **held;
+    size_t held_len;
     int64_t expiry_ms;
     int64_t last_heard_ms;
 } worker_t;
@@ -54,8 +60,16 @@ worker_t *worker_pool_expired(worker_pool_t *self, int64_t now_ms);
 bool worker_pool_can_serve(worker_pool_t *self, const char *arch, Profeed__Profiler profiler,
                            char *reason, size_t cap);
 
-/* The least-loaded collector with a free slot that can serve the job, or NULL. */
-worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, Profeed__Profiler profiler);
+/* Replaces the collector's reported jobs with `ids` (copied). False when out
+ * of memory (the report is then empty). */
+bool worker_pool_set_held(worker_t *w, char *const *ids, size_t n);
+/* Whether the collector's last report named `job_id`. */
+bool worker_pool_holds(const worker_t *w, const char *job_id);
+
+/* The least-loaded collector with a free slot that can serve the job, or
+ * NULL; one other than `avoid` (a key, or NULL) when there is one. */
+worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, Profeed__Profiler profiler,
+                                     const char *avoid);
 
 /* The least-loaded analyzer that analyzes `profiler`, or NULL. */
 worker_t *worker_pool_pick_analyzer(worker_pool_t *self, Profeed__Profiler profiler);

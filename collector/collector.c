@@ -795,6 +795,8 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
     char wrapper_path[4096];
     char *const *command = NULL;
     size_t command_len = 0;
+    char **checked = NULL;  /* a command job's argv, its program as checked */
+    char program[4096];
     const char *cwd = config->workdir;
     Profeed__ProfileFilter filter;
     const Profeed__ProfileFilter *use_filter = req->filter;
@@ -822,12 +824,23 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
             use_filter = &filter;
         }
     } else {
-        command = req->command->argv;
         command_len = req->command->n_argv;
-        if (!sandbox_allows(info->sandbox, command[0], why, sizeof why)) {
+        /* The program runs by the path the allowlist checked (argv[0]
+         * replaced), so that neither the profiler's PATH lookup nor a link
+         * swapped in since can run another one. */
+        checked = calloc(command_len + 1, sizeof *checked);
+        if (!checked) {
+            s_job_error(pipe, "out of memory");
+            goto cleanup;
+        }
+        if (!sandbox_allows(info->sandbox, req->command->argv[0], cwd, program, sizeof program, why, sizeof why)) {
             s_job_error(pipe, why);
             goto cleanup;
         }
+        checked[0] = program;
+        for (size_t i = 1; i < command_len; i++)
+            checked[i] = req->command->argv[i];
+        command = checked;
     }
     pass_plan_input_t input = {
         .language = req->language,
@@ -921,6 +934,7 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
         s_pass_files_free(&files);
     }
 cleanup:
+    free(checked);
     pass_plan_destroy(&plan);
     if (!config->keep_job_dirs)
         s_remove_tree(dir, 0);
@@ -1040,6 +1054,14 @@ static void s_send_ready(collector_t *self)
     ready.n_profilers = self->info.profiler_count;
     ready.has_slots = 1;
     ready.slots = self->config->slots;
+    /* Jobs still running (the broker restarted under them): a broker that
+     * counted these slots free would send work they must refuse. */
+    char *ids[1024];
+    for (size_t i = 0; i < self->config->slots && ready.n_job_ids < 1024; i++) {
+        if (self->runs[i])
+            ids[ready.n_job_ids++] = self->runs[i]->job_id;
+    }
+    ready.job_ids = ids;
     Profeed__Envelope env;
     wire_envelope_init(&env);
     env.body_case = PROFEED__ENVELOPE__BODY_READY;

@@ -4,6 +4,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,26 +147,60 @@ void sandbox_destroy(sandbox_t **self_p)
     *self_p = NULL;
 }
 
-bool sandbox_allows(const sandbox_t *self, const char *program, char *why, size_t cap)
+/* The canonical path of the executable `program` names: a name looked up on
+ * the collector's PATH, a relative path taken from `cwd`. False when there is
+ * none (or the path does not fit). */
+static bool s_canonical(const char *program, const char *cwd, char *out, size_t cap)
 {
-    if (!self->allow)
-        return true;
     char path[4096];
-    if (!program || !proc_find(program, path, sizeof path)) {
-        snprintf(why, cap, "%s: no such executable on the collector", program ? program : "(none)");
+    if (strchr(program, '/') && program[0] != '/' && cwd && *cwd) {
+        int n = snprintf(path, sizeof path, "%s/%s", cwd, program);
+        if (n < 0 || (size_t) n >= sizeof path)
+            return false;
+        program = path;
+    }
+    char found[4096];
+    char resolved[PATH_MAX];
+    if (!proc_find(program, found, sizeof found) || !realpath(found, resolved))
+        return false;
+    int n = snprintf(out, cap, "%s", resolved);
+    return n > 0 && (size_t) n < cap;
+}
+
+bool sandbox_allows(const sandbox_t *self, const char *program, const char *cwd, char *run, size_t run_cap,
+                    char *why, size_t cap)
+{
+    if (!program || !*program) {
+        snprintf(why, cap, "the job names no program");
         return false;
     }
+    if (!self->allow) {
+        int n = snprintf(run, run_cap, "%s", program);
+        if (n < 0 || (size_t) n >= run_cap) {
+            snprintf(why, cap, "the program's name is too long");
+            return false;
+        }
+        return true;
+    }
     char resolved[4096];
-    if (!realpath(path, resolved))
-        snprintf(resolved, sizeof resolved, "%s", path);
-    const char *base = strrchr(resolved, '/');
-    base = base ? base + 1 : resolved;
-    const char *given = strrchr(program, '/');
-    given = given ? given + 1 : program;
+    if (!s_canonical(program, cwd, resolved, sizeof resolved)) {
+        snprintf(why, cap, "%s: no such executable on the collector", program);
+        return false;
+    }
     for (size_t i = 0; self->allow[i]; i++) {
         const char *entry = self->allow[i];
-        if (strchr(entry, '/') ? strcmp(entry, resolved) == 0 : strcmp(entry, given) == 0 || strcmp(entry, base) == 0)
+        /* A path entry was made canonical at start; a bare name is looked up
+         * on PATH now (a program installed since counts). */
+        char named[4096];
+        const char *allowed = entry;
+        if (!strchr(entry, '/'))
+            allowed = s_canonical(entry, NULL, named, sizeof named) ? named : NULL;
+        if (allowed && strcmp(allowed, resolved) == 0) {
+            int n = snprintf(run, run_cap, "%s", resolved);
+            if (n < 0 || (size_t) n >= run_cap)
+                break;
             return true;
+        }
     }
     snprintf(why, cap, "%s (%s) is not in this collector's allow-programs", program, resolved);
     return false;

@@ -2,9 +2,12 @@
  * (docs/security.md).
  *
  *  - programs: a command job's program must be on the allowlist
- *    (`allow-programs`: names or absolute paths, resolved on PATH as they
- *    would run; "*" allows any). Kernel + problem jobs run the collector's
- *    own wrapper, which is always allowed.
+ *    (`allow-programs`; "*" allows any). Programs and entries are compared as
+ *    canonical paths (realpath): an entry with a '/' is that file; a bare name
+ *    is the program of that name on the collector's PATH, and only that one
+ *    (not a file of that name elsewhere, nor a link named so). The job then
+ *    runs the canonical path that was checked, never a name looked up again.
+ *    Kernel + problem jobs run the collector's own wrapper, always allowed.
  *  - environment: only the variables named in `keep-env` pass to the
  *    profiler and the program ("LC_*" is a prefix; "*" keeps everything).
  *  - limits: CPU seconds, file size, processes and address space per process
@@ -28,8 +31,12 @@ typedef struct sandbox_t sandbox_t;
 sandbox_t *sandbox_new(const collector_config_t *config, pf_error_t *err);
 void sandbox_destroy(sandbox_t **self_p);
 
-/* Whether a command job may run `program` (its argv[0]); `why` says why not. */
-bool sandbox_allows(const sandbox_t *self, const char *program, char *why, size_t cap);
+/* Whether a command job may run `program` (its argv[0]; a relative path is
+ * taken from `cwd`, the job's folder, or the collector's when NULL); `why`
+ * says why not. When allowed, `run` gets what to execute: the canonical path
+ * that was checked (with "*": `program` as given). */
+bool sandbox_allows(const sandbox_t *self, const char *program, const char *cwd, char *run, size_t run_cap,
+                    char *why, size_t cap);
 
 /* Whether run-as was set: a root collector must not start without it. */
 bool sandbox_user_chosen(const sandbox_t *self);

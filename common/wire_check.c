@@ -667,6 +667,13 @@ static pf_status_t s_check_ready(const Profeed__Ready *r, const char *where, pf_
     }
     if (rc == PF_OK && r->has_slots && (r->slots == 0 || r->slots > WIRE_MAX_SLOTS))
         rc = s_fail(err, PF_EBADINPUT, where, "slots", "%u is out of range 1..%d", (unsigned) r->slots, WIRE_MAX_SLOTS);
+    if (rc == PF_OK)
+        rc = s_check_count(r->n_job_ids, WIRE_MAX_HEARTBEAT_JOBS, where, "job_ids", err);
+    for (size_t i = 0; rc == PF_OK && i < r->n_job_ids; i++) {
+        char field[32];
+        s_path(field, sizeof field, "job_ids[%zu]", i);
+        rc = s_check_id(r->job_ids[i], where, field, true, err);
+    }
     return rc;
 }
 

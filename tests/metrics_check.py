@@ -6,7 +6,7 @@ is NAME[{labels}] VALUE, every family has HELP and TYPE, histograms are
 cumulative), that each NAME{LABELS}>=N expectation holds, and that bad HTTP
 gets the right answer: unknown path 404, POST 405, an oversized request 431, a
 request with a NUL 400, a connection that never finishes its request 408
-after the broker's 10 s limit; then that /metrics still answers. Exits 1 on a failure,
+after the broker's 2 s limit; then that /metrics still answers. Exits 1 on a failure,
 saying which."""
 import re
 import socket
@@ -95,12 +95,12 @@ check("oversized request: 431", status_of(raw(b"GET /metrics HTTP/1.1\r\nX: " + 
 check("request with a NUL: 400", status_of(raw(b"GET /\x00 HTTP/1.1\r\n\r\n")) == 400)
 check("not HTTP at all: 400", status_of(raw(b"\x16\x03\x01 hello\r\n\r\n")) == 400)
 check("/metrics still answers after the bad requests", fetch()[0] == 200)
-# 10 s limit, checked on the broker's heartbeat tick: the answer comes within 11 s.
+# 2 s limit, checked on the broker's heartbeat tick (at most 1 s): the answer comes within 3 s.
 try:
     reply = idle.recv(4096)
 except socket.timeout:
     reply = b""
 idle.close()
 waited = time.monotonic() - idle_since
-check("a request never finished: 408 after %.1f s" % waited, status_of(reply) == 408 and 9.5 < waited < 15)
+check("a request never finished: 408 after %.1f s" % waited, status_of(reply) == 408 and 1.5 < waited < 6)
 sys.exit(1 if failed else 0)

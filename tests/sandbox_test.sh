@@ -51,6 +51,22 @@ submit outside ls /
 rc=$?
 check "a program outside allow-programs is refused, saying so" \
   bash -c "[ $rc -eq 2 ] && grep -q 'ls (.*) is not in this collector.s allow-programs' '$dir/outside.err'"
+# allow-programs sh means the sh on the collector's PATH (issue 15): not a
+# file named sh elsewhere, not a link named sh to another program, not a link
+# with another name to a file named sh.
+mkdir -p "$dir/work/other" "$dir/work/fake"
+cp "$(command -v ls)" "$dir/work/other/sh"
+ln -s "$(command -v ls)" "$dir/work/fake/sh"
+ln -s "$dir/work/other/sh" "$dir/work/innocent"
+refused() { # refused OUT: the job was refused by the allowlist
+  [ "$rc" -eq 2 ] && grep -q "is not in this collector.s allow-programs" "$dir/$1.err"
+}
+submit elsewhere "$dir/work/other/sh" /; rc=$?
+check "a file named sh outside PATH is refused" refused elsewhere
+submit linked "$dir/work/fake/sh" /; rc=$?
+check "a link named sh to another program is refused" refused linked
+submit innocent ./innocent /; rc=$?
+check "a link named otherwise to a file named sh is refused" refused innocent
 submit disk sh -c 'exec head -c 50000000 /dev/zero > big'
 rc=$?
 check "a job that fills the disk is stopped at its file limit and reported" \

@@ -416,7 +416,7 @@ Test(config_programs, broker_reads_its_sample_and_its_defaults_are_the_librarys)
     cr_expect_eq((size_t) s_num(tree, "max-msg-mb") * 1024 * 1024, d.max_msg);
     cr_expect_str_eq(zconfig_get(tree, "state-dir", "x"), "");
     cr_expect_str_eq(zconfig_get(tree, "journal-fsync", ""), d.journal_sync ? "true" : "false");
-    cr_expect_eq(s_num(tree, "pass-retain-s") * 1000, d.pass_retain_ms);
+    cr_expect_eq((size_t) s_num(tree, "max-retained-mb") * 1024 * 1024, d.max_retained_bytes);
     cr_expect_eq(s_num(tree, "max-queued"), d.max_queued);
     cr_expect_eq(s_num(tree, "max-agent-jobs"), d.max_agent_jobs);
     zconfig_destroy(&tree);

@@ -181,11 +181,11 @@ Test(job_table, feedback_moves_analyzing_to_finished_and_keeps_it)
     cr_assert_eq(job->state, JOB_FINISHED);
     cr_assert_eq(job->finished_ms, 1000);
     cr_assert_str_empty(job->analyzer);
-    cr_assert_eq(job->pass_len, 1, "passes are kept until the agent has the feedback");
-    cr_assert_eq(job_table_drop_passes(table, 1000), 0, "retention not over yet");
+    cr_assert_eq(job->pass_len, 0, "a finished job keeps its feedback, not its passes");
+    cr_assert_eq(job_table_pass_bytes(table), 0);
+    cr_assert_eq(job_table_feedback_bytes(table), job->feedback_len);
     job_table_delivered(table, job);
     cr_assert(job->delivered);
-    cr_assert_eq(job->pass_len, 0, "delivered: the passes are dropped");
     Profeed__Feedback *fb = wire_feedback_unpack(job->feedback, job->feedback_len, WIRE_MAX_MSG, &err);
     cr_assert_not_null(fb, "%s", err.msg);
     cr_assert_str_eq(fb->text, "1. atomic_hist");
@@ -213,9 +213,8 @@ Test(job_table, collecting_job_can_finish_when_refused_by_its_collector)
     s_finish(table, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT, "no capture for program", 5);
     cr_assert_eq(job->state, JOB_FINISHED);
     cr_assert_str_empty(job->collector);
-    cr_assert_eq(job->pass_len, 1, "kept until delivered or their retention ends");
-    cr_assert_eq(job_table_drop_passes(table, 6), 1);
-    cr_assert_eq(job->pass_len, 0);
+    cr_assert_eq(job->pass_len, 0, "dropped as it finishes");
+    cr_assert_eq(job_table_pass_bytes(table), 0);
     job_table_destroy(&table);
 }
 
@@ -354,6 +353,30 @@ Test(job_table, collector_loss_requeues_until_the_attempt_limit_then_fails_with_
     cr_assert_eq(fb->status, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES);
     cr_assert(strstr(fb->text, "attempt 3 of 3") != NULL, "the reason is kept: %s", fb->text);
     wire_feedback_destroy(&fb);
+    job_table_destroy(&table);
+}
+
+/* A collector that answers OVERLOADED never started the attempt: twenty
+ * refusals in a row leave every attempt for real work, and the job carries
+ * when to retry and whom to avoid. */
+Test(job_table, an_overloaded_refusal_does_not_spend_an_attempt)
+{
+    job_table_t *table = job_table_new();
+    job_t *job = s_submit(table, "job-1");
+    for (int i = 0; i < 20; i++) {
+        job_table_dispatched(table, job, "c1");
+        cr_assert_eq(job->attempt, 1, "each retry reuses the refused attempt's number");
+        job_table_refused(table, job, 1000 + i);
+        cr_assert_eq(job->state, JOB_QUEUED);
+        cr_assert_eq(job->attempt, 0);
+    }
+    cr_expect_eq(job->refusals, 20);
+    cr_expect_eq(job->retry_ms, 1019);
+    cr_expect_str_eq(job->refused_by, "c1");
+    cr_expect_eq(job_table_first_queued(table), job);
+    job_table_dispatched(table, job, "c2");
+    cr_expect_eq(job->retry_ms, 0, "a dispatch clears the wait");
+    cr_expect(job_table_requeue(table, job, MAX_ATTEMPTS), "attempt 1 of %u lost: attempts are left", MAX_ATTEMPTS);
     job_table_destroy(&table);
 }
 
@@ -594,6 +617,42 @@ Test(job_table, trim_keeps_the_newest_finished_jobs)
 /* The broker hands the table the frame a pass came in: a new pass keeps it
  * (no copy), a duplicate or refused one leaves it with the caller. ASan's leak
  * check sees a frame that is lost or freed twice. */
+/* Issue 15, defect 5: retained bytes are counted as jobs move, and a byte
+ * budget forgets delivered feedback first, oldest first, then undelivered. */
+Test(job_table, a_byte_budget_forgets_delivered_feedback_first_oldest_first)
+{
+    job_table_t *table = job_table_new();
+    char id[32];
+    job_t *jobs[6];
+    for (int i = 0; i < 6; i++) {
+        snprintf(id, sizeof id, "job-%d", i);
+        jobs[i] = s_collecting(table, id, "c1", 1);
+        pf_error_t err;
+        cr_assert_eq(s_pass(table, jobs[i], "c1", "ncu.000", &err), JOB_PASS_NEW, "%s", err.msg);
+    }
+    cr_assert_gt(job_table_pass_bytes(table), 0, "passes of unfinished jobs are counted");
+    for (int i = 0; i < 6; i++)
+        s_finish(table, jobs[i], PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_OK, "1. atomic_hist", 100 + i);
+    cr_assert_eq(job_table_pass_bytes(table), 0);
+    size_t each = jobs[0]->feedback_len;
+    cr_assert_eq(job_table_feedback_bytes(table), 6 * each);
+    /* job-4 and job-1 were delivered; the others not. */
+    job_table_delivered(table, jobs[4]);
+    job_table_delivered(table, jobs[1]);
+    zlistx_t *gone = zlistx_new();
+    zlistx_set_destructor(gone, s_free_item);
+    cr_assert_eq(job_table_trim_bytes(table, 6 * each, gone), 0, "within the budget: nothing goes");
+    cr_assert_eq(job_table_trim_bytes(table, 3 * each, gone), 3);
+    cr_assert_str_eq(zlistx_first(gone), "job-1", "delivered, oldest first");
+    cr_assert_str_eq(zlistx_next(gone), "job-4");
+    cr_assert_str_eq(zlistx_next(gone), "job-0", "then undelivered, oldest first");
+    cr_assert_eq(job_table_feedback_bytes(table), 3 * each);
+    cr_assert_not_null(job_table_find(table, "job-2"));
+    cr_assert_null(job_table_find(table, "job-4"));
+    zlistx_destroy(&gone);
+    job_table_destroy(&table);
+}
+
 Test(job_table, a_new_pass_keeps_its_frame_and_a_duplicate_leaves_it)
 {
     job_table_t *table = job_table_new();

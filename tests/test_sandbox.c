@@ -2,7 +2,9 @@
  * off the allowlist are refused, the environment is filtered, and a job that
  * writes too much, spins, forks endlessly or should not be root is stopped or
  * dropped as configured, and says why. */
+#define _DEFAULT_SOURCE /* realpath(), symlink() */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,18 +43,83 @@ static proc_result_t s_run(char *const *argv, const proc_limits_t *limits, char 
 Test(sandbox, only_allowlisted_programs_run)
 {
     sandbox_t *sb = s_sandbox("sh, /usr/bin/env", NULL);
-    char why[512];
-    cr_expect(sandbox_allows(sb, "sh", why, sizeof why));
-    cr_expect(sandbox_allows(sb, "/bin/sh", why, sizeof why), "a path to an allowed name");
-    cr_expect(sandbox_allows(sb, "env", why, sizeof why), "a name resolving to an allowed path");
-    cr_expect_not(sandbox_allows(sb, "ls", why, sizeof why));
+    char why[512], run[4096];
+    cr_expect(sandbox_allows(sb, "sh", NULL, run, sizeof run, why, sizeof why));
+    cr_expect_eq(run[0], '/', "the job runs the checked path, not a name: %s", run);
+    cr_expect(sandbox_allows(sb, "/bin/sh", NULL, run, sizeof run, why, sizeof why), "a path to the allowed sh");
+    cr_expect(sandbox_allows(sb, "env", NULL, run, sizeof run, why, sizeof why), "a name resolving to an allowed path");
+    cr_expect_not(sandbox_allows(sb, "ls", NULL, run, sizeof run, why, sizeof why));
     cr_expect_not_null(strstr(why, "allow-programs"), "%s", why);
-    cr_expect_not(sandbox_allows(sb, "no-such-program-here", why, sizeof why));
+    cr_expect_not(sandbox_allows(sb, "no-such-program-here", NULL, run, sizeof run, why, sizeof why));
     cr_expect_not_null(strstr(why, "no such executable"), "%s", why);
     sandbox_destroy(&sb);
     sb = s_sandbox("*", NULL);
-    cr_expect(sandbox_allows(sb, "ls", why, sizeof why), "* allows any");
+    cr_expect(sandbox_allows(sb, "ls", NULL, run, sizeof run, why, sizeof why), "* allows any");
+    cr_expect_str_eq(run, "ls", "with * the program runs as named");
     sandbox_destroy(&sb);
+}
+
+/* The attacks of issue 15 (defect 7) on `allow-programs okprog`, okprog
+ * being a program on PATH: a copy of it elsewhere, a link named okprog to
+ * another program, and a link with another name to a file called okprog
+ * outside PATH. Only okprog as PATH has it runs, and by its canonical path. */
+Test(sandbox, a_bare_name_allows_only_that_program_on_path)
+{
+    char root[] = "/tmp/profeed-allow-XXXXXX";
+    cr_assert_not_null(mkdtemp(root));
+    char bin[64], other[64], link_dir[64], okprog[128], copy[128], fake[128], innocent[128], old_path[8192];
+    snprintf(bin, sizeof bin, "%s/bin", root);
+    snprintf(other, sizeof other, "%s/other", root);
+    cr_assert_eq(mkdir(bin, 0755), 0);
+    cr_assert_eq(mkdir(other, 0755), 0);
+    snprintf(okprog, sizeof okprog, "%s/okprog", bin);
+    snprintf(copy, sizeof copy, "%s/okprog", other);
+    snprintf(fake, sizeof fake, "%s/fake/okprog", root);
+    snprintf(innocent, sizeof innocent, "%s/innocent", other);
+    FILE *f = fopen(okprog, "w");
+    cr_assert_not_null(f);
+    fputs("#!/bin/sh\necho ok\n", f);
+    fclose(f);
+    cr_assert_eq(chmod(okprog, 0755), 0);
+    f = fopen(copy, "w");
+    cr_assert_not_null(f);
+    fputs("#!/bin/sh\necho copy\n", f);
+    fclose(f);
+    cr_assert_eq(chmod(copy, 0755), 0);
+    snprintf(link_dir, sizeof link_dir, "%s/fake", root);
+    cr_assert_eq(mkdir(link_dir, 0755), 0);
+    cr_assert_eq(symlink("/bin/sh", fake), 0, "a link named okprog to another program");
+    cr_assert_eq(symlink(copy, innocent), 0, "a link whose target is called okprog");
+    const char *path = getenv("PATH");
+    snprintf(old_path, sizeof old_path, "%s", path ? path : "/usr/bin:/bin");
+    char new_path[8192 + 4096];
+    snprintf(new_path, sizeof new_path, "%s:%s", bin, old_path);
+    setenv("PATH", new_path, 1);
+
+    sandbox_t *sb = s_sandbox("okprog", NULL);
+    char why[512], run[4096], canonical[PATH_MAX];
+    cr_assert_not_null(realpath(okprog, canonical));
+    cr_expect(sandbox_allows(sb, "okprog", NULL, run, sizeof run, why, sizeof why), "%s", why);
+    cr_expect_str_eq(run, canonical, "okprog runs by the path that was checked");
+    cr_expect(sandbox_allows(sb, okprog, NULL, run, sizeof run, why, sizeof why), "its own path: %s", why);
+    cr_expect_not(sandbox_allows(sb, copy, NULL, run, sizeof run, why, sizeof why), "a file named okprog elsewhere");
+    cr_expect_not(sandbox_allows(sb, fake, NULL, run, sizeof run, why, sizeof why), "a link named okprog");
+    cr_expect_not(sandbox_allows(sb, innocent, NULL, run, sizeof run, why, sizeof why),
+                  "a link to a file named okprog");
+    cr_expect_not(sandbox_allows(sb, "./okprog", other, run, sizeof run, why, sizeof why),
+                  "./okprog from the job's folder is the copy");
+    cr_expect_not_null(strstr(why, "allow-programs"), "%s", why);
+    sandbox_destroy(&sb);
+
+    setenv("PATH", old_path, 1);
+    unlink(innocent);
+    unlink(fake);
+    unlink(copy);
+    unlink(okprog);
+    rmdir(link_dir);
+    rmdir(other);
+    rmdir(bin);
+    rmdir(root);
 }
 
 Test(sandbox, a_star_in_a_list_is_refused)
