@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "intel_topdown.h"
 #include "roofs.h"
 #include "unitrace_table.h"
 #include "unitrace_timeline.h"
@@ -15,17 +16,13 @@
 #define MAX_PASSES 64
 #define MAX_NOTES 32
 
-/* Utilization thresholds, the same scale as the Nsight Compute analysis
- * (docs/ncu.md): 60% of a roof makes that unit the limiter. */
-#define LIMIT_PCT 60.0
 /* XVE_STALL: threads loaded but no pipe issuing; at 40% of the time with no
  * unit near its roof, the vector engines mostly wait (memory latency). */
 #define STALL_PCT 40.0
-/* Thread occupancy under half of the slots limits latency hiding. */
-#define OCCUPANCY_PCT 50.0
-/* Bank conflicts as the primary cause: a quarter of SLM accesses conflict;
- * as a secondary finding: 5%. */
-#define CONFLICT_PRIMARY 0.25
+/* Occupancy is named low under half of the thread slots (KernelFoundry's
+ * mark); its model then sizes what more threads would buy. */
+#define OCCUPANCY_LOW 50.0
+/* A conflict rate worth naming even when its modelled gain is small. */
 #define CONFLICT_SECONDARY 0.05
 /* KernelFoundry's roofline band: within 10% of a ridge point is balanced. */
 #define RIDGE_BAND 0.9
@@ -307,14 +304,12 @@ typedef struct {
     double slm_bpns, slm_pct;
     double conflict_rate;
     double stall, occupancy, active;
+    double l3_busy;     /* L3_BUSY[%] (MemoryProfile, VectorEngineProfile) */
+    intel_units_t units; /* measured utilizations, busiest first */
+    double busiest;     /* NAN when no unit was measured */
+    bool latency;       /* busiest < INTEL_BUSY_PCT */
+    bool explained;     /* a cause accounts for a latency-bound kernel's idle time */
 } kctx_t;
-
-static fb_finding_t *s_finding(kctx_t *c, const char *category, double importance, const char *title,
-                               const char *action)
-{
-    importance = importance < 0 ? 0 : importance > 100 ? 100 : importance;
-    return feedback_add_finding(c->fb, c->index, category, importance, title, action);
-}
 
 static void s_measure(kctx_t *c)
 {
@@ -354,7 +349,10 @@ static void s_measure(kctx_t *c)
     c->slm_pct = c->roof && c->roof->slm_bytes_per_ns > 0 && has(c->slm_bpns)
                      ? 100 * c->slm_bpns / c->roof->slm_bytes_per_ns : NAN;
     double access = s_get(&c->mp, C_SLM_ACC), conflicts = s_get(&c->mp, C_SLM_BC);
-    c->conflict_rate = has(access) && access > 0 && has(conflicts) ? conflicts / access : NAN;
+    c->conflict_rate = has(access) && access > 0 && has(conflicts) ? fmin(conflicts / access, 1) : NAN;
+    c->l3_busy = s_get(&c->mp, "L3_BUSY[%]");
+    if (!has(c->l3_busy))
+        c->l3_busy = s_get(&c->vep, "L3_BUSY[%]");
 }
 
 static void s_pct_evidence(fb_finding_t *f, const char *metric, double pct, const char *what)
@@ -407,177 +405,175 @@ static void s_roofline_evidence(kctx_t *c, fb_finding_t *f)
                          s_alu_names[alu], ai, ridge, side);
 }
 
-static fb_finding_t *s_primary(kctx_t *c)
+/* ---- top-down: units, causes, the bound (docs/intel.md, "Models") ---------- */
+
+/* SLM's busy time counts its replays: a conflicting access takes at least one
+ * more SLM cycle (a 2-way conflict), moving no new bytes, so the SLM pipe is
+ * busy bytes% x (accesses + conflicts) / accesses at least. */
+static double s_slm_busy(const kctx_t *c)
 {
-    /* The busiest unit against its roof. */
-    const char *unit = NULL;
-    double top = -1;
-    int top_alu = -1;
-    if (has(c->mem_pct) && c->mem_pct > top) {
-        top = c->mem_pct;
-        unit = "memory";
-    }
-    if (has(c->slm_pct) && c->slm_pct > top) {
-        top = c->slm_pct;
-        unit = "slm";
-    }
-    for (int i = 0; i < 3; i++)
-        if (has(c->alu_pct[i]) && c->alu_pct[i] > top) {
-            top = c->alu_pct[i];
-            unit = "alu";
-            top_alu = i;
-        }
-    char title[320];
-    fb_finding_t *f = NULL;
-    bool slm_used = has(c->slm_bpns) && c->slm_bpns > 0;
-    if (has(c->conflict_rate) && c->conflict_rate >= CONFLICT_PRIMARY && slm_used &&
-        (!unit || strcmp(unit, "slm") == 0 || top < LIMIT_PCT)) {
-        snprintf(title, sizeof title, "SLM bank conflicts: %.0f%% of shared local memory accesses "
-                 "conflict and are serialized", 100 * c->conflict_rate);
-        f = s_finding(c, "slm_bank_conflicts", fmax(100 * c->conflict_rate, has(c->slm_pct) ? c->slm_pct : 0),
-                      title, "Pad SLM arrays (e.g. [16][17] instead of [16][16]) or swizzle the index "
-                      "so the work-items of a sub-group hit different banks.");
-        if (f) {
-            finding_add_evidence(f, C_SLM_BC, c->conflict_rate * 100, "%",
-                                 "%.0f%% of %.0f SLM accesses conflict", 100 * c->conflict_rate,
-                                 s_get(&c->mp, C_SLM_ACC));
-            s_pct_evidence(f, "slm_bandwidth_pct", c->slm_pct, "SLM bandwidth, % of peak:");
-            s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
-        }
-    } else if (unit && top >= LIMIT_PCT && strcmp(unit, "memory") == 0) {
-        snprintf(title, sizeof title, "Memory-bound on device memory bandwidth: %.0f GB/s, %.0f%% of "
-                 "the %.0f GB/s peak", c->mem_gbps, c->mem_pct, c->roof->dram_gbps);
-        f = s_finding(c, "memory_bound", c->mem_pct, title,
-                      slm_used ? "Move fewer bytes: fuse with neighbouring kernels, use narrower types, "
-                                 "and reuse tiles already in SLM before reloading them."
-                               : "Move fewer bytes: stage reused data in shared local memory (SLM), "
-                                 "fuse with neighbouring kernels, and use narrower types.");
-        if (f) {
-            finding_add_evidence(f, "gpu_memory_bandwidth", c->mem_gbps, "GB/s",
-                                 "device memory %.1f GB/s = %.0f%% of %.0f GB/s", c->mem_gbps, c->mem_pct,
-                                 c->roof->dram_gbps);
-            s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
-            s_pct_evidence(f, C_QFULL, s_get(&c->cb, C_QFULL), "memory request queue full");
-            s_roofline_evidence(c, f);
-        }
-    } else if (unit && top >= LIMIT_PCT && strcmp(unit, "slm") == 0) {
-        snprintf(title, sizeof title, "SLM-bandwidth bound: shared local memory at %.0f%% of its peak",
-                 c->slm_pct);
-        f = s_finding(c, "slm_bound", c->slm_pct, title,
-                      "Keep reused values in registers (more outputs per work-item) and load SLM in "
-                      "wider blocks; fix bank conflicts if any.");
-        if (f) {
-            finding_add_evidence(f, "slm_bandwidth", c->slm_bpns, "byte/ns", "SLM %.0f bytes/ns = %.0f%% "
-                                 "of peak", c->slm_bpns, c->slm_pct);
-            s_pct_evidence(f, "gpu_memory_bandwidth_pct", c->mem_pct, "device memory bandwidth, % of peak:");
-        }
-    } else if (unit && top >= LIMIT_PCT && top_alu >= 0) {
-        bool xmx = top_alu == 2;
-        snprintf(title, sizeof title, "Compute-bound on %s: %.0f%% of its instruction rate%s",
-                 s_alu_names[top_alu], c->alu_pct[top_alu],
-                 c->roof ? "" : " (the counter's own utilization)");
-        f = s_finding(c, "compute_bound", c->alu_pct[top_alu], title,
-                      xmx ? "XMX is the limit: use lower precision (INT8/FP16) if accuracy allows, or "
-                            "cut redundant matrix work."
-                      : top_alu == 0
-                          ? "Cut FP32/FP16 instructions per result, and move matrix math onto XMX "
-                            "(joint_matrix, oneDNN/oneMKL) where it fits."
-                          : "Cut integer/FP64/math instructions: 32-bit indices instead of 64-bit, "
-                            "hoist address math out of loops, FP32 instead of FP64 where accuracy allows.");
-        if (f) {
-            finding_add_evidence(f, s_alu_events[top_alu][0], c->alu_pct[top_alu], "%",
-                                 "%s %.1f%% of peak%s", s_alu_names[top_alu], c->alu_pct[top_alu],
-                                 has(c->alu_rate[top_alu]) ? "" : " (counter)");
-            s_mix_evidence(c, f, top_alu);
-            s_roofline_evidence(c, f);
-            s_pct_evidence(f, "gpu_memory_bandwidth_pct", c->mem_pct, "device memory bandwidth, % of peak:");
-        }
-    } else if (has(c->stall) && c->stall >= STALL_PCT) {
-        snprintf(title, sizeof title, "Latency-bound: the vector engines are stalled %.0f%% of the time "
-                 "and no unit is above %.0f%% of its peak", c->stall, top > 0 ? top : 0);
-        f = s_finding(c, "latency_bound", c->stall, title,
-                      "Hide memory latency: more independent loads per work-item, prefetch into SLM, "
-                      "more work-items per XVE (occupancy).");
-        if (f) {
-            s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
-            s_pct_evidence(f, C_OCC, c->occupancy, "thread occupancy");
-            s_pct_evidence(f, "gpu_memory_bandwidth_pct", c->mem_pct, "device memory bandwidth, % of peak:");
-            s_roofline_evidence(c, f);
-        }
-    } else if (has(c->occupancy) && c->occupancy < OCCUPANCY_PCT) {
-        snprintf(title, sizeof title, "Low thread occupancy: %.0f%% of XVE thread slots in use, no unit "
-                 "near its peak", c->occupancy);
-        f = s_finding(c, "low_occupancy", 100 - c->occupancy, title,
-                      "Launch more work-groups or larger ones, and use less SLM and fewer registers per "
-                      "work-item so more threads fit per XVE.");
-        if (f)
-            s_pct_evidence(f, C_OCC, c->occupancy, "thread occupancy");
-    } else if (unit) {
-        snprintf(title, sizeof title, "Balanced: no unit above %.0f%% of its peak (busiest: %s at %.0f%%)",
-                 LIMIT_PCT, strcmp(unit, "alu") == 0 ? s_alu_names[top_alu] : unit, top);
-        f = s_finding(c, "balanced", 100 - top, title,
-                      "Raise compute and memory throughput together: more parallel work per launch, "
-                      "fewer instructions per result, fewer bytes per result.");
-        if (f) {
-            s_pct_evidence(f, "gpu_memory_bandwidth_pct", c->mem_pct, "device memory bandwidth, % of peak:");
-            for (int i = 0; i < 3; i++)
-                if (has(c->alu_pct[i]) && c->alu_pct[i] > 0)
-                    finding_add_evidence(f, s_alu_events[i][0], c->alu_pct[i], "%", "%s %.1f%% of peak",
-                                         s_alu_names[i], c->alu_pct[i]);
-            s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
-            s_roofline_evidence(c, f);
-        }
-    }
-    if (f) {
-        f->primary = true;
-        snprintf(feedback_kernel(c->fb, c->index)->bottleneck,
-                 sizeof feedback_kernel(c->fb, c->index)->bottleneck, "%s", f->category);
-    }
-    return f;
+    if (!has(c->slm_pct))
+        return NAN;
+    double r = has(c->conflict_rate) ? c->conflict_rate : 0;
+    return fmin(c->slm_pct * (1 + r), 100);
 }
 
-/* `primary` is the category of the kernel's primary finding ("" if none):
- * a copy, since adding findings moves them. */
-static void s_secondary(kctx_t *c, const char *pcat)
+static void s_units(kctx_t *c)
 {
+    c->units.count = 0;
+    intel_units_add(&c->units, "memory", "device memory", INTEL_UNIT_MEMORY, c->mem_pct);
+    intel_units_add(&c->units, "l3", "L3", INTEL_UNIT_MEMORY, c->l3_busy);
+    intel_units_add(&c->units, "slm", "SLM", INTEL_UNIT_MEMORY, s_slm_busy(c));
+    static const char *const keys[3] = {"alu0", "alu1", "xmx"};
+    for (int i = 0; i < 3; i++)
+        intel_units_add(&c->units, keys[i], s_alu_names[i], INTEL_UNIT_PIPE, c->alu_pct[i]);
+    const intel_unit_t *top = intel_units_busiest(&c->units);
+    c->busiest = top ? top->pct : NAN;
+    c->latency = has(c->busiest) && c->busiest < INTEL_BUSY_PCT;
+}
+
+/* The share of the time no pipe issues, which more threads or more
+ * independent work could fill: stalled plus idle (100 - XVE_ACTIVE), else
+ * XVE_STALL alone. */
+static double s_waiting(const kctx_t *c)
+{
+    if (has(c->active))
+        return 1 - fmin(fmax(c->active, 0), 100) / 100;
+    return has(c->stall) ? fmin(fmax(c->stall, 0), 100) / 100 : NAN;
+}
+
+/* SLM bank conflicts. Throughput: without replays the SLM pipe does
+ * accesses / (accesses + conflicts) of its work; the gain is how far the
+ * busiest unit drops. Latency (a latency-bound kernel): each replay also
+ * lengthens an access the threads wait on; gain = XVE_STALL x SLM's share of
+ * the bytes the XVEs move x the replays' share of SLM time. The larger of the
+ * two is the estimate. */
+static void s_cause_conflicts(kctx_t *c)
+{
+    double r = c->conflict_rate;
     bool slm_used = has(c->slm_bpns) && c->slm_bpns > 0;
-    if (strcmp(pcat, "slm_bank_conflicts") != 0 && has(c->conflict_rate) &&
-        c->conflict_rate >= CONFLICT_SECONDARY && slm_used) {
-        char title[200];
-        snprintf(title, sizeof title, "SLM bank conflicts: %.0f%% of SLM accesses conflict",
-                 100 * c->conflict_rate);
-        fb_finding_t *f = s_finding(c, "slm_bank_conflicts", 100 * c->conflict_rate * 0.5, title,
-                                    "Pad or swizzle SLM indices so a sub-group's accesses spread over "
-                                    "the banks.");
+    if (!has(r) || r <= 0 || !slm_used)
+        return;
+    double replays = r / (1 + r);
+    intel_units_t after = c->units;
+    intel_units_scale(&after, "slm", 1 - replays, 0);
+    double gain = intel_units_drop(&c->units, &after);
+    const char *model = "slm_replays";
+    if (c->latency && has(c->stall) && has(c->mem_gbps)) {
+        double slm_share = c->slm_bpns / (c->slm_bpns + c->mem_gbps);
+        double wait = fmin(fmax(c->stall, 0), 100) / 100 * slm_share * replays;
+        if (!has(gain) || wait > gain) {
+            gain = wait;
+            model = "slm_replay_latency";
+        }
+    }
+    if (!has(gain) || (gain < INTEL_GAIN_REPORT && r < CONFLICT_SECONDARY))
+        return;
+    char title[320];
+    const intel_unit_t *slm = intel_units_find(&c->units, "slm");
+    snprintf(title, sizeof title, "SLM bank conflicts: %.0f%% of shared local memory accesses conflict "
+             "and are serialized; SLM is busy %.0f%% of the time counting the replays", 100 * r,
+             slm ? slm->pct : 0);
+    fb_finding_t *f = intel_finding(c->fb, c->index, "slm_bank_conflicts", gain, model, title,
+                                    "Pad SLM arrays (e.g. [16][17] instead of [16][16]) or swizzle the "
+                                    "index so the work-items of a sub-group hit different banks.");
+    if (!f)
+        return;
+    finding_add_evidence(f, C_SLM_BC, 100 * r, "%", "%.0f%% of %.0f SLM accesses conflict", 100 * r,
+                         s_get(&c->mp, C_SLM_ACC));
+    s_pct_evidence(f, "slm_bandwidth_pct", c->slm_pct, "SLM bytes, % of peak:");
+    if (slm)
+        finding_add_evidence(f, "slm_busy_pct", slm->pct, "%", "SLM busy %.0f%% with one replay per "
+                             "conflict", slm->pct);
+    s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
+    if (gain >= INTEL_GAIN_EXPLAINS)
+        c->explained = true;
+}
+
+/* Too few threads to hide latency. More threads help until a unit reaches
+ * the 80% roof: speedup = min(100 / occupancy, 80 / busiest); gain =
+ * (1 - 1/speedup) x the time no pipe issues. Only the launch and the
+ * kernel's resources (unreported by unitrace) bound the possible occupancy,
+ * so 100% is taken as possible. */
+static void s_cause_occupancy(kctx_t *c)
+{
+    double occ = c->occupancy, waiting = s_waiting(c);
+    if (!has(occ) || occ <= 0 || occ >= OCCUPANCY_LOW || !has(c->busiest) || !has(waiting))
+        return;
+    double roof = c->busiest > 0 ? INTEL_ROOF_PCT / c->busiest : 10;
+    double speedup = fmin(100 / fmin(occ, 100), roof);
+    double gain = speedup > 1 ? (1 - 1 / speedup) * waiting : 0;
+    if (gain < INTEL_GAIN_REPORT)
+        return;
+    char title[240];
+    snprintf(title, sizeof title, "Low thread occupancy: %.0f%% of XVE thread slots in use while no unit "
+             "is above %.0f%% busy; more threads would fill the %.0f%% of the time no pipe issues",
+             occ, ceil(c->busiest), 100 * waiting);
+    fb_finding_t *f = intel_finding(c->fb, c->index, "low_occupancy", gain, "threads_in_flight", title,
+                                    "Launch more or larger work-groups, and use less SLM and fewer "
+                                    "registers per work-item so more threads fit per XVE.");
+    if (!f)
+        return;
+    s_pct_evidence(f, C_OCC, occ, "thread occupancy");
+    s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
+    s_pct_evidence(f, C_ACTIVE, c->active, "XVE active");
+    if (c->latency && gain >= INTEL_GAIN_EXPLAINS)
+        c->explained = true;
+}
+
+/* 64-bit work on ALU1. FP64 in FP32 runs on ALU0 (1/8-1/16 of the rate on
+ * Xe2 becomes full rate: the slots move, counted once); INT64 as 32-bit
+ * halves its slots at least. Gain: how far the busiest unit drops. */
+static void s_cause_wide_types(kctx_t *c)
+{
+    double alu1 = s_get2(&c->vep, s_alu_events[1]);
+    double fp64 = s_get(&c->vep, "XVE_INST_EXECUTED_FP64[events]");
+    double int64 = s_get(&c->vep, "XVE_INST_EXECUTED_INT64[events]");
+    const intel_unit_t *a1 = intel_units_find(&c->units, "alu1");
+    if (!has(alu1) || alu1 <= 0 || !a1)
+        return;
+    if (has(fp64) && fp64 / alu1 >= 0.2) {
+        double f64 = fmin(fp64 / alu1, 1);
+        intel_units_t after = c->units;
+        intel_units_scale(&after, "alu1", 1 - f64, 0);
+        intel_units_scale(&after, "alu0", 1, a1->pct * f64);
+        double gain = intel_units_drop(&c->units, &after);
+        fb_finding_t *f = intel_finding(c->fb, c->index, "fp64", gain, "pipe_work",
+                                        "FP64 instructions on a GPU with a slow FP64 rate",
+                                        "Use FP32 (or FP32 with compensated sums) where accuracy allows; "
+                                        "check for accidental double literals.");
         if (f)
-            finding_add_evidence(f, C_SLM_BC, 100 * c->conflict_rate, "%", "%.1f%% of SLM accesses "
-                                 "conflict", 100 * c->conflict_rate);
+            finding_add_evidence(f, "XVE_INST_EXECUTED_FP64[events]", 100 * f64, "%",
+                                 "FP64 is %.0f%% of ALU1 instructions, ALU1 %.0f%% busy", 100 * f64, a1->pct);
     }
-    if (strcmp(pcat, "low_occupancy") != 0 && has(c->occupancy) && c->occupancy < OCCUPANCY_PCT) {
-        char title[200];
-        snprintf(title, sizeof title, "Thread occupancy is %.0f%%: too few threads per XVE to hide latency",
-                 c->occupancy);
-        fb_finding_t *f = s_finding(c, "low_occupancy", (100 - c->occupancy) * 0.5, title,
-                                    "Launch more or larger work-groups; reduce SLM and registers per "
-                                    "work-item.");
-        s_pct_evidence(f, C_OCC, c->occupancy, "thread occupancy");
+    if (has(int64) && int64 / alu1 >= 0.3) {
+        double i64 = fmin(int64 / alu1, 1);
+        intel_units_t after = c->units;
+        intel_units_scale(&after, "alu1", 1 - i64 / 2, 0);
+        double gain = intel_units_drop(&c->units, &after);
+        fb_finding_t *f = intel_finding(c->fb, c->index, "int64_math", gain, "pipe_work",
+                                        "64-bit integer math dominates ALU1 (likely index arithmetic)",
+                                        "Use 32-bit indices and offsets where sizes allow (size_t/long "
+                                        "indices compile to INT64 ops).");
+        if (f)
+            finding_add_evidence(f, "XVE_INST_EXECUTED_INT64[events]", 100 * i64, "%",
+                                 "INT64 is %.0f%% of ALU1 instructions, ALU1 %.0f%% busy", 100 * i64, a1->pct);
     }
-    if (strcmp(pcat, "latency_bound") != 0 && has(c->stall) && c->stall >= 30) {
-        char title[200];
-        snprintf(title, sizeof title, "Vector engines stalled %.0f%% of the time", c->stall);
-        fb_finding_t *f = s_finding(c, "xve_stall", c->stall * 0.5, title,
-                                    "Overlap memory with compute: more independent work per work-item, "
-                                    "prefetch into SLM.");
-        s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
-    }
-    /* Matrix math on the vector pipes: FP16/FP32 heavy ALU0, idle XMX. */
+}
+
+/* Advice the counters cannot size: whether ALU0's math is matrix-shaped
+ * (XMX), and how much of the DRAM traffic better reuse would remove (L3
+ * misses). Reported without a gain (importance 5), never ahead of a bound. */
+static void s_cause_unsized(kctx_t *c)
+{
     double alu0 = s_get2(&c->vep, s_alu_events[0]), alu2 = s_get2(&c->vep, s_alu_events[2]);
     double fp16 = s_get(&c->vep, "XVE_INST_EXECUTED_FP16[events]");
     if (has(alu0) && alu0 > 0 && has(alu2) && alu2 == 0 && has(c->alu_pct[0]) && c->alu_pct[0] >= 40) {
-        fb_finding_t *f = s_finding(c, "xmx_unused", c->alu_pct[0] * 0.5,
-                                    "XMX matrix engines unused while ALU0 carries the math",
-                                    "If the kernel multiplies matrices, use XMX: joint_matrix in SYCL "
-                                    "(or oneDNN/oneMKL); XMX has several times ALU0's FP16/BF16 rate.");
+        fb_finding_t *f = intel_finding(c->fb, c->index, "xmx_unused", NAN, "none",
+                                        "XMX matrix engines unused while ALU0 carries the math (if it is "
+                                        "matrix math: the counters cannot tell)",
+                                        "If the kernel multiplies matrices, use XMX: joint_matrix in SYCL "
+                                        "(or oneDNN/oneMKL); XMX has several times ALU0's FP16/BF16 rate.");
         if (f) {
             finding_add_evidence(f, s_alu_events[0][0], c->alu_pct[0], "%", "ALU0 %.1f%% of peak, XMX 0",
                                  c->alu_pct[0]);
@@ -586,27 +582,6 @@ static void s_secondary(kctx_t *c, const char *pcat)
                                      "FP16 is %.0f%% of ALU0 instructions", 100 * fp16 / alu0);
         }
     }
-    /* 64-bit work on ALU1: FP64 runs at 1/8-1/16 rate on Xe2, INT64 is
-     * usually index arithmetic. */
-    double alu1 = s_get2(&c->vep, s_alu_events[1]);
-    double fp64 = s_get(&c->vep, "XVE_INST_EXECUTED_FP64[events]");
-    double int64 = s_get(&c->vep, "XVE_INST_EXECUTED_INT64[events]");
-    if (has(alu1) && alu1 > 0 && has(fp64) && fp64 / alu1 >= 0.2) {
-        fb_finding_t *f = s_finding(c, "fp64", 20 * fp64 / alu1, "FP64 instructions on a GPU with a "
-                                    "slow FP64 rate", "Use FP32 (or FP32 with compensated sums) "
-                                    "where accuracy allows; check for accidental double literals.");
-        if (f)
-            finding_add_evidence(f, "XVE_INST_EXECUTED_FP64[events]", 100 * fp64 / alu1, "%",
-                                 "FP64 is %.0f%% of ALU1 instructions", 100 * fp64 / alu1);
-    }
-    if (has(alu1) && alu1 > 0 && has(int64) && int64 / alu1 >= 0.3) {
-        fb_finding_t *f = s_finding(c, "int64_math", 15 * int64 / alu1, "64-bit integer math dominates "
-                                    "ALU1 (likely index arithmetic)", "Use 32-bit indices and offsets "
-                                    "where sizes allow (size_t/long indices compile to INT64 ops).");
-        if (f)
-            finding_add_evidence(f, "XVE_INST_EXECUTED_INT64[events]", 100 * int64 / alu1, "%",
-                                 "INT64 is %.0f%% of ALU1 instructions", 100 * int64 / alu1);
-    }
     double hit = s_get(&c->cb, C_L3_HIT), miss = s_get(&c->cb, C_L3_MISS);
     if (!has(hit)) {
         hit = s_get(&c->mp, C_L3_HIT);
@@ -614,13 +589,147 @@ static void s_secondary(kctx_t *c, const char *pcat)
     }
     if (has(hit) && has(miss) && hit + miss > 0 && miss / (hit + miss) >= 0.5 && has(c->mem_pct) &&
         c->mem_pct >= 30) {
-        fb_finding_t *f = s_finding(c, "l3_thrashing", 30 * miss / (hit + miss), "Most device-cache "
-                                    "(L3) accesses miss", "Block the computation so each tile's working "
-                                    "set fits in L3/SLM, and order work-groups to reuse cached data.");
+        fb_finding_t *f = intel_finding(c->fb, c->index, "l3_thrashing", NAN, "none",
+                                        "Most device-cache (L3) accesses miss", "Block the computation so "
+                                        "each tile's working set fits in L3/SLM, and order work-groups to "
+                                        "reuse cached data.");
         if (f)
             finding_add_evidence(f, C_L3_MISS, 100 * miss / (hit + miss), "%", "L3 miss ratio %.0f%%",
                                  100 * miss / (hit + miss));
     }
+}
+
+/* The bound: the busiest unit at >= 60% of its peak, gain = its headroom. */
+static void s_bound_busy(kctx_t *c, const intel_unit_t *top)
+{
+    char title[320];
+    fb_finding_t *f = NULL;
+    double gain = 1 - top->pct / 100;
+    bool slm_used = has(c->slm_bpns) && c->slm_bpns > 0;
+    if (strcmp(top->key, "memory") == 0) {
+        snprintf(title, sizeof title, "Memory-bound on device memory bandwidth: %.0f GB/s, %.0f%% of "
+                 "the %.0f GB/s peak", c->mem_gbps, c->mem_pct, c->roof->dram_gbps);
+        f = intel_finding(c->fb, c->index, "memory_bound", gain, "headroom", title,
+                          slm_used ? "Move fewer bytes: fuse with neighbouring kernels, use narrower types, "
+                                     "and reuse tiles already in SLM before reloading them."
+                                   : "Move fewer bytes: stage reused data in shared local memory (SLM), "
+                                     "fuse with neighbouring kernels, and use narrower types.");
+        if (f) {
+            finding_add_evidence(f, "gpu_memory_bandwidth", c->mem_gbps, "GB/s",
+                                 "device memory %.1f GB/s = %.0f%% of %.0f GB/s", c->mem_gbps, c->mem_pct,
+                                 c->roof->dram_gbps);
+            s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
+            s_pct_evidence(f, C_QFULL, s_get(&c->cb, C_QFULL), "memory request queue full");
+        }
+    } else if (strcmp(top->key, "l3") == 0) {
+        snprintf(title, sizeof title, "L3-bound: the device cache is busy %.0f%% of the time with device "
+                 "memory at %.0f%%", top->pct, s_or0(c->mem_pct));
+        f = intel_finding(c->fb, c->index, "l3_bound", gain, "headroom", title,
+                          "Reuse data closer to the XVEs: stage tiles in SLM or registers instead of "
+                          "re-reading them through L3, and read contiguous, whole cache lines.");
+        if (f)
+            finding_add_evidence(f, "L3_BUSY[%]", top->pct, "%", "L3 busy %.1f%%", top->pct);
+    } else if (strcmp(top->key, "slm") == 0) {
+        snprintf(title, sizeof title, "SLM-bandwidth bound: shared local memory busy %.0f%% of the time "
+                 "(%.0f%% of its byte rate)", top->pct, c->slm_pct);
+        f = intel_finding(c->fb, c->index, "slm_bound", gain, "headroom", title,
+                          "Keep reused values in registers (more outputs per work-item) and load SLM in "
+                          "wider blocks; fix bank conflicts if any.");
+        if (f) {
+            finding_add_evidence(f, "slm_bandwidth", c->slm_bpns, "byte/ns", "SLM %.0f bytes/ns = %.0f%% "
+                                 "of peak", c->slm_bpns, c->slm_pct);
+            s_pct_evidence(f, "gpu_memory_bandwidth_pct", c->mem_pct, "device memory bandwidth, % of peak:");
+        }
+    } else {
+        int alu = strcmp(top->key, "alu0") == 0 ? 0 : strcmp(top->key, "alu1") == 0 ? 1 : 2;
+        snprintf(title, sizeof title, "Compute-bound on %s: %.0f%% of its instruction rate%s",
+                 s_alu_names[alu], c->alu_pct[alu], c->roof ? "" : " (the counter's own utilization)");
+        f = intel_finding(c->fb, c->index, "compute_bound", gain, "headroom", title,
+                          alu == 2 ? "XMX is the limit: use lower precision (INT8/FP16) if accuracy allows, "
+                                     "or cut redundant matrix work."
+                          : alu == 0 ? "Cut FP32/FP16 instructions per result, and move matrix math onto XMX "
+                                       "(joint_matrix, oneDNN/oneMKL) where it fits."
+                                     : "Cut integer/FP64/math instructions: 32-bit indices instead of 64-bit, "
+                                       "hoist address math out of loops, FP32 instead of FP64 where accuracy "
+                                       "allows.");
+        if (f) {
+            finding_add_evidence(f, s_alu_events[alu][0], c->alu_pct[alu], "%", "%s %.1f%% of peak%s",
+                                 s_alu_names[alu], c->alu_pct[alu], has(c->alu_rate[alu]) ? "" : " (counter)");
+            s_mix_evidence(c, f, alu);
+            s_pct_evidence(f, "gpu_memory_bandwidth_pct", c->mem_pct, "device memory bandwidth, % of peak:");
+        }
+    }
+    if (!f)
+        return;
+    intel_units_evidence(f, &c->units);
+    s_roofline_evidence(c, f);
+}
+
+/* No unit at 60% and no cause that explains it. latency_bound when the XVEs
+ * are stalled >= 40% of the time: gain = the idle share of the busiest unit x
+ * the stalled share (what hiding the latency could fill). Otherwise balanced:
+ * gain = the time no pipe issues, the most more parallel work could fill. */
+static void s_bound_latency(kctx_t *c)
+{
+    char title[320];
+    const intel_unit_t *top = intel_units_busiest(&c->units);
+    fb_finding_t *f;
+    if (has(c->stall) && c->stall >= STALL_PCT) {
+        snprintf(title, sizeof title, "Latency-bound: the vector engines are stalled %.0f%% of the time "
+                 "and no unit is above %.0f%% of its peak (busiest: %s)", c->stall, ceil(c->busiest),
+                 top->name);
+        f = intel_finding(c->fb, c->index, "latency_bound",
+                          (1 - c->busiest / 100) * fmin(c->stall, 100) / 100, "latency", title,
+                          "Hide memory latency: more independent loads per work-item, prefetch into SLM, "
+                          "more work-items per XVE (occupancy).");
+        if (f) {
+            s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
+            s_pct_evidence(f, C_OCC, c->occupancy, "thread occupancy");
+            s_pct_evidence(f, "gpu_memory_bandwidth_pct", c->mem_pct, "device memory bandwidth, % of peak:");
+        }
+    } else {
+        snprintf(title, sizeof title, "Balanced: no unit above %.0f%% of its peak (busiest: %s at %.0f%%)",
+                 INTEL_BUSY_PCT, top->name, top->pct);
+        double waiting = s_waiting(c);
+        f = intel_finding(c->fb, c->index, "balanced", has(waiting) ? waiting : 1 - c->busiest / 100,
+                          "latency", title,
+                          "Raise compute and memory throughput together: more parallel work per launch, "
+                          "fewer instructions per result, fewer bytes per result.");
+        if (f) {
+            s_pct_evidence(f, "gpu_memory_bandwidth_pct", c->mem_pct, "device memory bandwidth, % of peak:");
+            for (int i = 0; i < 3; i++)
+                if (has(c->alu_pct[i]) && c->alu_pct[i] > 0)
+                    finding_add_evidence(f, s_alu_events[i][0], c->alu_pct[i], "%", "%s %.1f%% of peak",
+                                         s_alu_names[i], c->alu_pct[i]);
+            s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
+        }
+    }
+    if (!f)
+        return;
+    intel_units_evidence(f, &c->units);
+    s_roofline_evidence(c, f);
+}
+
+/* One kernel, top-down: measure the units, run every cause model, add the
+ * bound, and mark the finding with the largest gain. */
+static void s_topdown(kctx_t *c)
+{
+    size_t first = feedback_finding_count(c->fb);
+    s_units(c);
+    if (!has(c->busiest)) {
+        feedback_add_missing(c->fb, "unit utilizations: ComputeBasic's XVE_INST_EXECUTED_ALU*_ALL, "
+                                    "GPU_MEMORY_BYTE_* and SLM_BYTE_* (unitrace --group ComputeBasic)");
+        return;
+    }
+    s_cause_conflicts(c);
+    s_cause_occupancy(c);
+    s_cause_wide_types(c);
+    s_cause_unsized(c);
+    if (!c->latency)
+        s_bound_busy(c, intel_units_busiest(&c->units));
+    else if (!c->explained)
+        s_bound_latency(c);
+    intel_mark_primary(c->fb, c->index, first);
 }
 
 /* "name[SIMD32 {1024; 1; 1} {256; 1; 1}]" -> name, simd, groups, group size;
@@ -870,10 +979,7 @@ static void s_analyze_segment(actx_t *a, const char *label, const char *shown_la
         for (int i = 0; i < 3; i++)
             if (has(c.alu_pct[i]))
                 feedback_kernel_metric(kernel, s_alu_events[i][0], c.alu_pct[i]);
-        fb_finding_t *primary = s_primary(&c);
-        char category[32];
-        snprintf(category, sizeof category, "%s", primary ? primary->category : "");
-        s_secondary(&c, category);
+        s_topdown(&c);
         analyzed++;
     }
     if (skipped)
