@@ -481,19 +481,25 @@ Test(unitrace_models, conflicts_in_a_latency_bound_kernel_are_sized_by_the_waiti
     feedback_destroy(&fb);
 }
 
-/* A job from inline tables: ComputeBasic and VectorEngineProfile, one row each. */
-static feedback_t *s_inline(const char *cb, const char *vep)
+/* A job from inline tables: ComputeBasic, VectorEngineProfile and optionally
+ * VectorEngineStalls, one row each. */
+static feedback_t *s_inline3(const char *cb, const char *vep, const char *ves)
 {
     unitrace_job_t *job = unitrace_job_new();
     pf_error_t err;
     cr_assert_eq(unitrace_job_add(job, "unitrace.000", "trace.metrics.1", cb, strlen(cb), &err), PF_OK, "%s", err.msg);
     cr_assert_eq(unitrace_job_add(job, "unitrace.001", "trace.metrics.2", vep, strlen(vep), &err), PF_OK, "%s", err.msg);
+    if (ves)
+        cr_assert_eq(unitrace_job_add(job, "unitrace.002", "trace.metrics.3", ves, strlen(ves), &err), PF_OK, "%s",
+                     err.msg);
     analysis_options_t options;
     analysis_options_default(&options);
     feedback_t *fb = unitrace_analyze(job, &options, NULL); /* no roofs: the counters' own utilizations */
     unitrace_job_destroy(&job);
     return fb;
 }
+
+static feedback_t *s_inline(const char *cb, const char *vep) { return s_inline3(cb, vep, NULL); }
 
 #define CB_COLS "Kernel,GlobalInstanceId,SubDeviceId,GpuTime[ns],XVE_ACTIVE[%],XVE_STALL[%],"             \
                 "XVE_INST_EXECUTED_ALU0_ALL[events],XVE_INST_EXECUTED_ALU1_ALL[events],"                  \
@@ -539,5 +545,47 @@ Test(unitrace_models, fp64_on_a_busy_alu1_is_sized_by_the_pipe_drop)
     const fb_finding_t *bound = s_category(fb, 0, "compute_bound");
     cr_assert_not_null(bound);
     cr_expect_float_eq(bound->importance, 20, 1e-6, "ALU1's headroom");
+    feedback_destroy(&fb);
+}
+
+#define VES_COLS "Kernel,GlobalInstanceId,SubDeviceId,GpuTime[ns],XVE_STALL[%],XVE_STALL_SBID[%],"            \
+                 "XVE_STALL_SENDWR[%],XVE_STALL_ALUWR[%],XVE_STALL_PIPESTALL[%],XVE_STALL_BARRIER[%],"    \
+                 "XVE_STALL_INSTFETCH[%],XVE_STALL_CONTROL[%],XVE_STALL_OTHER[%]\n"
+
+/* VectorEngineStalls splits XVE_STALL: a latency-bound kernel stalled 50% of
+ * the time, 60% of it at barriers, gains 30% from fewer barriers, ahead of
+ * the generic latency verdict the kernel got before the group was read. */
+Test(unitrace_models, barrier_stalls_in_a_latency_bound_kernel_are_sized_by_their_time)
+{
+    const char *cb = CB_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,40,50,1000,500,30,10,0\n\n";
+    const char *vep = VEP_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,1000,500,0,0,1000,0,0,90\n\n";
+    const char *ves = VES_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,50,10,5,3,2,30,0,0,0\n\n";
+    feedback_t *fb = s_inline3(cb, vep, ves);
+    const fb_finding_t *first = s_first(fb, "k", NULL);
+    cr_assert_not_null(first);
+    cr_expect_str_eq(first->category, "barrier_stalls", "%s", first->title);
+    cr_expect_str_eq(first->source, "profeed:stall_time");
+    cr_expect_float_eq(first->importance, 50 * 30.0 / 50, 1e-6);
+    cr_expect_null(s_category(fb, 0, "latency_bound"), "the barriers account for the waiting");
+    const fb_finding_t *send = s_category(fb, 0, "memory_latency");
+    cr_assert_not_null(send);
+    cr_expect_float_eq(send->importance, 50 * 15.0 / 50, 1e-6, "SBID + SENDWR");
+    feedback_destroy(&fb);
+}
+
+/* On a compute-bound kernel (ALU1 80%) waits on a busy pipe are the bound
+ * showing through: evidence on the bound, not a finding; waits on sends are
+ * a cause, less the 80% the pipe covers. */
+Test(unitrace_models, pipe_stalls_on_a_compute_bound_kernel_are_its_symptom)
+{
+    const char *cb = CB_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,85,15,1000,8000,10,80,0\n\n";
+    const char *vep = VEP_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,1000,8000,0,0,1000,0,0,90\n\n";
+    const char *ves = VES_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,15,5,0,5,20,0,0,0,0\n\n";
+    feedback_t *fb = s_inline3(cb, vep, ves);
+    const fb_finding_t *first = s_first(fb, "k", NULL);
+    cr_assert_not_null(first);
+    cr_expect_str_eq(first->category, "compute_bound");
+    cr_expect(s_evidence_has(first, "a busy pipe 20.0% (the bound showing through)"));
+    cr_expect_null(s_category(fb, 0, "dependency_stalls"));
     feedback_destroy(&fb);
 }

@@ -27,9 +27,9 @@
 /* KernelFoundry's roofline band: within 10% of a ridge point is balanced. */
 #define RIDGE_BAND 0.9
 
-typedef enum { G_CB, G_MP, G_VEP, G__COUNT } group_t;
+typedef enum { G_CB, G_MP, G_VEP, G_VES, G__COUNT } group_t;
 static const char *const s_group_names[G__COUNT] = {"ComputeBasic", "MemoryProfile",
-                                                   "VectorEngineProfile"};
+                                                   "VectorEngineProfile", "VectorEngineStalls"};
 
 typedef struct {
     char *key;
@@ -236,9 +236,12 @@ static const mix_t s_mix[] = {
  * per-type instruction counts mean VectorEngineProfile (PVC's VectorEngine138
  * too), SLM access counts mean MemoryProfile, ALU counts with memory traffic
  * mean ComputeBasic (PVC's ComputeBasic lacks the SLM conflict column the
- * seed keys on). */
+ * seed keys on), per-reason stall columns mean VectorEngineStalls. */
 static int s_group(const unitrace_table_t *t)
 {
+    /* VectorEngineStalls (Xe2): the stall reasons, XVE_STALL_<reason>[%]. */
+    if (unitrace_table_has(t, "XVE_STALL_SBID[%]") && unitrace_table_has(t, "XVE_STALL_BARRIER[%]"))
+        return G_VES;
     if (unitrace_table_has(t, "XVE_INST_EXECUTED_XMX_INT8[events]") ||
         (unitrace_table_has(t, "XVE_INST_EXECUTED_FP32[events]") &&
          unitrace_table_has(t, "XVE_INST_EXECUTED_FP16[events]")))
@@ -296,7 +299,7 @@ typedef struct {
     size_t index;
     const roof_t *roof;
     bool sampling;
-    view_t cb, mp, vep;
+    view_t cb, mp, vep, ves;
     double t;           /* ns the counters cover: kernel time, or the sample interval */
     double alu_rate[3]; /* instructions per ns */
     double alu_pct[3];  /* of the roof, or the counter's own utilization */
@@ -521,6 +524,98 @@ static void s_cause_occupancy(kctx_t *c)
         c->explained = true;
 }
 
+/* VectorEngineStalls' reasons and what they wait on. Waits on sends are the
+ * memory side showing through when a memory unit (device memory, L3, SLM) is
+ * the bound; waits on pipe results or a busy pipe are the compute side's. */
+typedef enum { STALL_SEND, STALL_PIPE, STALL_CAUSE } stall_kind_t;
+static const struct {
+    const char *column, *what;
+    stall_kind_t kind;
+    const char *category, *action;
+} s_stall_reasons[] = {
+    {"XVE_STALL_SBID[%]", "scoreboard dependencies (results of sends and long-latency math)", STALL_SEND,
+     "memory_latency", "Hide memory latency: issue several independent loads per work-item before "
+     "using any (unroll, prefetch the next tile into registers), and keep reused data in SLM."},
+    {"XVE_STALL_SENDWR[%]", "send write-back", STALL_SEND, "memory_latency",
+     "Hide memory latency: issue several independent loads per work-item before using any, and keep "
+     "reused data in SLM."},
+    {"XVE_STALL_ALUWR[%]", "ALU result dependencies", STALL_PIPE, "dependency_stalls",
+     "Break dependency chains: accumulate into several independent registers (unroll with separate "
+     "partial sums) so other instructions run in between."},
+    {"XVE_STALL_PIPESTALL[%]", "a busy pipe", STALL_PIPE, "dependency_stalls",
+     "Spread the work over the pipes: mix FP32 (ALU0) with integer/math (ALU1) work, and cut "
+     "instructions on the busiest pipe."},
+    {"XVE_STALL_BARRIER[%]", "work-group barriers", STALL_CAUSE, "barrier_stalls",
+     "Wait at fewer barriers: exchange data inside a sub-group with shuffles and group reductions "
+     "instead of SLM plus a barrier, and double-buffer SLM tiles so one barrier per tile suffices."},
+    {"XVE_STALL_INSTFETCH[%]", "instruction fetch", STALL_CAUSE, "instruction_fetch",
+     "Shrink the hot loop's code: less unrolling or fewer template instantiations in one kernel, so "
+     "it fits the instruction cache."},
+    {"XVE_STALL_CONTROL[%]", "control flow", STALL_CAUSE, "warp_stall",
+     "Simplify the control flow of the hot loop: hoist invariant branches, use select instead of "
+     "branches, and keep a sub-group's work-items on one path."},
+};
+#define STALL_REASON_COUNT (sizeof s_stall_reasons / sizeof s_stall_reasons[0])
+
+/* A stall reason is a cause unless it is the bound showing through. Gain: its
+ * share of the time = XVE_STALL x its share of the reported reasons (their
+ * ratio holds whatever their base), and when a unit is busy, only the part
+ * the bound leaves idle, x (1 - busiest). */
+static void s_cause_stalls(kctx_t *c)
+{
+    if (!c->ves.table || c->ves.count == 0)
+        return;
+    double stall = has(c->stall) ? c->stall : s_get(&c->ves, C_STALL);
+    double x[STALL_REASON_COUNT], sum = 0;
+    for (size_t i = 0; i < STALL_REASON_COUNT; i++) {
+        x[i] = s_get(&c->ves, s_stall_reasons[i].column);
+        sum += s_or0(x[i]);
+    }
+    sum += s_or0(s_get(&c->ves, "XVE_STALL_OTHER[%]"));
+    if (!has(stall) || sum <= 0)
+        return;
+    const intel_unit_t *top = intel_units_busiest(&c->units);
+    bool memory_bound = !c->latency && top && top->kind == INTEL_UNIT_MEMORY;
+    bool compute_bound = !c->latency && top && top->kind == INTEL_UNIT_PIPE;
+    /* One finding per category: the reasons of a category add up. */
+    static const char *const categories[] = {"memory_latency", "dependency_stalls", "barrier_stalls",
+                                             "instruction_fetch", "warp_stall"};
+    for (size_t k = 0; k < sizeof categories / sizeof categories[0]; k++) {
+        double share = 0;
+        size_t lead = STALL_REASON_COUNT;
+        for (size_t i = 0; i < STALL_REASON_COUNT; i++) {
+            if (strcmp(s_stall_reasons[i].category, categories[k]) != 0 || !has(x[i]) || x[i] <= 0)
+                continue;
+            stall_kind_t kind = s_stall_reasons[i].kind;
+            if ((kind == STALL_SEND && memory_bound) || (kind == STALL_PIPE && compute_bound))
+                continue; /* the bound showing through */
+            share += x[i] / sum;
+            if (lead == STALL_REASON_COUNT || x[i] > x[lead])
+                lead = i;
+        }
+        if (lead == STALL_REASON_COUNT)
+            continue;
+        double time = fmin(fmax(stall, 0), 100) / 100 * share;
+        double gain = c->latency ? time : time * (1 - c->busiest / 100);
+        if (gain < INTEL_GAIN_REPORT)
+            continue;
+        char title[300];
+        snprintf(title, sizeof title, "XVE stalls on %s: %.0f%% of the stalled time, %.0f%% of the "
+                 "kernel's time", s_stall_reasons[lead].what, 100 * share, 100 * time);
+        fb_finding_t *f = intel_finding(c->fb, c->index, categories[k], gain, "stall_time", title,
+                                        s_stall_reasons[lead].action);
+        if (!f)
+            continue;
+        for (size_t i = 0; i < STALL_REASON_COUNT; i++)
+            if (strcmp(s_stall_reasons[i].category, categories[k]) == 0 && has(x[i]) && x[i] > 0)
+                finding_add_evidence(f, s_stall_reasons[i].column, x[i], "%", "%s %.1f%%",
+                                     s_stall_reasons[i].what, x[i]);
+        s_pct_evidence(f, C_STALL, stall, "XVE stalled");
+        if (c->latency && gain >= INTEL_GAIN_EXPLAINS)
+            c->explained = true;
+    }
+}
+
 /* 64-bit work on ALU1. FP64 in FP32 runs on ALU0 (1/8-1/16 of the rate on
  * Xe2 becomes full rate: the slots move, counted once); INT64 as 32-bit
  * halves its slots at least. Gain: how far the busiest unit drops. */
@@ -599,6 +694,19 @@ static void s_cause_unsized(kctx_t *c)
     }
 }
 
+/* Stall reasons that are the bound showing through, as its evidence. */
+static void s_symptom_evidence(kctx_t *c, fb_finding_t *f, stall_kind_t kind)
+{
+    if (!f || !c->ves.table || c->ves.count == 0)
+        return;
+    for (size_t i = 0; i < STALL_REASON_COUNT; i++) {
+        double x = s_get(&c->ves, s_stall_reasons[i].column);
+        if (s_stall_reasons[i].kind == kind && has(x) && x > 0)
+            finding_add_evidence(f, s_stall_reasons[i].column, x, "%", "XVEs wait on %s %.1f%% (the bound "
+                                 "showing through)", s_stall_reasons[i].what, x);
+    }
+}
+
 /* The bound: the busiest unit at >= 60% of its peak, gain = its headroom. */
 static void s_bound_busy(kctx_t *c, const intel_unit_t *top)
 {
@@ -662,6 +770,7 @@ static void s_bound_busy(kctx_t *c, const intel_unit_t *top)
     if (!f)
         return;
     intel_units_evidence(f, &c->units);
+    s_symptom_evidence(c, f, top->kind == INTEL_UNIT_MEMORY ? STALL_SEND : STALL_PIPE);
     s_roofline_evidence(c, f);
 }
 
@@ -722,6 +831,7 @@ static void s_topdown(kctx_t *c)
         return;
     }
     s_cause_conflicts(c);
+    s_cause_stalls(c);
     s_cause_occupancy(c);
     s_cause_wide_types(c);
     s_cause_unsized(c);
@@ -927,14 +1037,18 @@ typedef struct {
 
 static void s_analyze_segment(actx_t *a, const char *label, const char *shown_label)
 {
-    size_t base_count = 0, mp_count = 0, vep_count = 0;
+    size_t base_count = 0, mp_count = 0, vep_count = 0, ves_count = 0;
     size_t *base = s_segment_rows(a->pass[G_CB], label, &base_count);
     size_t *mp = a->pass[G_MP] ? s_segment_rows(a->pass[G_MP], label, &mp_count) : NULL;
     size_t *vep = a->pass[G_VEP] ? s_segment_rows(a->pass[G_VEP], label, &vep_count) : NULL;
+    size_t *ves = a->pass[G_VES] ? s_segment_rows(a->pass[G_VES], label, &ves_count) : NULL;
     size_t scratch_n = (mp_count > vep_count ? mp_count : vep_count) + 1;
+    if (ves_count + 1 > scratch_n)
+        scratch_n = ves_count + 1;
     size_t *scratch_mp = malloc(scratch_n * sizeof(size_t)), *scratch_vep = malloc(scratch_n * sizeof(size_t));
+    size_t *scratch_ves = malloc(scratch_n * sizeof(size_t));
     size_t kcount = 0;
-    kgroup_t *groups = base && scratch_mp && scratch_vep
+    kgroup_t *groups = base && scratch_mp && scratch_vep && scratch_ves
                            ? s_group_kernels(a->pass[G_CB]->table, base, base_count, a->sampling, &kcount)
                            : NULL;
     double total = 0;
@@ -966,6 +1080,7 @@ static void s_analyze_segment(actx_t *a, const char *label, const char *shown_la
         double target = unitrace_table_value(a->pass[G_CB]->table, g->median, C_TIME);
         c.mp = s_match(a->pass[G_MP], mp, mp_count, g->kernel, target, a->sampling, scratch_mp);
         c.vep = s_match(a->pass[G_VEP], vep, vep_count, g->kernel, target, a->sampling, scratch_vep);
+        c.ves = s_match(a->pass[G_VES], ves, ves_count, g->kernel, target, a->sampling, scratch_ves);
         s_measure(&c);
         fb_kernel_t *kernel = feedback_kernel(a->fb, index);
         if (has(c.t))
@@ -991,8 +1106,10 @@ static void s_analyze_segment(actx_t *a, const char *label, const char *shown_la
     free(base);
     free(mp);
     free(vep);
+    free(ves);
     free(scratch_mp);
     free(scratch_vep);
+    free(scratch_ves);
 }
 
 /* Sum over kernels of their median instance time in a segment: the key the
@@ -1133,6 +1250,10 @@ feedback_t *unitrace_analyze(const unitrace_job_t *job, const analysis_options_t
     if (!a.pass[G_MP])
         feedback_add_missing(fb, "MemoryProfile pass (unitrace --metric-query --group MemoryProfile): "
                                  "SLM bank-conflict rate and L3 behaviour");
+    if (!a.pass[G_VES])
+        feedback_add_missing(fb, "VectorEngineStalls pass (unitrace --metric-query --group "
+                                 "VectorEngineStalls): stall reasons; without them the XVEs' stalls "
+                                 "are not split into causes (barriers, dependencies, instruction fetch)");
     if (!a.pass[G_VEP])
         feedback_add_missing(fb, "VectorEngineProfile pass (unitrace --metric-query --group "
                                  "VectorEngineProfile): thread occupancy and instruction mix");
