@@ -462,21 +462,28 @@ static void s_cause_conflicts(kctx_t *c)
     intel_units_scale(&after, "slm", 1 - replays, 0);
     double gain = intel_units_drop(&c->units, &after);
     const char *model = "slm_replays";
+    if (!intel_units_find(&c->units, "slm")) {
+        gain = NAN; /* no SLM roof for this device: its busy time is unknown */
+        model = "none";
+    }
     if (c->latency && has(c->stall) && has(c->mem_gbps)) {
-        double slm_share = c->slm_bpns / (c->slm_bpns + c->mem_gbps);
+        double slm_share = c->slm_bpns / (c->slm_bpns + fmax(c->mem_gbps, 0));
         double wait = fmin(fmax(c->stall, 0), 100) / 100 * slm_share * replays;
         if (!has(gain) || wait > gain) {
             gain = wait;
             model = "slm_replay_latency";
         }
     }
-    if (!has(gain) || (gain < INTEL_GAIN_REPORT && r < CONFLICT_SECONDARY))
+    if (r < CONFLICT_SECONDARY && (!has(gain) || gain < INTEL_GAIN_REPORT))
         return;
     char title[320];
     const intel_unit_t *slm = intel_units_find(&c->units, "slm");
-    snprintf(title, sizeof title, "SLM bank conflicts: %.0f%% of shared local memory accesses conflict "
-             "and are serialized; SLM is busy %.0f%% of the time counting the replays", 100 * r,
-             slm ? slm->pct : 0);
+    if (slm)
+        snprintf(title, sizeof title, "SLM bank conflicts: %.0f%% of shared local memory accesses conflict "
+                 "and are serialized; SLM is busy %.0f%% of the time counting the replays", 100 * r, slm->pct);
+    else
+        snprintf(title, sizeof title, "SLM bank conflicts: %.0f%% of shared local memory accesses conflict "
+                 "and are serialized (no SLM roof for this device: its busy time is unknown)", 100 * r);
     fb_finding_t *f = intel_finding(c->fb, c->index, "slm_bank_conflicts", gain, model, title,
                                     "Pad SLM arrays (e.g. [16][17] instead of [16][16]) or swizzle the "
                                     "index so the work-items of a sub-group hit different banks.");
@@ -489,7 +496,7 @@ static void s_cause_conflicts(kctx_t *c)
         finding_add_evidence(f, "slm_busy_pct", slm->pct, "%", "SLM busy %.0f%% with one replay per "
                              "conflict", slm->pct);
     s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
-    if (gain >= INTEL_GAIN_EXPLAINS)
+    if (c->latency && has(gain) && gain >= INTEL_GAIN_EXPLAINS)
         c->explained = true;
 }
 
@@ -569,9 +576,9 @@ static void s_cause_stalls(kctx_t *c)
     double x[STALL_REASON_COUNT], sum = 0;
     for (size_t i = 0; i < STALL_REASON_COUNT; i++) {
         x[i] = s_get(&c->ves, s_stall_reasons[i].column);
-        sum += s_or0(x[i]);
+        sum += fmax(s_or0(x[i]), 0); /* the table's numbers are untrusted */
     }
-    sum += s_or0(s_get(&c->ves, "XVE_STALL_OTHER[%]"));
+    sum += fmax(s_or0(s_get(&c->ves, "XVE_STALL_OTHER[%]")), 0);
     if (!has(stall) || sum <= 0)
         return;
     const intel_unit_t *top = intel_units_busiest(&c->units);

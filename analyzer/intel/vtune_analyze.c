@@ -11,18 +11,16 @@
 #include "roofs.h"
 #include "textbuf.h"
 
-/* KernelFoundry's VTuneProfilerFeedback rules (eval_pipeline/
- * profiler_feedback.py at 365e1fb; docs/intel.md, "VTune"). Values are the percentages VTune prints; the bound is the first
- * rule that matches:
- *   1. Send stalls > 5 while the XVEs stall, and Send >= SBID and Dist/Acc:
- *      the vector engines mostly wait on memory messages -> memory_latency;
- *   2. XMX active > 20 -> compute_xmx;
- *   3. ALU0 active > 50 -> compute_alu0;
- *   4. ALU1 active > 50 -> compute_alu1;
- *   5. otherwise balanced. */
+/* Top-down (docs/intel.md, "Models"; intel_topdown.h): the busiest measured
+ * unit (XMX, ALU0, ALU1, L3) is the bound with its headroom; every cause
+ * carries a gain from a model of its own, and the largest gain leads.
+ *
+ * KernelFoundry's VTuneProfilerFeedback (eval_pipeline/profiler_feedback.py
+ * at 365e1fb) applied its rules first-match-wins (Send stalls, XMX > 20,
+ * ALU0 > 50, ALU1 > 50, else balanced); its marks still decide when a finding
+ * is named. Values are the percentages VTune prints. Its memory_latency rule:
+ * Send stalls > 5 while the XVEs stall, and Send >= SBID and Dist/Acc. */
 #define KF_SEND_STALL_MIN 5.0
-#define KF_XMX_BOUND 20.0
-#define KF_ALU_BOUND 50.0
 /* Its recommendations: occupancy under 50% (average, else peak); SBID or
  * Dist/Acc stalls over 5%; barrier stalls over 5%; an L3 miss ratio over
  * 50%; XMX under 5% active while ALU0 is over 40% busy. */
@@ -271,13 +269,14 @@ static double s_stall_time(const ctx_t *c, double reason)
 {
     if (!has(reason))
         return NAN;
+    reason = fmax(reason, 0); /* a report's numbers are untrusted */
     double sum = 0;
     for (size_t i = 0; i < STALL_COUNT; i++)
-        sum += s_or0(V(c, s_stalls[i].metric));
+        sum += fmax(s_or0(V(c, s_stalls[i].metric)), 0);
     double stalled = V(c, VT_XVE_STALLED);
     if (has(stalled) && sum > 0)
-        return fmin(fmax(stalled, 0), 100) / 100 * reason / sum;
-    return fmin(fmax(reason, 0), 100) / 100;
+        return fmin(fmax(stalled, 0), 100) / 100 * fmin(reason / sum, 1);
+    return fmin(reason, 100) / 100;
 }
 
 /* The part of a stall's time the bound does not already cover: all of it in
@@ -295,10 +294,11 @@ static double s_waiting(const ctx_t *c)
 {
     double stalled = V(c, VT_XVE_STALLED), idle = V(c, VT_XVE_IDLE), active = V(c, VT_XVE_ACTIVE);
     if (has(stalled)) {
-        double lat = s_or0(V(c, VT_STALL_SEND)) + s_or0(V(c, VT_STALL_SBID)) + s_or0(V(c, VT_STALL_DIST_ACC));
-        double all = lat + s_or0(V(c, VT_STALL_BARRIER)) + s_or0(V(c, VT_STALL_INSTR_FETCH));
+        double lat = fmax(s_or0(V(c, VT_STALL_SEND)), 0) + fmax(s_or0(V(c, VT_STALL_SBID)), 0) +
+                     fmax(s_or0(V(c, VT_STALL_DIST_ACC)), 0);
+        double all = lat + fmax(s_or0(V(c, VT_STALL_BARRIER)), 0) + fmax(s_or0(V(c, VT_STALL_INSTR_FETCH)), 0);
         double share = all > 0 ? lat / all : 1;
-        return fmin((stalled * share + s_or0(idle)) / 100, 1);
+        return fmin(fmax(stalled * share + fmax(s_or0(idle), 0), 0) / 100, 1);
     }
     return has(active) ? 1 - fmin(fmax(active, 0), 100) / 100 : NAN;
 }
