@@ -33,6 +33,10 @@
 
 /* Headroom assumed when neither XVE activity nor a pipe was reported. */
 #define HEADROOM_UNKNOWN 0.5
+/* VTune's sampled GPU memory bandwidth (KernelFoundry: approximate) above the
+ * device's published peak by more than this contradicts it: noted, not used
+ * as a utilization. */
+#define MEMORY_OVER_PEAK 1.05
 
 /* What to add to the report when a column group is missing. Constant strings
  * so each is listed once however many kernels lack it. */
@@ -245,10 +249,9 @@ static void s_ev_pct(fb_finding_t *f, const ctx_t *c, vtune_metric_t m, const ch
 
 /* ----- units and time shares (docs/intel.md, "Models") ---------------------- */
 
-/* The pipes' activity and L3 busy. VTune's GPU memory bandwidth is not a
- * unit here: it is sampled (KernelFoundry calls it approximate) and the report
- * does not name the device whose peak it would be a share of; it is evidence,
- * with that share when the device is known (s_ev_memory). */
+/* The pipes' activity, L3 busy, and GPU memory bandwidth as a share of the
+ * device's peak when the device is known (the report does not name it) and
+ * the figure is consistent with that peak. */
 static void s_units(ctx_t *c)
 {
     c->units.count = 0;
@@ -256,6 +259,17 @@ static void s_units(ctx_t *c)
     intel_units_add(&c->units, "alu0", "ALU0", INTEL_UNIT_PIPE, V(c, VT_ALU0_ACTIVE));
     intel_units_add(&c->units, "alu1", "ALU1", INTEL_UNIT_PIPE, V(c, VT_ALU1_ACTIVE));
     intel_units_add(&c->units, "l3", "L3", INTEL_UNIT_MEMORY, V(c, VT_L3_BUSY));
+    double r = V(c, VT_MEM_BW_READ), w = V(c, VT_MEM_BW_WRITE);
+    if (c->roof && c->roof->dram_gbps > 0 && (has(r) || has(w))) {
+        double pct = 100 * (fmax(s_or0(r), 0) + fmax(s_or0(w), 0)) / c->roof->dram_gbps;
+        if (pct <= 100 * MEMORY_OVER_PEAK)
+            intel_units_add(&c->units, "memory", "GPU memory", INTEL_UNIT_MEMORY, pct);
+        else
+            feedback_add_note(c->fb, "\"%.80s\": VTune's GPU memory bandwidth (%.0f GB/s) exceeds the "
+                              "%s's %.0f GB/s peak: the device or the sample is off, so it is not used "
+                              "as a utilization", c->k->name, s_or0(r) + s_or0(w), c->roof->name,
+                              c->roof->dram_gbps);
+    }
     const intel_unit_t *top = intel_units_busiest(&c->units);
     c->busiest = top ? top->pct : NAN;
     c->latency = has(c->busiest) && c->busiest < INTEL_BUSY_PCT;
@@ -350,15 +364,29 @@ static void s_bound_pipe(ctx_t *c, vtune_metric_t pipe)
     intel_units_evidence(f, &c->units);
 }
 
-/* L3 at its roof: the Send stalls are the bound showing through. */
-static void s_bound_l3(ctx_t *c, const intel_unit_t *unit)
+/* GPU memory or L3 at its roof: the Send stalls are the bound showing
+ * through. memory_bandwidth is KernelFoundry's name for it, in its table but
+ * never produced by its rules. */
+static void s_bound_memory(ctx_t *c, const intel_unit_t *unit)
 {
     char title[300];
-    snprintf(title, sizeof title, "L3-bound: the GPU L3 is busy %.0f%% of the time, the busiest unit",
-             unit->pct);
-    fb_finding_t *f = s_finding(c, "l3_bound", 1 - unit->pct / 100, "headroom", title,
-                                "Reuse data closer to the XVEs: stage tiles in SLM or registers instead "
-                                "of re-reading them through L3, and read contiguous, whole cache lines.");
+    fb_finding_t *f;
+    if (strcmp(unit->key, "memory") == 0) {
+        snprintf(title, sizeof title, "Memory-bandwidth bound: GPU memory moves %.0f GB/s, %.0f%% of the "
+                 "%s's %.0f GB/s peak, the busiest unit",
+                 fmax(s_or0(V(c, VT_MEM_BW_READ)), 0) + fmax(s_or0(V(c, VT_MEM_BW_WRITE)), 0), unit->pct,
+                 c->roof->name, c->roof->dram_gbps);
+        f = s_finding(c, "memory_bandwidth", 1 - unit->pct / 100, "headroom", title,
+                      "Move fewer bytes: keep data that is reused in SLM or registers, fuse with the "
+                      "kernels that produce or consume it, use narrower types (bf16/fp16, int8), and "
+                      "read whole cache lines (contiguous addresses per sub-group).");
+    } else {
+        snprintf(title, sizeof title, "L3-bound: the GPU L3 is busy %.0f%% of the time, the busiest unit",
+                 unit->pct);
+        f = s_finding(c, "l3_bound", 1 - unit->pct / 100, "headroom", title,
+                      "Reuse data closer to the XVEs: stage tiles in SLM or registers instead of "
+                      "re-reading them through L3, and read contiguous, whole cache lines.");
+    }
     if (!f)
         return;
     s_ev_stalls(f, c);
@@ -440,8 +468,8 @@ static void s_bound(ctx_t *c)
     if (c->latency) {
         if (!c->explained)
             s_bound_balanced(c);
-    } else if (strcmp(top->key, "l3") == 0) {
-        s_bound_l3(c, top);
+    } else if (top->kind == INTEL_UNIT_MEMORY) {
+        s_bound_memory(c, top);
     } else {
         s_bound_pipe(c, strcmp(top->key, "xmx") == 0 ? VT_XMX_ACTIVE
                         : strcmp(top->key, "alu0") == 0 ? VT_ALU0_ACTIVE : VT_ALU1_ACTIVE);
@@ -452,8 +480,8 @@ static void s_bound(ctx_t *c)
 
 /* KernelFoundry's memory_latency rule (Send > 5% while the XVEs stall, Send
  * >= SBID and Dist/Acc): the XVEs wait on memory messages. Gain: the Send
- * stalls' share of the time, less what the bound covers. On an L3-bound
- * kernel the Send stalls are the bound showing through: evidence
+ * stalls' share of the time, less what the bound covers. On a memory- or
+ * L3-bound kernel the Send stalls are the bound showing through: evidence
  * there, not a cause. */
 static void s_memory_latency(ctx_t *c)
 {
@@ -462,7 +490,7 @@ static void s_memory_latency(ctx_t *c)
     if (!has(send) || send <= KF_SEND_STALL_MIN || (has(stalled) && stalled <= 0) ||
         send < fmax(s_or0(sbid), s_or0(dist)))
         return;
-    if (c->bound && strcmp(c->bound, "l3") == 0)
+    if (c->bound && (strcmp(c->bound, "memory") == 0 || strcmp(c->bound, "l3") == 0))
         return;
     double gain = s_uncovered(c, s_stall_time(c, send));
     char title[300];
