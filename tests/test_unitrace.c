@@ -589,3 +589,19 @@ Test(unitrace_models, pipe_stalls_on_a_compute_bound_kernel_are_its_symptom)
     cr_expect_null(s_category(fb, 0, "dependency_stalls"));
     feedback_destroy(&fb);
 }
+
+/* The real PVC row: one work-group of 4 x 2 work-items on a 128-Xe-core Max
+ * 1550. It read low_occupancy (0% of the thread slots); more threads per
+ * core cannot help when 127 cores have no work-group at all. */
+Test(unitrace_models, a_grid_smaller_than_the_gpu_is_a_small_grid)
+{
+    const char *paths[] = {INTEL "unitrace_pvc/trace.metrics.1799860", INTEL "unitrace_pvc/trace.metrics.1799853"};
+    feedback_t *fb = s_run(paths, 2, "Intel(R) Data Center GPU Max 1550", false);
+    const fb_finding_t *first = s_first(fb, "binary_test", NULL);
+    cr_assert_not_null(first);
+    cr_expect_str_eq(first->category, "small_grid", "%s", first->title);
+    cr_expect_str_eq(first->source, "profeed:idle_cores");
+    cr_expect_float_eq(first->importance, 100 * (1 - 1.0 / 128), 1e-6);
+    cr_expect_null(s_category(fb, 0, "low_occupancy"), "the launch, not the occupancy, is the limit");
+    feedback_destroy(&fb);
+}

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "intel_topdown.h"
@@ -335,6 +336,63 @@ static void s_cause_conflicts(kctx_t *c)
     s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
     if (c->latency && has(gain) && gain >= INTEL_GAIN_EXPLAINS)
         c->explained = true;
+}
+
+/* Work-groups in the launch, from the kernel's "{x; y; z}" group count
+ * (unitrace's name suffix), or NAN. */
+static double s_groups(const kctx_t *c)
+{
+    const char *g = feedback_kernel(c->fb, c->index)->grid;
+    if (g[0] != '{')
+        return NAN;
+    double n = 1;
+    int dims = 0;
+    const char *p = g + 1;
+    while (dims < 3) {
+        char *end = NULL;
+        double x = strtod(p, &end);
+        if (end == p || !(x >= 1) || x > 1e9)
+            return NAN;
+        n *= x;
+        dims++;
+        p = end;
+        while (*p == ' ')
+            p++;
+        if (*p == '}')
+            break;
+        if (*p != ';')
+            return NAN;
+        p++;
+    }
+    return dims > 0 ? n : NAN;
+}
+
+/* Fewer work-groups than Xe-cores: the cores without one have no work
+ * whatever the occupancy. Model (as Nsight Compute's idle SMs): gain = the
+ * share of the Xe-cores left without a work-group, 1 - groups / cores.
+ * Returns whether it applied (then more threads per core is not the fix). */
+static bool s_cause_small_grid(kctx_t *c)
+{
+    double groups = s_groups(c);
+    if (!c->roof || c->roof->units <= 0 || !has(groups) || groups >= c->roof->units)
+        return false;
+    double gain = 1 - groups / c->roof->units;
+    char title[240];
+    snprintf(title, sizeof title, "Grid too small: %.0f work-group%s for the %d Xe-cores of the %s, so "
+             "%.0f%% of the GPU has no work", groups, groups == 1 ? "" : "s", c->roof->units,
+             c->roof->name, 100 * gain);
+    fb_finding_t *f = intel_finding(c->fb, c->index, "small_grid", gain, "idle_cores", title,
+                                    "Launch at least one work-group per Xe-core, better several: split "
+                                    "the work into more, smaller work-groups, or batch several "
+                                    "problems into one launch.");
+    if (!f)
+        return true;
+    finding_add_evidence(f, "work_groups", groups, "", "%.0f work-group%s (%s)", groups,
+                         groups == 1 ? "" : "s", feedback_kernel(c->fb, c->index)->grid);
+    s_pct_evidence(f, C_OCC, c->occupancy, "thread occupancy");
+    if (c->latency && gain >= INTEL_GAIN_EXPLAINS)
+        c->explained = true;
+    return true;
 }
 
 /* Too few threads to hide latency. More threads help until a unit reaches
@@ -676,7 +734,8 @@ static void s_topdown(kctx_t *c)
     }
     s_cause_conflicts(c);
     s_cause_stalls(c);
-    s_cause_occupancy(c);
+    if (!s_cause_small_grid(c))
+        s_cause_occupancy(c);
     s_cause_wide_types(c);
     s_cause_unsized(c);
     if (!c->latency)
