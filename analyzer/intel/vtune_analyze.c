@@ -12,8 +12,9 @@
 #include "textbuf.h"
 
 /* Top-down (docs/intel.md, "Models"; intel_topdown.h): the busiest measured
- * unit (XMX, ALU0, ALU1, L3) is the bound with its headroom; every cause
- * carries a gain from a model of its own, and the largest gain leads.
+ * unit (XMX, ALU0, ALU1, L3, GPU memory when the device is known) is the
+ * bound with its headroom; every cause carries a gain from a model of its
+ * own, and the largest gain leads.
  *
  * KernelFoundry's VTuneProfilerFeedback (eval_pipeline/profiler_feedback.py
  * at 365e1fb) applied its rules first-match-wins (Send stalls, XMX > 20,
