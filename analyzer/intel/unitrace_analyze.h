@@ -8,9 +8,12 @@
  * "ittapi::model run loop[::label]", rows join the timeline on
  * GlobalInstanceId, and more than three windows are reduced to the median and
  * the slowest. Analysis goes further: every kernel above the time threshold,
- * its limiter first (device memory, SLM, an ALU pipe, SLM bank conflicts,
- * stalls, occupancy), evidence against the device's roofs, instruction mix,
- * and one action each; without roofs the counters' own utilizations are used. */
+ * top-down (docs/intel.md, "Models"): the busiest measured unit (device
+ * memory, L3, SLM counting its conflict replays, ALU0, ALU1, XMX) is the
+ * bound; SLM bank conflicts, low occupancy, stall reasons and 64-bit pipe work
+ * each get an estimated gain, and the largest gain leads; evidence against
+ * the device's roofs, instruction mix, and one action each; without roofs the
+ * counters' own utilizations are used. */
 #ifndef UNITRACE_ANALYZE_H
 #define UNITRACE_ANALYZE_H
 
