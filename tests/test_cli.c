@@ -1,9 +1,13 @@
 /* The profeed command as a user runs it: exit codes, formats, stdin, help. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -115,4 +119,122 @@ Test(cli, top_and_max_chars_bound_the_output)
     cr_expect_eq(s_run(PROFEED " analyze --max-chars 800 " H200 "full_raw.csv", &out), 0);
     cr_expect_leq(strlen(out), 800);
     free(out);
+}
+
+/* Issue 16: every exit code is the documented one, and says why. */
+
+Test(cli, a_profiler_that_did_not_write_the_files_is_bad_input)
+{
+    char *out;
+    int rc = s_run(PROFEED " analyze --profiler unitrace " H200 "full_raw.csv 2>&1", &out);
+    cr_expect_eq(rc, 2, "%s", out);
+    cr_expect_not_null(strstr(out, "not unitrace output"), "%s", out);
+    free(out);
+}
+
+Test(cli, a_capture_cut_at_a_field_boundary_is_bad_input)
+{
+    /* The first 13 lines whole, then the last launch's row up to a field's
+     * end: every field read is whole, the row is not. */
+    char *out;
+    int rc = s_run("f=$(mktemp /tmp/pf_cli_cut.XXXXXX) && head -13 " H200 "raw_metrics.csv > $f && "
+                   "sed -n 14p " H200 "raw_metrics.csv | cut -d, -f1-150 | tr -d '\\n' >> $f && " PROFEED
+                   " analyze $f 2>&1; rc=$?; rm -f $f; exit $rc",
+                   &out);
+    cr_expect_eq(rc, 2, "%s", out);
+    cr_expect_not_null(strstr(out, "cut short"), "%s", out);
+    free(out);
+}
+
+Test(cli, kernelfoundry_vtune_json_is_detected)
+{
+    char *out;
+    int rc = s_run(PROFEED " analyze " PF_FIXTURE_DIR "/intel/vtune/vtune_counters.json 2>&1", &out);
+    cr_expect_eq(rc, 0, "%s", out);
+    cr_expect_not_null(strstr(out, "(Intel VTune"), "%s", out);
+    cr_expect_not_null(strstr(out, "gemm_fp32_naive"), "%s", out);
+    free(out);
+}
+
+Test(cli, endpoints_that_are_not_endpoints_say_what_is_wrong)
+{
+    static const struct {
+        const char *endpoint, *says;
+    } cases[] = {
+        {"localhost:5555", "has no transport: write tcp://localhost:5555"},
+        {"http://127.0.0.1:5555", "speaks ZeroMQ, not HTTP: write tcp://127.0.0.1:5555"},
+        {"tcp://127.0.0.1", "tcp://HOST:PORT"},
+        {"tcp://127.0.0.1:0", "port must be a number 1..65535"},
+        {"tcp://no-such-host.invalid:5555", "cannot resolve host \"no-such-host.invalid\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int status = 0; status < 2; status++) {
+            char cmd[512], *out;
+            snprintf(cmd, sizeof cmd, "%s %s --endpoint '%s' %s 2>&1", PROFEED, status ? "status" : "submit",
+                     cases[i].endpoint, status ? "" : "--language cuda -- kernels");
+            int rc = s_run(cmd, &out);
+            cr_expect_eq(rc, 2, "%s: %s", cmd, out);
+            cr_expect_not_null(strstr(out, cases[i].says), "%s: %s", cmd, out);
+            cr_expect_null(strstr(out, "leaves this machine"), "%s: %s", cmd, out);
+            free(out);
+        }
+    }
+}
+
+/* Runs argv, sends SIGINT after `after_ms`, returns the exit status (-1 when
+ * it did not exit by itself) and how long it ran. */
+static int s_interrupt(char *const argv[], int after_ms, double *seconds)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    struct timespec pause = {after_ms / 1000, (long) (after_ms % 1000) * 1000000L};
+    nanosleep(&pause, NULL);
+    kill(pid, SIGINT);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *seconds = (double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+Test(cli, ctrl_c_of_submit_exits_130)
+{
+    /* No broker behind the ipc path: the wait is still on when Ctrl-C comes. */
+    char endpoint[128];
+    snprintf(endpoint, sizeof endpoint, "ipc:///tmp/pf_cli_nobroker_%ld", (long) getpid());
+    char *argv[] = {PROFEED, "submit", "--endpoint", endpoint, "--language", "cuda", "--", "kernels", NULL};
+    double seconds = 0;
+    cr_expect_eq(s_interrupt(argv, 500, &seconds), 130);
+    cr_expect_lt(seconds, 2.5, "it stopped at the signal, not at the end of its wait (%.1f s)", seconds);
+}
+
+Test(cli, help_texts_say_what_each_exit_code_means)
+{
+    static const char *const commands[] = {" analyze --help", " submit --help", " status --help"};
+    static const char *const codes[][6] = {
+        {"0 ", "1 ", "2 ", "3 ", NULL},
+        {"0 ", "1 ", "2 ", "3 ", "4 ", "5 "},
+        {"0 ", "2 ", "4 ", NULL},
+    };
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        char cmd[256], *out;
+        snprintf(cmd, sizeof cmd, "%s%s", PROFEED, commands[i]);
+        cr_expect_eq(s_run(cmd, &out), 0, "%s", cmd);
+        const char *status = strstr(out, "exit status");
+        cr_assert_not_null(status, "%s: %s", cmd, out);
+        for (size_t c = 0; c < 6 && codes[i][c]; c++)
+            cr_expect_not_null(strstr(status, codes[i][c]), "%s: no exit code %s explained", cmd, codes[i][c]);
+        if (i == 1)
+            cr_expect_not_null(strstr(status, "130"), "submit --help explains 130");
+        free(out);
+    }
 }

@@ -9,6 +9,10 @@
 
 #include "feedback.h"
 
+/* The smallest text budget that holds a header and a first kernel; callers
+ * refuse smaller ones (wire_check.h: WIRE_MIN_MAX_CHARS is the same). */
+#define RENDER_MIN_CHARS 200
+
 /* `max_chars` 0 means no limit; otherwise the least important findings are
  * left out until the text fits, and what was left out is said. */
 char *render_text(const feedback_t *fb, size_t max_chars);

@@ -5,6 +5,9 @@
 
 #include "render.h"
 #include "textbuf.h"
+#include "wire_check.h"
+
+_Static_assert(RENDER_MIN_CHARS == WIRE_MIN_MAX_CHARS, "the renderer and the wire agree on the smallest budget");
 
 /* Evidence lines shown per finding in text; JSON carries all of them. */
 #define TEXT_EVIDENCE 4
