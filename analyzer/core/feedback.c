@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text_cut.h"
+
 /* Bounds on lists fed by untrusted input (one note per bad row would grow
  * without limit). */
 #define LIST_MAX 64
@@ -219,10 +221,14 @@ void finding_add_evidence(fb_finding_t *finding, const char *metric, double valu
     snprintf(ev->metric, sizeof ev->metric, "%s", metric ? metric : "");
     ev->value = value;
     snprintf(ev->unit, sizeof ev->unit, "%s", unit ? unit : "");
+    /* Formatted whole, then cut for a reader if it is longer than the field. */
+    char text[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ev->text, sizeof ev->text, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    text_cut(text, sizeof ev->text - 1, NULL);
+    memcpy(ev->text, text, strlen(text) + 1);
 }
 
 static int s_finding_cmp(const void *a, const void *b)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "text_cut.h"
 #include "textbuf.h"
 #include "wire_check.h"
 
@@ -216,11 +217,9 @@ char *render_text(const feedback_t *fb, size_t max_chars)
         text = s_render(fb, &layout);
     }
     free(layout.included);
-    if (text && max_chars > 0 && strlen(text) > max_chars) {
-        /* Even one kernel does not fit: cut, and say so. */
-        size_t cut = max_chars > 4 ? max_chars - 4 : 0;
-        memcpy(text + cut, "...\n", max_chars - cut < 4 ? max_chars - cut : 4);
-        text[max_chars] = '\0';
-    }
+    /* Even one kernel does not fit: cut between words, and say so (the
+     * budget is at least RENDER_MIN_CHARS, room for the mark). */
+    if (text && max_chars > 0)
+        text_cut(text, max_chars, " [...] (cut to fit the length limit)\n");
     return text;
 }
