@@ -238,3 +238,78 @@ Test(cli, help_texts_say_what_each_exit_code_means)
         free(out);
     }
 }
+
+Test(cli, an_explicit_min_share_is_kept_even_when_no_kernel_reaches_it)
+{
+    char *out;
+    cr_expect_eq(s_run(PROFEED " analyze --min-share 100 " H200 "full_raw.csv", &out), 0);
+    cr_expect_null(strstr(out, "\n1. "), "no kernel takes 100%%: %s", out);
+    cr_expect_not_null(strstr(out, "below the 100% threshold"), "%s", out);
+    free(out);
+    /* The default still analyzes the busiest kernel of many small ones. */
+    cr_expect_eq(s_run(PROFEED " analyze " H200 "full_raw.csv", &out), 0);
+    cr_expect_not_null(strstr(out, "\n1. atomic_hist"), "%s", out);
+    free(out);
+}
+
+Test(cli, a_text_budget_too_small_or_for_json_is_refused)
+{
+    char *out;
+    cr_expect_eq(s_run(PROFEED " analyze --max-chars 1 " H200 "full_raw.csv 2>&1", &out), 2);
+    cr_expect_not_null(strstr(out, "too small: a feedback needs at least 200"), "%s", out);
+    free(out);
+    cr_expect_eq(s_run(PROFEED " analyze --format json --max-chars 500 " H200 "full_raw.csv 2>&1", &out), 2);
+    cr_expect_not_null(strstr(out, "JSON and Markdown are never cut"), "%s", out);
+    free(out);
+    cr_expect_eq(s_run(PROFEED " submit --local --json --max-chars 500 --language cuda -- kernels 2>&1", &out), 2);
+    cr_expect_not_null(strstr(out, "JSON and Markdown are never cut"), "%s", out);
+    free(out);
+    cr_expect_eq(s_run(PROFEED " submit --local --max-chars 100 --language cuda -- kernels 2>&1", &out), 2);
+    free(out);
+}
+
+Test(cli, metric_sampling_says_samples_not_a_question_mark)
+{
+    char *out;
+    cr_expect_eq(s_run(PROFEED " analyze " PF_FIXTURE_DIR "/intel/unitrace_ocl_sampling/trace.metrics.52001 "
+                       PF_FIXTURE_DIR "/intel/unitrace_ocl_sampling/trace.metrics.52002 " PF_FIXTURE_DIR
+                       "/intel/unitrace_ocl_sampling/trace.metrics.52003",
+                       &out),
+                 0);
+    char *nl = strchr(out, '\n');
+    if (nl)
+        *nl = '\0';
+    cr_expect_null(strstr(out, "?"), "%s", out);
+    cr_expect_not_null(strstr(out, "13 samples"), "%s", out);
+    free(out);
+}
+
+Test(cli, a_reference_of_the_same_time_is_neither_faster_nor_slower)
+{
+    char *out;
+    /* 27.18 ms against 27.17 ms: 1.00x either way. */
+    cr_expect_eq(s_run(PROFEED " analyze --reference " H200 "raw_metrics.csv " H200 "full_raw.csv", &out), 0);
+    cr_expect_not_null(strstr(out, "1.00x"), "%s", out);
+    cr_expect_null(strstr(out, "(slower)"), "%s", out);
+    cr_expect_null(strstr(out, "(faster)"), "%s", out);
+    free(out);
+}
+
+Test(cli, replayed_feedback_says_so_in_its_first_line)
+{
+    char *out;
+    cr_expect_eq(s_run(PROFEED " submit --local --language cuda -- kernels all 2>/dev/null", &out), 0);
+    char *nl = strchr(out, '\n');
+    if (nl)
+        *nl = '\0';
+    cr_expect_not_null(strstr(out, "REPLAYED"), "%s", out);
+    free(out);
+}
+
+Test(cli, an_unknown_plan_is_refused_under_replay_too)
+{
+    char *out;
+    cr_expect_eq(s_run(PROFEED " submit --local --language cuda --plan bogus -- kernels all 2>&1", &out), 2);
+    cr_expect_not_null(strstr(out, "pass plan \"bogus\" does not exist for ncu"), "%s", out);
+    free(out);
+}

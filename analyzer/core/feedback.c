@@ -34,6 +34,7 @@ struct feedback_t {
     char reference_profiler[16];
     size_t reference_kernels;
     double reference_time_ns;
+    bool replayed;
     json_t *collated;
 };
 
@@ -327,3 +328,13 @@ void feedback_set_collated(feedback_t *self, json_t *collated)
 }
 
 json_t *feedback_collated(const feedback_t *self) { return self->collated; }
+
+void feedback_set_replayed(feedback_t *self, bool replayed)
+{
+    self->replayed = replayed;
+}
+
+bool feedback_replayed(const feedback_t *self)
+{
+    return self->replayed;
+}

@@ -19,6 +19,13 @@ char *render_text(const feedback_t *fb, size_t max_chars);
 char *render_json(const feedback_t *fb, bool with_collated);
 char *render_markdown(const feedback_t *fb);
 
+/* Shared by the renderers: what was profiled ("9 launches, 27.18 ms
+ * profiled", or for metric sampling "13 samples (...)"), and how this
+ * version's GPU time compares with the reference's ("" when unknown;
+ * returns `out`). */
+void render_profiled(const feedback_t *fb, char *out, size_t cap);
+const char *render_reference_verdict(double own_ns, double reference_ns, char *out, size_t cap);
+
 /* Shared by the renderers: "1.23 ms", "850 us", "12.0 s". */
 void render_duration(double ns, char *out, size_t cap);
 

@@ -380,6 +380,8 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
         for (size_t i = 0; i < job->pass_len; i++) {
             const Profeed__PassOutput *pass = job->passes[i]->dispatch->pass_output;
             if (pass->replay_source)
+                feedback_set_replayed(fb, true);
+            if (pass->replay_source)
                 feedback_add_note(fb, "replayed: pass %s is a recorded capture (%.900s), not measured for this job",
                                   pass->pass_key, pass->replay_source);
             if (pass->exit_status != 0)
