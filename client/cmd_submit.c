@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* realpath() */
 #include "cmd_submit.h"
 
 #include <getopt.h>
@@ -47,7 +48,7 @@ static void s_help(FILE *out)
             "  --local              run broker, collector and analyzer in this process (inproc);\n"
             "                       the collector runs ncu when it is on PATH, else --replay\n"
             "  --replay MAP         with --local: replay recorded captures (default, without ncu:\n"
-            "                       the bundled H200 map " PROFEED_DEFAULT_REPLAY ")\n"
+            "                       the bundled H200 map, share/profeed/replay/h200.map)\n"
             "  --pass-delay-ms N    with --local --replay: each replayed pass takes N ms\n"
             "  --kernel FILE        a kernel + problem job instead of a command: FILE defines\n"
             "                       kernel_function (Triton, PyTorch, CUDA via PyTorch)\n"
@@ -100,12 +101,37 @@ static void s_progress(const char *job_id, const char *state, unsigned done, uns
         fprintf(stderr, "profeed: job %s: %s\n", job_id, state);
 }
 
+/* The bundled replay map into `out`: the source tree's when this program
+ * runs from its build folder, else the one installed beside it
+ * (PREFIX/share/profeed/replay/h200.map for PREFIX/bin/profeed-farm). An
+ * installed copy never reads the clone it was built from. False when the
+ * program cannot tell where it is. */
+static bool s_default_replay(char *out, size_t cap)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return false;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return false;
+    *slash = '\0';
+    char build[4096];
+    bool in_build = realpath(PROFEED_BUILD_BIN_DIR, build) && strcmp(self, build) == 0;
+    int w = in_build
+                ? snprintf(out, cap, "%s", PROFEED_SOURCE_REPLAY)
+                : snprintf(out, cap, "%s/../%s", self, PROFEED_INSTALL_REPLAY);
+    return w > 0 && (size_t) w < cap;
+}
+
 /* The three roles in this process, over inproc endpoints. */
 typedef struct {
     broker_config_t broker;
     collector_config_t collector;
     worker_config_t worker;
     char agents[64], workers[64];
+    char default_replay[4096];
     zactor_t *broker_actor, *collector_actor, *worker_actor;
 } local_farm_t;
 
@@ -135,7 +161,11 @@ static int s_local_start(local_farm_t *farm, const char *replay, int pass_delay_
     farm->collector.run_as = COLLECTOR_RUN_AS_SELF;
     char ncu[4096];
     if (replay || !proc_find("ncu", ncu, sizeof ncu)) {
-        farm->collector.replay_map = replay ? replay : PROFEED_DEFAULT_REPLAY;
+        if (!replay && !s_default_replay(farm->default_replay, sizeof farm->default_replay)) {
+            fprintf(stderr, "profeed: --local: cannot tell where the bundled replay map is; give --replay MAP\n");
+            return -1;
+        }
+        farm->collector.replay_map = replay ? replay : farm->default_replay;
         fprintf(stderr, "profeed: --local: no GPU profiling; replaying recorded captures from %s\n",
                 farm->collector.replay_map);
     }
