@@ -382,8 +382,13 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         result = PROFEED_BAD_INPUT;
         goto done;
     }
-    if (job->max_chars > UINT32_MAX || (job->min_share_given && !(job->min_share >= 0 && job->min_share <= 1))) {
-        *error = s_printf("max chars must fit 32 bits and min share be in 0..1");
+    if (job->max_chars > UINT32_MAX) {
+        *error = s_printf("max chars %zu is over %u", job->max_chars, (unsigned) UINT32_MAX);
+        result = PROFEED_BAD_INPUT;
+        goto done;
+    }
+    if (job->min_share_given && !(job->min_share >= 0 && job->min_share <= 1)) {
+        *error = s_printf("min share %g is not a share of time in 0..1", job->min_share);
         result = PROFEED_BAD_INPUT;
         goto done;
     }
@@ -433,13 +438,18 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
     while (true) {
         int64_t now = wire_zmq_now_ms();
         if (now >= deadline) {
-            if (accepted)
+            if (!answered)
+                *error = s_printf("no answer from the broker at %s within %d ms (is profeed-broker running, and is "
+                                  "this its agent endpoint?)",
+                                  self->endpoint, wait_ms);
+            else if (accepted)
                 *error = s_printf("no feedback for job %s within %d ms; the broker at %s accepted it and still "
                                   "has it: submit the same --job-id again to collect the feedback",
                                   id, wait_ms, self->endpoint);
             else
-                *error = s_printf("no feedback for job %s within %d ms: the broker at %s did not accept it", id,
-                                  wait_ms, self->endpoint);
+                *error = s_printf("no feedback for job %s within %d ms: the broker at %s answered but did not "
+                                  "accept it",
+                                  id, wait_ms, self->endpoint);
             result = PROFEED_UNAVAILABLE;
             break;
         }
