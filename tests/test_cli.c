@@ -220,11 +220,14 @@ Test(cli, ctrl_c_of_submit_exits_130)
 
 Test(cli, help_texts_say_what_each_exit_code_means)
 {
-    static const char *const commands[] = {" analyze --help", " submit --help", " status --help"};
+    static const char *const commands[] = {" analyze --help", " submit --help", " status --help",
+                                           " keygen --help", " --help"};
     static const char *const codes[][6] = {
         {"0 ", "1 ", "2 ", "3 ", NULL},
         {"0 ", "1 ", "2 ", "3 ", "4 ", "5 "},
         {"0 ", "2 ", "4 ", NULL},
+        {"0 ", "1 ", "2 ", NULL},
+        {"0 ", "2 ", NULL},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         char cmd[256], *out;
