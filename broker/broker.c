@@ -10,6 +10,7 @@
 #include "job_table.h"
 #include "journal.h"
 #include "pf_log.h"
+#include "pirate.h"
 #include "wire.h"
 #include "wire_curve.h"
 #include "wire_splice.h"
@@ -50,7 +51,7 @@ typedef struct {
     worker_pool_t *pool;
     int64_t next_tick_ms;
     int64_t started_ms;
-    bool judged;                /* the start-up grace is over and the queue was judged */
+    bool judged;                /* every live worker had the time to return; the queue was judged */
     broker_metrics_t metrics;
     broker_http_t *http;        /* NULL when metrics are not served */
 } broker_t;
@@ -501,8 +502,20 @@ static bool s_servable(broker_t *self, const Profeed__JobRequest *req, char *rea
            worker_pool_offers_language(self->pool, req->language, reason, cap);
 }
 
-/* When the start-up grace ends: a job queued during it that no registered
- * collector can run is refused now, not left to wait out its time limit. */
+/* How long after a start a live worker may still be coming back: it notices
+ * the silence (interval x liveness), pauses at most PIRATE_BACKOFF_MAX_INTERVALS
+ * intervals before reconnecting (a worker whose broker died several times in
+ * a row is at its longest pause), and registers. Jobs accepted meanwhile are
+ * a promise: they are judged only after this, not after the shorter grace
+ * that decides whether a new job is refused at once. 36 s by default. */
+static int64_t s_return_ms(const broker_t *self)
+{
+    return (int64_t) self->config->heartbeat_ms * (self->config->liveness + PIRATE_BACKOFF_MAX_INTERVALS) + 1000;
+}
+
+/* When every live worker has had the time to come back: a job queued since
+ * the start that no registered collector can run is refused now, not left to
+ * wait out its time limit. */
 static void s_judge_queue(broker_t *self)
 {
     job_t *next;
@@ -962,7 +975,7 @@ static void s_tick(broker_t *self)
         s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_TIMED_OUT,
                         "the job did not finish within its time limit");
     zlistx_destroy(&late);
-    if (!self->judged && now - self->started_ms >= s_grace_ms(self)) {
+    if (!self->judged && now - self->started_ms >= s_return_ms(self)) {
         self->judged = true;
         s_judge_queue(self);
     }
