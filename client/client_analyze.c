@@ -60,6 +60,20 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
             *error = strdup("no input files");
         return PROFEED_BAD_INPUT;
     }
+    const char *wrong = NULL;
+    char why[160];
+    if (options->max_chars > 0 && options->format != PROFEED_FORMAT_TEXT)
+        wrong = "max chars bounds the text format only; JSON and Markdown are never cut";
+    else if (options->max_chars > 0 && options->max_chars < RENDER_MIN_CHARS) {
+        snprintf(why, sizeof why, "max chars %zu is too small: a feedback needs at least %d characters",
+                 options->max_chars, RENDER_MIN_CHARS);
+        wrong = why;
+    }
+    if (wrong) {
+        if (error)
+            *error = strdup(wrong);
+        return PROFEED_BAD_INPUT;
+    }
     size_t total = count + options->reference_count;
     analyzer_file_t *files = calloc(total, sizeof *files);
     if (!files)
@@ -87,6 +101,7 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
     analysis.all_segments = options->all_segments != 0;
     if (options->min_share >= 0)
         analysis.min_share = options->min_share;
+    analysis.min_share_strict = options->min_share_given != 0;
 
     feedback_t *fb = NULL;
     pf_error_t err;

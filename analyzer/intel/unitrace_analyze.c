@@ -129,6 +129,11 @@ static bool s_has_text(const char *bytes, size_t len, const char *needle)
 }
 
 
+size_t unitrace_job_pass_count(const unitrace_job_t *self)
+{
+    return self->count;
+}
+
 pf_status_t unitrace_job_add(unitrace_job_t *self, const char *pass_key, const char *name,
                              const char *bytes, size_t len, pf_error_t *err)
 {
@@ -386,7 +391,7 @@ static void s_analyze_segment(actx_t *a, const char *label, const char *shown_la
     for (size_t k = 0; groups && k < kcount; k++) {
         const kgroup_t *g = &groups[k];
         double share = total > 0 ? g->time / total : NAN;
-        if ((analyzed > 0 && has(share) && share < a->options->min_share) ||
+        if (((analyzed > 0 || a->options->min_share_strict) && has(share) && share < a->options->min_share) ||
             (a->options->top && analyzed >= a->options->top)) {
             skipped++;
             continue;

@@ -35,6 +35,10 @@ void unitrace_job_destroy(unitrace_job_t **self_p);
 pf_status_t unitrace_job_add(unitrace_job_t *self, const char *pass_key, const char *name,
                              const char *bytes, size_t len, pf_error_t *err);
 
+/* How many passes the job holds a metrics table or a timeline for: 0 when
+ * every file added was skipped as not unitrace output. */
+size_t unitrace_job_pass_count(const unitrace_job_t *self);
+
 /* The device as the worker knows it; any field may be NULL. */
 typedef struct {
     const char *gpu_name;

@@ -951,7 +951,7 @@ feedback_t *vtune_analyze(const vtune_report_t *report, const analysis_options_t
         const vtune_kernel_t *k = vtune_report_kernel(report, order[o].index);
         double t = k->v[VT_TOTAL_TIME];
         double share = has(total) && total > 0 && has(t) ? t / total : NAN;
-        bool wanted = analyzed == 0 || !has(share) || share >= options->min_share;
+        bool wanted = (analyzed == 0 && !options->min_share_strict) || !has(share) || share >= options->min_share;
         if (options->top > 0 && analyzed >= options->top)
             wanted = false;
         if (!wanted) {
