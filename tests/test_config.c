@@ -419,6 +419,7 @@ Test(config_programs, broker_reads_its_sample_and_its_defaults_are_the_librarys)
     cr_expect_eq(s_num(tree, "pass-retain-s") * 1000, d.pass_retain_ms);
     cr_expect_eq(s_num(tree, "max-queued"), d.max_queued);
     cr_expect_eq(s_num(tree, "max-agent-jobs"), d.max_agent_jobs);
+    cr_expect_eq(s_num(tree, "bind-retry-ms"), d.bind_retry_ms);
     zconfig_destroy(&tree);
 }
 
