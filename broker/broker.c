@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bind_retry.h"
 #include "broker_auth.h"
 #include "broker_http.h"
 #include "broker_metrics.h"
@@ -38,6 +39,9 @@ void broker_config_default(broker_config_t *config)
     config->max_retained_bytes = (size_t) 256 * 1024 * 1024;
     config->max_queued = 10000;
     config->max_agent_jobs = 1000;
+    /* Rides over a restart by systemd or Kubernetes that finds its port still
+     * held for a moment (bind_retry.h). */
+    config->bind_retry_ms = 5000;
 }
 
 typedef struct {
@@ -1210,14 +1214,9 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
     wire_zmq_configure(self.workers, config->max_msg, config->hwm);
     if (s_secure(&self) != 0)
         goto cleanup;
-    if (zsock_bind(self.agents, "%s", config->agent_endpoint) < 0) {
-        pf_log_error(LOG, "cannot bind the agent endpoint %s: %s", config->agent_endpoint, zmq_strerror(zmq_errno()));
+    if (bind_retry_bind(self.agents, config->agent_endpoint, "agent", config->bind_retry_ms) != 0 ||
+        bind_retry_bind(self.workers, config->worker_endpoint, "worker", config->bind_retry_ms) != 0)
         goto cleanup;
-    }
-    if (zsock_bind(self.workers, "%s", config->worker_endpoint) < 0) {
-        pf_log_error(LOG, "cannot bind the worker endpoint %s: %s", config->worker_endpoint, zmq_strerror(zmq_errno()));
-        goto cleanup;
-    }
     if (config->metrics_endpoint && *config->metrics_endpoint) {
         pf_error_t err;
         self.http = broker_http_new(config->metrics_endpoint, s_render_metrics, &self, &err);

@@ -428,6 +428,7 @@ Test(config_programs, broker_reads_its_sample_and_its_defaults_are_the_librarys)
     cr_expect_eq((size_t) s_num(tree, "max-retained-mb") * 1024 * 1024, d.max_retained_bytes);
     cr_expect_eq(s_num(tree, "max-queued"), d.max_queued);
     cr_expect_eq(s_num(tree, "max-agent-jobs"), d.max_agent_jobs);
+    cr_expect_eq(s_num(tree, "bind-retry-ms"), d.bind_retry_ms);
     zconfig_destroy(&tree);
 }
 
