@@ -64,6 +64,10 @@ static truth_verdict_t truth_judge(const fb_finding_t *first, const char *expect
     if (strcmp(got, category) == 0) {
         if (!colon)
             return TRUTH_RIGHT;
+        /* "which pipe saturates was not measured (busiest measured: ALU ...)"
+         * names no bound: it says less, whatever pipe it mentions. */
+        if (strstr(first->title, "was not measured"))
+            return TRUTH_LESS;
         for (size_t i = 0; i < sizeof s_truth_pipes / sizeof s_truth_pipes[0]; i++)
             if (strcmp(s_truth_pipes[i].pipe, colon + 1) == 0 && strstr(first->title, s_truth_pipes[i].words))
                 return TRUTH_RIGHT;

@@ -102,6 +102,40 @@ static void s_mark_primary(ncu_ctx_t *c, size_t first)
     snprintf(kernel->bottleneck, sizeof kernel->bottleneck, "%s", best->category);
 }
 
+static bool s_judged(const ncu_ctx_t *c, const char *category)
+{
+    for (size_t i = 0; i < c->judged_count; i++)
+        if (strcmp(c->judged[i], category) == 0)
+            return true;
+    return false;
+}
+
+/* The causes that could refine this kernel's bound but could not be judged
+ * for lack of counters: named, with what measures them, so a capture that
+ * says less says why. */
+static void s_unjudged(ncu_ctx_t *c)
+{
+    static const struct {
+        const char *category, *what;
+    } causes[] = {
+        {"uncoalesced_access", "sector use (smsp__sass_average_data_bytes_per_sector_mem_global_op_ld/st."
+                               "ratio): the core plan or --section MemoryWorkloadAnalysis_Tables"},
+        {"bank_conflicts", "bank conflicts (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld/st.sum): "
+                           "the core plan or --section MemoryWorkloadAnalysis_Tables"},
+        {"local_memory", "local-memory sectors (l1tex__t_sectors_pipe_lsu_mem_local_op_ld/st.sum): the core "
+                         "plan or --section MemoryWorkloadAnalysis_Tables"},
+        {"divergence", "thread efficiency (smsp__thread_inst_executed_per_inst_executed.ratio): the core plan "
+                       "or --section WarpStateStats"},
+        {"contention", "atomic traffic (smsp__inst_executed_op_global_red.sum, "
+                       "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum): the core plan"},
+        {"warp_stall", "warp stall reasons (smsp__average_warps_issue_stalled_*): the core plan or --section "
+                       "WarpStateStats"},
+    };
+    for (size_t i = 0; i < sizeof causes / sizeof causes[0]; i++)
+        if (!s_judged(c, causes[i].category))
+            ncu_ctx_missing(c, causes[i].what);
+}
+
 static void s_analyze_kernel(ncu_ctx_t *c)
 {
     size_t first = feedback_finding_count(c->fb);
@@ -109,6 +143,7 @@ static void s_analyze_kernel(ncu_ctx_t *c)
     s_kernel_metrics(c);
     ncu_causes_add(c);
     ncu_bound_add(c);
+    s_unjudged(c);
     if (has(c->k->v[NM_OCC_ACHIEVED]) == false)
         ncu_ctx_missing(c, "occupancy (sm__warps_active, sm__maximum_warps_per_active_cycle_pct): "
                            "--section Occupancy");

@@ -277,6 +277,17 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
 
 /* ----- compute side ------------------------------------------------------------ */
 
+/* How many pipes the capture measured (the core plan and --set full: 10). */
+#define NCU_PIPES_ALL 8
+
+static size_t s_pipes_measured(const ncu_ctx_t *c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->units.count; i++)
+        n += c->units.unit[i].kind == NCU_UNIT_PIPE;
+    return n;
+}
+
 static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit_t *issue)
 {
     char title[320], advice[32];
@@ -290,9 +301,13 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
                             title, ncu_advice_action("compute"));
         ncu_ctx_missing(c, "pipe utilization (sm__inst_executed_pipe_*, sm__pipe_*_cycles_active): "
                            "the core plan or --section ComputeWorkloadAnalysis");
-    } else if (pipe->pct < sm - NCU_SOL_GAP && !(issue && issue->pct >= sm - NCU_SOL_GAP)) {
-        /* SM throughput is the max over every pipe: far above every pipe (and
-         * issue slot use) measured, the saturated one is not among them. */
+    } else if (s_pipes_measured(c) < NCU_PIPES_ALL && pipe->pct < sm - NCU_SOL_GAP &&
+               !(issue && issue->pct >= sm - NCU_SOL_GAP)) {
+        /* SM throughput is the max over its breakdown, every pipe among it:
+         * far above the few pipes a capture measured, the saturated one may
+         * be another. With every pipe measured the busiest one is the bound
+         * (SM throughput also counts non-pipe rates: int_hash is at 90% SM
+         * with ALU 71% its busiest pipe, as NCU's HighPipeUtilization says). */
         snprintf(title, sizeof title,
                  "Compute-bound: SM %.0f%% of peak, memory %.0f%%; which pipe saturates was not measured "
                  "(busiest measured: %s %.0f%%)", sm, mem, pipe->name, pipe->pct);
