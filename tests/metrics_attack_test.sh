@@ -14,24 +14,12 @@ here=$(dirname "$0")
 farm_scratch metrics-attack
 hb=(--heartbeat-ms 200 --liveness 3)
 
-# The first free TCP port from BASE on (100 tried): fixed ports outside the
-# ephemeral range, each test its own base, so farms running side by side
-# neither collide nor take a port the kernel hands out.
-free_port() { # free_port BASE
-  python3 -c 'import socket,sys
-b=int(sys.argv[1])
-for p in range(b, b + 100):
-    s=socket.socket()
-    try:
-        s.bind(("127.0.0.1", p)); print(p); break
-    except OSError: pass
-    finally: s.close()' "$1"
-}
 status_answers() { # status_answers: profeed status answers within 3 s
   timeout 3 "$build/client/profeed" status --endpoint "$agent_ep" >"$dir/status.out" 2>&1
 }
 
-port=$(free_port 24100)
+farm_ports metrics-attack 1 # a port outside the ephemeral range, locked for this test
+port=${ports[0]}
 farm_broker "ipc://$dir/agents" "ipc://$dir/workers" --metrics "tcp://127.0.0.1:$port" --log-level info
 [ -n "$agent_ep" ] || { echo "FAIL - the broker did not start"; fail=1; exit 1; }
 

@@ -12,17 +12,8 @@ map=$2
 farm_scratch retain
 hb=(--heartbeat-ms 200 --liveness 3)
 
-free_port() { # free_port BASE: the first free TCP port from BASE (100 tried), outside the ephemeral range
-  python3 -c 'import socket,sys
-b=int(sys.argv[1])
-for p in range(b, b + 100):
-    s=socket.socket()
-    try:
-        s.bind(("127.0.0.1", p)); print(p); break
-    except OSError: pass
-    finally: s.close()' "$1"
-}
-port=$(free_port 24200)
+farm_ports retain 1 # a port outside the ephemeral range, locked for this test
+port=${ports[0]}
 farm_broker "ipc://$dir/agents" "ipc://$dir/workers" --metrics "tcp://127.0.0.1:$port"
 [ -n "$agent_ep" ] || { echo "FAIL - the broker did not start"; fail=1; exit 1; }
 "$build/collector/profeed-collector" --broker "$worker_ep" --worker-id c1 --replay "$map" "${hb[@]}" \

@@ -145,11 +145,6 @@ static void s_expect_shares_bounded(const char *text, const char *where)
 /* No finding says more than its capture measured. */
 static void s_expect_no_unmeasured_claims(const capture_t *cap, const char *where)
 {
-    static const struct {
-        const char *key, *words;
-    } units[] = {{"fma", "FP32 FMA pipe"}, {"alu", "ALU pipe"},     {"fp64", "FP64 pipe"},
-                 {"xu", "XU pipe"},        {"tensor", "tensor pipe"}, {"lsu", "LSU pipe"},
-                 {"adu", "ADU pipe"},      {"cbu", "CBU pipe"},     {"tex", "TEX pipe"}};
     for (size_t i = 0; i < feedback_finding_count(cap->fb); i++) {
         const fb_finding_t *f = feedback_finding(cap->fb, i);
         cr_expect_leq(f->importance, 100.0, "%s: importance %g", where, f->importance);
@@ -175,11 +170,11 @@ static void s_expect_no_unmeasured_claims(const capture_t *cap, const char *wher
         cr_assert_not_null(group);
         ncu_units_t measured;
         ncu_units_measure(group, &measured);
-        for (size_t u = 0; u < sizeof units / sizeof units[0]; u++)
-            if (strstr(f->title, units[u].words))
-                cr_expect_not_null(ncu_units_find(&measured, units[u].key),
+        for (size_t u = 0; u < sizeof s_truth_pipes / sizeof s_truth_pipes[0]; u++)
+            if (strstr(f->title, s_truth_pipes[u].words))
+                cr_expect_not_null(ncu_units_find(&measured, s_truth_pipes[u].pipe),
                                    "%s: \"%s\" names the %s, which this capture did not measure", where,
-                                   f->title, units[u].key);
+                                   f->title, s_truth_pipes[u].pipe);
     }
 }
 
