@@ -20,5 +20,6 @@ export PROFEED_TEST_ROOT=$root PROFEED_TEST_BUILD=$build
 export PROFEED_FIXTURES
 PROFEED_FIXTURES=$(cd "$(dirname "$0")" && pwd)/fixtures
 unset PROFEED_LIBRARY
+export PYTHONDONTWRITEBYTECODE=1 # nothing written into the source tree
 cd "$build"
 exec "$python" -m pytest -q -p no:cacheprovider "$tests" "$@"

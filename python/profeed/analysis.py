@@ -107,6 +107,47 @@ def _options(worker_info: Optional[Mapping[str, Any]], language: Optional[str], 
     return opts
 
 
+def _run(s: "_native.Session") -> tuple[dict, str]:
+    """Runs a prepared session; (collated, feedback) or a typed exception."""
+    rc = s.run()
+    if rc == _native.ERROR:
+        raise NativeError(s.error() or "the analysis failed (out of memory)")
+    if rc == _native.BAD_INPUT:
+        message = s.error()
+        if "unknown profiler" in message:
+            raise UnknownProfiler(message)
+        if "larger than" in message or "more than" in message:
+            raise TooBig(message)
+        raise BadInput(message)
+    feedback = s.output() or ""
+    document = s.render("json")
+    try:
+        collated = json.loads(document) if document else {}
+    except ValueError as e:  # ours: the library's JSON must parse
+        raise NativeError(f"the library's JSON feedback does not parse: {e}") from None
+    return collated, feedback
+
+
+def analyze_files(paths: "list[str]", worker_info: Optional[Mapping[str, Any]] = None, *,
+                  references: "list[str]" = (), language: Optional[str] = None, profiler: Optional[str] = None,
+                  fmt: str = "text", **options: Any) -> tuple[dict, str]:
+    """analyze() for files on disk (what `profeed analyze FILE...` does): the
+    files are read by the C library, an ncu capture streamed, never whole."""
+    if isinstance(paths, (str, bytes)) or not paths:
+        raise BadInput("paths: expected a non-empty list of file paths")
+    opts = _options(worker_info, language, profiler, fmt, options)
+    with _native.Session() as s:
+        for key, value in opts:
+            if s.set(key, value) != _native.OK:
+                raise BadInput(s.error())
+        for path, ref in [(p, False) for p in paths] + [(p, True) for p in references]:
+            if not isinstance(path, str) or not path:
+                raise BadInput(f"paths: {path!r} is not a path")
+            if s.add_path(path, ref) != _native.OK:
+                raise BadInput(s.error())
+        return _run(s)
+
+
 def analyze(outputs: Mapping[str, Mapping[str, Any]], worker_info: Optional[Mapping[str, Any]] = None, *,
             language: Optional[str] = None, profiler: Optional[str] = None, fmt: str = "text",
             gpu_arch: Optional[str] = None, top: Optional[int] = None, min_share: Optional[float] = None,
@@ -139,20 +180,4 @@ def analyze(outputs: Mapping[str, Mapping[str, Any]], worker_info: Optional[Mapp
                 raise BadInput(s.error())
             if rc != _native.OK:
                 raise NativeError(s.error() or "profeed_session_add failed")
-        rc = s.run()
-        if rc == _native.ERROR:
-            raise NativeError(s.error() or "the analysis failed (out of memory)")
-        if rc == _native.BAD_INPUT:
-            message = s.error()
-            if "unknown profiler" in message:
-                raise UnknownProfiler(message)
-            if "larger than" in message or "more than" in message:
-                raise TooBig(message)
-            raise BadInput(message)
-        feedback = s.output() or ""
-        document = s.render("json")
-    try:
-        collated = json.loads(document) if document else {}
-    except ValueError as e:  # ours: the library's JSON must parse
-        raise NativeError(f"the library's JSON feedback does not parse: {e}") from None
-    return collated, feedback
+        return _run(s)
