@@ -80,7 +80,7 @@ def _options(worker_info: Optional[Mapping[str, Any]], language: Optional[str], 
     if profiler is not None and profiler != "auto" and profiler not in PROFILERS:
         raise UnknownProfiler(f"profiler: unknown profiler {profiler!r} "
                               f"(profeed analyzes: {', '.join(PROFILERS)})")
-    opts = [("format", fmt), ("with_collated", "1")]
+    opts = [("format", fmt)]
     if profiler:
         opts.append(("profiler", profiler))
     if language:
@@ -151,13 +151,15 @@ def analyze_files(paths: "list[str]", worker_info: Optional[Mapping[str, Any]] =
 def analyze(outputs: Mapping[str, Mapping[str, Any]], worker_info: Optional[Mapping[str, Any]] = None, *,
             language: Optional[str] = None, profiler: Optional[str] = None, fmt: str = "text",
             gpu_arch: Optional[str] = None, top: Optional[int] = None, min_share: Optional[float] = None,
-            max_chars: Optional[int] = None, all_segments: bool = False) -> tuple[dict, str]:
+            max_chars: Optional[int] = None, all_segments: bool = False,
+            launches: bool = False) -> tuple[dict, str]:
     """Analyzes one job's passes and returns (collated, feedback).
 
     `feedback` is profeed's feedback in `fmt` ("text" for an LLM prompt,
     "json", "markdown"); `collated` is the feedback as a dict (profeed's JSON
-    document: status, kernels, findings and, where the profiler's analyzer
-    keeps it, the collated per-launch data under "collated").
+    document: status, device, kernels, findings, notes). With `launches`,
+    it also holds the collated per-launch data under "collated" (ncu and
+    vtune; it costs about as much again as the analysis, so it is asked for).
 
     worker_info's `gpu_name`, `cpu_info` and `device_id` name the GPU (Intel
     rooflines need them). `language` with `gpu_arch` picks the profiler
@@ -169,7 +171,7 @@ def analyze(outputs: Mapping[str, Mapping[str, Any]], worker_info: Optional[Mapp
     """
     opts = _options(worker_info, language, profiler, fmt,
                     {"gpu_arch": gpu_arch, "top": top, "min_share": min_share, "max_chars": max_chars,
-                     "all_segments": all_segments or None})
+                     "all_segments": all_segments or None, "with_collated": launches or None})
     with _native.Session() as s:
         for key, value in opts:
             if s.set(key, value) != _native.OK:

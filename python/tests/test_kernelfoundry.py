@@ -60,7 +60,8 @@ def test_ncu_two_passes_give_the_feedback_of_both_files():
     assert feedback == cli(paths, renames=[(str(p), f"pass ncu.{i:03d}: ncu_report.csv")
                                            for i, p in enumerate(paths)])
     assert collated["status"] == "ok"
-    assert collated["collated"], "the per-launch data is kept"
+    assert "collated" not in collated, "per-launch data only when asked for"
+    assert profeed.analyze(outputs, {}, launches=True)[0]["collated"]
 
 
 def unitrace_outputs(folder):
