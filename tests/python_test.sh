@@ -20,6 +20,18 @@ export PROFEED_TEST_ROOT=$root PROFEED_TEST_BUILD=$build
 export PROFEED_FIXTURES
 PROFEED_FIXTURES=$(cd "$(dirname "$0")" && pwd)/fixtures
 unset PROFEED_LIBRARY
+# A sanitized build: python3 is not, so the runtimes go first into it (and
+# into the node and python3 processes the MCP test starts); CPython's own
+# allocations at exit are not leaks of ours.
+if [ -n "${PROFEED_SANITIZER_CC:-}" ]; then
+  preload=
+  for rt in libasan.so libubsan.so libclang_rt.asan-x86_64.so libclang_rt.ubsan_standalone-x86_64.so; do
+    f=$("$PROFEED_SANITIZER_CC" -print-file-name="$rt" 2>/dev/null || true)
+    [ -n "$f" ] && [ "$f" != "$rt" ] && [ -e "$f" ] && preload="$preload${preload:+:}$(readlink -f "$f")"
+  done
+  export LD_PRELOAD=$preload
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1}:detect_leaks=0
+fi
 export PYTHONDONTWRITEBYTECODE=1 # nothing written into the source tree
 cd "$build"
 exec "$python" -m pytest -q -p no:cacheprovider "$tests" "$@"

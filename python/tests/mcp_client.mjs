@@ -7,7 +7,10 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { readFileSync } from "node:fs";
 
 const [command, endpoint, rawCsv] = process.argv.slice(2);
-const transport = new StdioClientTransport({ command, args: ["mcp", "--endpoint", endpoint], stderr: "inherit" });
+// The whole environment: a sanitized build's runtimes ride in LD_PRELOAD.
+const transport = new StdioClientTransport({
+  command, args: ["mcp", "--endpoint", endpoint], stderr: "inherit", env: { ...process.env },
+});
 const client = new Client({ name: "profeed-test", version: "1.0.0" });
 const seen = {};
 const call = async (name, args, extra = {}) => {
