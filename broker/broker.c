@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bind_retry.h"
 #include "broker_auth.h"
 #include "broker_http.h"
 #include "broker_metrics.h"
 #include "job_table.h"
 #include "journal.h"
 #include "pf_log.h"
+#include "pirate.h"
 #include "wire.h"
 #include "wire_curve.h"
 #include "wire_splice.h"
@@ -37,6 +39,9 @@ void broker_config_default(broker_config_t *config)
     config->max_retained_bytes = (size_t) 256 * 1024 * 1024;
     config->max_queued = 10000;
     config->max_agent_jobs = 1000;
+    /* Rides over a restart by systemd or Kubernetes that finds its port still
+     * held for a moment (bind_retry.h). */
+    config->bind_retry_ms = 5000;
 }
 
 typedef struct {
@@ -50,6 +55,7 @@ typedef struct {
     worker_pool_t *pool;
     int64_t next_tick_ms;
     int64_t started_ms;
+    bool judged;                /* every live worker had the time to return; the queue was judged */
     broker_metrics_t metrics;
     broker_http_t *http;        /* NULL when metrics are not served */
 } broker_t;
@@ -268,6 +274,7 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
     head.metadata = job->request->metadata;
     head.has_language = 1;
     head.language = job->request->language;
+    head.shape = job->request->shape;
     for (size_t i = all ? 0 : job->pass_len - 1; i < job->pass_len; i++) {
         pf_error_t err;
         if (s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH, &head.base,
@@ -572,6 +579,53 @@ static bool s_busy(broker_t *self, zframe_t *peer, const Profeed__JobRequest *re
     return true;
 }
 
+/* Just after a start, workers are still coming back (a restarted broker's
+ * did not die with it): jobs are judged against the workers only once they
+ * had the time to register. */
+static int64_t s_grace_ms(const broker_t *self)
+{
+    return 2 * (int64_t) self->config->heartbeat_ms * self->config->liveness + 1000;
+}
+
+/* Whether a registered collector could run `req`: its GPU arch and profiler,
+ * or, when it names no profiler, one that suits its language. When none,
+ * `reason` says what is offered. */
+static bool s_servable(broker_t *self, const Profeed__JobRequest *req, char *reason, size_t cap)
+{
+    Profeed__Profiler profiler = req->has_profiler ? req->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
+    if (!worker_pool_can_serve(self->pool, req->gpu_arch, profiler, reason, cap))
+        return false;
+    return profiler != PROFEED__PROFILER__PROFILER_UNSPECIFIED ||
+           worker_pool_offers_language(self->pool, req->language, reason, cap);
+}
+
+/* How long after a start a live worker may still be coming back: it notices
+ * the silence (interval x liveness), pauses at most PIRATE_BACKOFF_MAX_INTERVALS
+ * intervals before reconnecting (a worker whose broker died several times in
+ * a row is at its longest pause), and registers. Jobs accepted meanwhile are
+ * a promise: they are judged only after this, not after the shorter grace
+ * that decides whether a new job is refused at once. 36 s by default. */
+static int64_t s_return_ms(const broker_t *self)
+{
+    return (int64_t) self->config->heartbeat_ms * (self->config->liveness + PIRATE_BACKOFF_MAX_INTERVALS) + 1000;
+}
+
+/* When every live worker has had the time to come back: a job queued since
+ * the start that no registered collector can run is refused now, not left to
+ * wait out its time limit. */
+static void s_judge_queue(broker_t *self)
+{
+    job_t *next;
+    for (job_t *job = job_table_first_queued(self->jobs); job; job = next) {
+        next = job_table_queued_after(self->jobs, job);
+        char reason[1024];
+        if (s_servable(self, job->request, reason, sizeof reason))
+            continue;
+        self->metrics.rejected[METRICS_REJECT_NO_WORKER]++;
+        s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_NO_CAPABLE_WORKER, reason);
+    }
+}
+
 static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, const caller_t *caller,
                      Profeed__JobRequest *submitted)
 {
@@ -599,14 +653,9 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
     job_t *job = job_table_find(self->jobs, job_id);
     if (!job) {
         char reason[1024];
-        Profeed__Profiler profiler = submitted->has_profiler ? submitted->profiler
-                                                             : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
-        /* Just after a start, workers are still coming back (a restarted
-         * broker's did not die with it): judge only once they had the time. */
-        int64_t grace_ms = 2 * (int64_t) self->config->heartbeat_ms * self->config->liveness + 1000;
-        bool settled = wire_zmq_now_ms() - self->started_ms >= grace_ms ||
+        bool settled = wire_zmq_now_ms() - self->started_ms >= s_grace_ms(self) ||
                        worker_pool_count(self->pool, PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR) > 0;
-        if (settled && !worker_pool_can_serve(self->pool, submitted->gpu_arch, profiler, reason, sizeof reason)) {
+        if (settled && !s_servable(self, submitted, reason, sizeof reason)) {
             pf_log_info(LOG, "job %s from agent %s refused: %s", job_id, peer_name, reason);
             s_refuse(self, self->agents, peer, METRICS_REJECT_NO_WORKER,
                      PROFEED__ERROR_CODE__ERROR_CODE_NO_CAPABLE_WORKER, job_id, "%s", reason);
@@ -983,9 +1032,15 @@ static void s_on_worker(broker_t *self)
     }
     worker_t *w = worker_pool_find(self->pool, key);
     if (!w) {
-        /* After a broker restart: the worker re-registers on this error. */
+        /* After a broker restart: the worker re-registers on this error. An
+         * agent pointed at this endpoint is told where it should be. */
+        bool agent = env->body_case == PROFEED__ENVELOPE__BODY_SUBMIT ||
+                     env->body_case == PROFEED__ENVELOPE__BODY_STATUS_REQUEST;
         s_refuse(self, self->workers, peer, METRICS_REJECT_UNREGISTERED, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
-                 NULL, "peer not registered: send Ready first");
+                 NULL, "%s",
+                 agent ? "this is the broker's worker endpoint, for collectors and analyzers; agents (profeed "
+                         "submit, profeed status) connect to its agent endpoint (--agents)"
+                       : "peer not registered: send Ready first");
         goto cleanup;
     }
     w->expiry_ms = s_expiry(self);
@@ -1050,6 +1105,10 @@ static void s_tick(broker_t *self)
         s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_TIMED_OUT,
                         "the job did not finish within its time limit");
     zlistx_destroy(&late);
+    if (!self->judged && now - self->started_ms >= s_return_ms(self)) {
+        self->judged = true;
+        s_judge_queue(self);
+    }
     zlistx_t *gone = zlistx_new();
     zlistx_set_destructor(gone, s_free_item);
     job_table_expire(self->jobs, now - self->config->retain_ms, gone);
@@ -1155,14 +1214,9 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
     wire_zmq_configure(self.workers, config->max_msg, config->hwm);
     if (s_secure(&self) != 0)
         goto cleanup;
-    if (zsock_bind(self.agents, "%s", config->agent_endpoint) < 0) {
-        pf_log_error(LOG, "cannot bind the agent endpoint %s: %s", config->agent_endpoint, zmq_strerror(zmq_errno()));
+    if (bind_retry_bind(self.agents, config->agent_endpoint, "agent", config->bind_retry_ms) != 0 ||
+        bind_retry_bind(self.workers, config->worker_endpoint, "worker", config->bind_retry_ms) != 0)
         goto cleanup;
-    }
-    if (zsock_bind(self.workers, "%s", config->worker_endpoint) < 0) {
-        pf_log_error(LOG, "cannot bind the worker endpoint %s: %s", config->worker_endpoint, zmq_strerror(zmq_errno()));
-        goto cleanup;
-    }
     if (config->metrics_endpoint && *config->metrics_endpoint) {
         pf_error_t err;
         self.http = broker_http_new(config->metrics_endpoint, s_render_metrics, &self, &err);

@@ -20,6 +20,7 @@ typedef struct {
     const char *worker_endpoint;
     const char *metrics_endpoint; /* Prometheus metrics over HTTP: "tcp://0.0.0.0:9556"; NULL or "": off */
     const char *endpoints_file;   /* when set, the bound endpoints are written there (for scripts) */
+    int bind_retry_ms;            /* a busy TCP endpoint is tried again this long before giving up */
     int heartbeat_ms;             /* both ways; a peer silent for heartbeat_ms x liveness is dead */
     int liveness;
     uint32_t max_attempts;        /* collection attempts before a job fails */
@@ -48,8 +49,9 @@ typedef struct {
 void broker_config_default(broker_config_t *config);
 
 /* Runs until interrupted (pipe NULL) or told $TERM on `pipe`. Returns 0, or
- * -1 when an endpoint could not be bound (logged). With a pipe, the broker
- * signals it once bound (0) or failed (-1), as zactor wants. */
+ * -1 when an endpoint could not be bound (logged; a busy TCP port is tried
+ * again for bind_retry_ms first). With a pipe, the broker signals it once
+ * bound (0) or failed (-1), as zactor wants. */
 int broker_run(const broker_config_t *config, zsock_t *pipe);
 
 /* zactor entry point: `args` is a broker_config_t that outlives the actor. */

@@ -28,6 +28,9 @@ static const config_key_t s_keys[] = {
      .help = "serve Prometheus metrics over HTTP there (tcp://0.0.0.0:9556); empty: off"},
     {.name = "endpoints-file", .type = CONFIG_STRING, .arg = "PATH",
      .help = "write the bound endpoints there (agent=..., worker=...)"},
+    {.name = "bind-retry-ms", .type = CONFIG_INT, .fallback = "5000", .arg = "N",
+     .help = "a TCP port still in use at start is tried again this long before giving up", .min = 0,
+     .max = 600000},
     {.name = "heartbeat-ms", .type = CONFIG_INT, .fallback = "1000", .arg = "N", .help = "heartbeat interval",
      .min = 10, .max = 600000},
     {.name = "liveness", .type = CONFIG_INT, .fallback = "3", .arg = "N",
@@ -82,6 +85,7 @@ int main(int argc, char **argv)
     config.worker_endpoint = config_str(settings, "workers");
     config.endpoints_file = config_str(settings, "endpoints-file");
     config.metrics_endpoint = config_str(settings, "metrics");
+    config.bind_retry_ms = (int) config_int(settings, "bind-retry-ms");
     config.heartbeat_ms = (int) config_int(settings, "heartbeat-ms");
     config.liveness = (int) config_int(settings, "liveness");
     config.max_attempts = (uint32_t) config_int(settings, "max-attempts");

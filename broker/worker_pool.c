@@ -244,3 +244,63 @@ size_t worker_pool_count(worker_pool_t *self, Profeed__WorkerRole role)
 }
 worker_t *worker_pool_first(worker_pool_t *self) { return zhashx_first(self->workers); }
 worker_t *worker_pool_next(worker_pool_t *self) { return zhashx_next(self->workers); }
+
+/* The profilers whose output has an analyzer for the language; the same
+ * pairs as analyzer/core/select.c's table, which decides the analysis. */
+static bool s_suits(Profeed__Language language, Profeed__Profiler profiler)
+{
+    switch (language) {
+    case PROFEED__LANGUAGE__LANGUAGE_CUDA: return profiler == PROFEED__PROFILER__PROFILER_NCU;
+    case PROFEED__LANGUAGE__LANGUAGE_TRITON:
+    case PROFEED__LANGUAGE__LANGUAGE_PYTORCH:
+        return profiler == PROFEED__PROFILER__PROFILER_NCU || profiler == PROFEED__PROFILER__PROFILER_UNITRACE;
+    case PROFEED__LANGUAGE__LANGUAGE_SYCL:
+    case PROFEED__LANGUAGE__LANGUAGE_OCL:
+        return profiler == PROFEED__PROFILER__PROFILER_UNITRACE || profiler == PROFEED__PROFILER__PROFILER_VTUNE;
+    default: return true;
+    }
+}
+
+static const char *s_language_name(Profeed__Language language)
+{
+    switch (language) {
+    case PROFEED__LANGUAGE__LANGUAGE_CUDA: return "cuda (it needs ncu)";
+    case PROFEED__LANGUAGE__LANGUAGE_TRITON: return "triton (it needs ncu or unitrace)";
+    case PROFEED__LANGUAGE__LANGUAGE_PYTORCH: return "pytorch (it needs ncu or unitrace)";
+    case PROFEED__LANGUAGE__LANGUAGE_SYCL: return "sycl (it needs unitrace or vtune)";
+    case PROFEED__LANGUAGE__LANGUAGE_OCL: return "ocl (it needs unitrace or vtune)";
+    default: return "this language";
+    }
+}
+
+bool worker_pool_offers_language(worker_pool_t *self, Profeed__Language language, char *reason, size_t cap)
+{
+    int n = snprintf(reason, cap, "no collector offers %s; offered:", s_language_name(language));
+    size_t used = n > 0 && (size_t) n < cap ? (size_t) n : cap - 1;
+    size_t collectors = 0;
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        if (w->role != PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR)
+            continue;
+        collectors++;
+        for (size_t i = 0; i < w->ready->n_profilers; i++) {
+            if (s_suits(language, w->ready->profilers[i]))
+                return true;
+        }
+        for (size_t i = 0; i < w->ready->n_gpus && used + 1 < cap; i++) {
+            n = snprintf(reason + used, cap - used, " %s (%s)", w->ready->gpus[i]->name,
+                         w->ready->gpus[i]->arch ? w->ready->gpus[i]->arch : "?");
+            used = n > 0 && used + (size_t) n < cap ? used + (size_t) n : cap - 1;
+        }
+        for (size_t i = 0; i < w->ready->n_profilers && used + 1 < cap; i++) {
+            n = snprintf(reason + used, cap - used, " %s", worker_pool_profiler_name(w->ready->profilers[i]));
+            used = n > 0 && used + (size_t) n < cap ? used + (size_t) n : cap - 1;
+        }
+        if (used + 2 < cap) {
+            reason[used++] = ';';
+            reason[used] = '\0';
+        }
+    }
+    if (collectors == 0)
+        snprintf(reason, cap, "no collector is registered with the broker");
+    return false;
+}

@@ -55,6 +55,12 @@ void worker_pool_remove(worker_pool_t *self, const char *key);
 /* The first worker whose expiry is before `now_ms`, or NULL. */
 worker_t *worker_pool_expired(worker_pool_t *self, int64_t now_ms);
 
+/* Whether any known collector offers a profiler that suits `language` (the
+ * job names none): ncu for CUDA; ncu or unitrace for Triton and PyTorch;
+ * unitrace or VTune for SYCL and OpenCL (analyzer/core/select.c's table).
+ * When none, `reason` says what the language needs and what is offered. */
+bool worker_pool_offers_language(worker_pool_t *self, Profeed__Language language, char *reason, size_t cap);
+
 /* Whether any known collector could ever serve (arch, profiler): "" or
  * UNSPECIFIED match anything. When none, `reason` says what is offered. */
 bool worker_pool_can_serve(worker_pool_t *self, const char *arch, Profeed__Profiler profiler,

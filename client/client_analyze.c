@@ -59,6 +59,16 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
             *error = strdup("no input files");
         return PROFEED_BAD_INPUT;
     }
+    /* A bad max chars is refused here, before any work and without an output,
+     * as it always was; the session refuses it too, for its own callers. */
+    char why[256];
+    const char *wrong = profeed_session_check_max_chars(options->max_chars, s_format_name(options->format), why,
+                                                        sizeof why);
+    if (wrong) {
+        if (error)
+            *error = strdup(wrong);
+        return PROFEED_BAD_INPUT;
+    }
     profeed_session_t *session = profeed_session_new();
     if (!session)
         return PROFEED_ERROR;
@@ -74,9 +84,12 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
         rc = s_set_number(session, "top", "%zu", options->top);
     if (rc == PROFEED_OK)
         rc = s_set_number(session, "max_chars", "%zu", options->max_chars);
-    /* A negative share keeps the default; the collated data is only JSON's. */
+    /* A negative share keeps the default; a share is strict only when the
+     * caller says it chose it; the collated data is only JSON's. */
     if (rc == PROFEED_OK && options->min_share >= 0)
         rc = s_set_number(session, "min_share", "%.17g", options->min_share);
+    if (rc == PROFEED_OK)
+        rc = s_set_number(session, "min_share_strict", "%d", options->min_share_given != 0);
     if (rc == PROFEED_OK)
         rc = s_set_number(session, "with_collated", "%d",
                           options->with_collated && options->format == PROFEED_FORMAT_JSON);

@@ -1,5 +1,6 @@
 /* client_farm: the client library's farm calls (submit and wait, status). */
 #include <assert.h>
+#include <errno.h>
 #include <pthread.h>
 #include <czmq.h>
 #include <jansson.h>
@@ -8,8 +9,10 @@
 #include <string.h>
 
 #include "pf_error.h"
+#include "select.h"
 #include "profeed_client.h"
 #include "wire.h"
+#include "wire_endpoint.h"
 #include "wire_zmq.h"
 
 /* Control messages only come back; a feedback is the largest of them. */
@@ -22,6 +25,8 @@ struct profeed_farm_t {
     int heartbeat_ms;
     int liveness;
     size_t strays; /* feedbacks for a job this handle was not waiting for */
+    profeed_notice_fn *notice;
+    void *notice_arg;
 };
 
 static char *s_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -33,6 +38,27 @@ static char *s_printf(const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap); /* a cut-short message is still a message */
     va_end(ap);
     return strdup(buf);
+}
+
+/* Tells the handle's notice callback, if any, a line for a person. */
+static void s_notice(profeed_farm_t *self, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void s_notice(profeed_farm_t *self, const char *fmt, ...)
+{
+    if (!self->notice)
+        return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    self->notice(buf, self->notice_arg);
+}
+
+void profeed_farm_set_notice(profeed_farm_t *self, profeed_notice_fn *notice, void *arg)
+{
+    assert(self);
+    self->notice = notice;
+    self->notice_arg = arg;
 }
 
 static int s_connect(profeed_farm_t *self)
@@ -67,6 +93,12 @@ profeed_farm_t *profeed_farm_open(const char *endpoint, int heartbeat_ms, int li
     if (!self)
         return NULL;
     pf_error_t err;
+    if (wire_endpoint_check_connect(endpoint, "endpoint", &err) != PF_OK) {
+        if (error)
+            *error = strdup(err.msg);
+        free(self);
+        return NULL;
+    }
     profeed_security_t none = {0};
     if (!security)
         security = &none;
@@ -159,6 +191,7 @@ static profeed_result_t s_feedback_result(const Profeed__Feedback *fb)
     case PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_NO_KERNELS: return PROFEED_OK;
     case PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_PROFILER_ERROR: return PROFEED_PROFILER_ERROR;
     case PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT: return PROFEED_BAD_INPUT;
+    case PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_NO_CAPABLE_WORKER: return PROFEED_UNAVAILABLE;
     default: return PROFEED_FAILED;
     }
 }
@@ -275,6 +308,14 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         result = PROFEED_BAD_INPUT;
         goto done;
     }
+    pf_error_t err;
+    const char *analyzer = NULL;
+    if (job->profiler && select_analyzer(job->language, job->gpu_arch, job->profiler, &analyzer, &err) != PF_OK) {
+        /* No analysis reads that profiler's output for this language. */
+        *error = s_printf("%s", err.msg);
+        result = PROFEED_BAD_INPUT;
+        goto done;
+    }
     if (req.profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED)
         req.has_profiler = 0;
     req.gpu_arch = (char *) job->gpu_arch;
@@ -334,6 +375,34 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         req.has_timeout_s = 1;
         req.timeout_s = job->timeout_s;
     }
+    Profeed__FeedbackShape shape;
+    profeed__feedback_shape__init(&shape);
+    if (job->max_chars > 0 && format != PROFEED_FORMAT_TEXT) {
+        *error = s_printf("max chars bounds the text format only; JSON and Markdown are never cut");
+        result = PROFEED_BAD_INPUT;
+        goto done;
+    }
+    if (job->max_chars > UINT32_MAX) {
+        *error = s_printf("max chars %zu is over %u", job->max_chars, (unsigned) UINT32_MAX);
+        result = PROFEED_BAD_INPUT;
+        goto done;
+    }
+    if (job->min_share_given && !(job->min_share >= 0 && job->min_share <= 1)) {
+        *error = s_printf("min share %g is not a share of time in 0..1", job->min_share);
+        result = PROFEED_BAD_INPUT;
+        goto done;
+    }
+    if (format == PROFEED_FORMAT_MARKDOWN || job->max_chars || job->top || job->min_share_given) {
+        shape.has_text_format = format == PROFEED_FORMAT_MARKDOWN;
+        shape.text_format = PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN;
+        shape.has_max_chars = job->max_chars != 0;
+        shape.max_chars = (uint32_t) job->max_chars;
+        shape.has_top = job->top != 0;
+        shape.top = job->top;
+        shape.has_min_share = job->min_share_given != 0;
+        shape.min_share = job->min_share;
+        req.shape = &shape;
+    }
     /* Nobody to show progress to: ask the broker not to send it. */
     req.has_progress = 1;
     req.progress = progress != NULL;
@@ -341,7 +410,6 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
     wire_envelope_init(&submit);
     submit.body_case = PROFEED__ENVELOPE__BODY_SUBMIT;
     submit.submit = &req;
-    pf_error_t err;
     if (s_send(self, &submit, &err) != PF_OK) {
         *error = s_printf("%s", err.msg);
         result = err.code == PF_EIO ? PROFEED_UNAVAILABLE : PROFEED_BAD_INPUT;
@@ -361,17 +429,49 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
     int64_t deadline = wait_ms > 0 ? wire_zmq_now_ms() + wait_ms : INT64_MAX;
     int64_t next_hb = wire_zmq_now_ms() + self->heartbeat_ms;
     int liveness = self->liveness;
+    /* answered: the broker ever answered this wait; accepted: it
+     * acknowledged the job; silent: windows without an answer since it last
+     * answered. */
+    bool answered = false, accepted = false;
+    int silent = 0;
+    int64_t window_ms = (int64_t) self->heartbeat_ms * self->liveness, last_heard_ms = wire_zmq_now_ms();
     while (true) {
         int64_t now = wire_zmq_now_ms();
         if (now >= deadline) {
-            *error = s_printf("no feedback for job %s within %d ms", id, wait_ms);
+            if (!answered)
+                *error = s_printf("no answer from the broker at %s within %d ms (is profeed-broker running, and is "
+                                  "this its agent endpoint?)",
+                                  self->endpoint, wait_ms);
+            else if (accepted)
+                *error = s_printf("no feedback for job %s within %d ms; the broker at %s accepted it and still "
+                                  "has it: submit the same --job-id again to collect the feedback",
+                                  id, wait_ms, self->endpoint);
+            else
+                *error = s_printf("no feedback for job %s within %d ms: the broker at %s answered but did not "
+                                  "accept it",
+                                  id, wait_ms, self->endpoint);
             result = PROFEED_UNAVAILABLE;
             break;
         }
         if (now >= next_hb) {
             if (--liveness <= 0) {
+                if (!answered) {
+                    *error = s_printf("no answer from the broker at %s within %lld ms (is profeed-broker running, "
+                                      "and is this its agent endpoint?)",
+                                      self->endpoint, (long long) window_ms);
+                    break;
+                }
+                if (++silent > PROFEED_FARM_LOST_WINDOWS) {
+                    *error = s_printf("no answer from the broker at %s for %lld ms; it answered before, and job "
+                                      "%s may still finish there: submit the same --job-id again later",
+                                      self->endpoint, (long long) (now - last_heard_ms), id);
+                    break;
+                }
                 /* The broker is gone or restarted: a new connection, and the
                  * job again (idempotent by its id). */
+                s_notice(self, "the broker at %s has not answered for %lld ms; connecting again and submitting "
+                               "job %s again",
+                         self->endpoint, (long long) (now - last_heard_ms), id);
                 if (s_connect(self) != 0 || s_send(self, &submit, &err) != PF_OK) {
                     *error = s_printf("cannot reach the broker at %s", self->endpoint);
                     break;
@@ -388,8 +488,12 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         zmq_pollitem_t item = {.socket = zsock_resolve(self->sock), .events = ZMQ_POLLIN};
         int rc = zmq_poll(&item, 1, (long) wait);
         if (rc < 0) {
-            *error = s_printf("interrupted");
-            result = PROFEED_ERROR;
+            int why = errno;
+            if (why == EINTR)
+                *error = s_printf("interrupted while waiting for job %s", id);
+            else
+                *error = s_printf("waiting for job %s: %s", id, zmq_strerror(why));
+            result = why == EINTR ? PROFEED_INTERRUPTED : PROFEED_ERROR;
             break;
         }
         if (rc == 0)
@@ -398,8 +502,15 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         if (!env)
             continue; /* a bad message from the broker: not ours to act on */
         liveness = self->liveness;
+        answered = true;
+        silent = 0;
+        last_heard_ms = wire_zmq_now_ms();
         bool finished = false;
         switch (env->body_case) {
+        case PROFEED__ENVELOPE__BODY_ACK:
+            if (env->ack->job_id && strcmp(env->ack->job_id, id) == 0)
+                accepted = true;
+            break;
         case PROFEED__ENVELOPE__BODY_PROGRESS:
             if (progress && env->progress->job_id && strcmp(env->progress->job_id, id) == 0)
                 progress(id, env->progress->state ? env->progress->state : "", env->progress->passes_done,
@@ -443,12 +554,8 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
             if (e->code == PROFEED__ERROR_CODE__ERROR_CODE_OVERLOADED && e->has_retry_after_ms &&
                 wire_zmq_now_ms() + e->retry_after_ms < deadline) {
                 /* Busy: the same job again after the time the broker asked for. */
-                if (progress) {
-                    char state[96];
-                    snprintf(state, sizeof state, "the farm is busy; submitting again in %u ms",
-                             (unsigned) e->retry_after_ms);
-                    progress(id, state, 0, 0, arg);
-                }
+                s_notice(self, "the farm is busy (%s); submitting job %s again in %u ms",
+                         e->text ? e->text : "no reason given", id, (unsigned) e->retry_after_ms);
                 zclock_sleep((int) e->retry_after_ms);
                 s_send(self, &submit, &err);
                 liveness = self->liveness;
@@ -618,13 +725,25 @@ profeed_result_t profeed_farm_status(profeed_farm_t *self, int wait_ms, int json
         zmq_pollitem_t item = {.socket = zsock_resolve(self->sock), .events = ZMQ_POLLIN};
         int rc = zmq_poll(&item, 1, (long) left);
         if (rc < 0) {
-            *error = s_printf("interrupted");
-            result = PROFEED_ERROR;
+            int why = errno;
+            if (why == EINTR)
+                *error = s_printf("interrupted");
+            else
+                *error = s_printf("waiting for the broker: %s", zmq_strerror(why));
+            result = why == EINTR ? PROFEED_INTERRUPTED : PROFEED_ERROR;
             break;
         }
         if (rc == 0)
             continue;
         Profeed__Envelope *reply = wire_zmq_recv(self->sock, false, NULL, FARM_MAX_MSG, NULL, &err);
+        if (reply && reply->body_case == PROFEED__ENVELOPE__BODY_ERROR && !reply->error->job_id) {
+            /* Refused, not ignored: say why (e.g. this is a worker endpoint). */
+            *error = s_printf("the broker at %s refused the request: %s", self->endpoint,
+                              reply->error->text ? reply->error->text : "no reason given");
+            result = PROFEED_BAD_INPUT;
+            wire_envelope_destroy(&reply);
+            break;
+        }
         if (reply && reply->body_case == PROFEED__ENVELOPE__BODY_STATUS) {
             if (json)
                 s_status_json(reply->status, output);

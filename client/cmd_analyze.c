@@ -31,6 +31,7 @@ static void s_help(FILE *out)
         "  --min-share PCT       analyze kernels taking at least PCT%% of profiled time\n"
         "                        (default 5)\n"
         "  --max-chars N         text: keep the most important findings within N characters\n"
+        "                        (at least 200; not with json or markdown, which are not cut)\n"
         "  --device NAME         GPU name when the capture does not carry it (for peaks)\n"
         "  --pci-id ID           PCI device id (0xe20b), for Intel GPU roofs\n"
         "  --cpu-model TEXT      CPU model, which names an integrated Intel GPU\n"
@@ -40,8 +41,12 @@ static void s_help(FILE *out)
         "  --collated            JSON: include the collated per-launch metrics\n"
         "  -h, --help            this text\n"
         "\n"
-        "exit status: 0 feedback produced, 2 bad input (the message names file, line and\n"
-        "problem), 3 the profiler reported an error (the feedback quotes it), 1 other failure.\n");
+        "exit status:\n"
+        "  0    feedback produced (also when the capture profiled no kernel)\n"
+        "  1    another failure (out of memory)\n"
+        "  2    bad input: an option, or a file that is unreadable, cut short, malformed or\n"
+        "       not the named profiler's output (the message names file, line and problem)\n"
+        "  3    the profiler reported an error (the feedback quotes it)\n");
 }
 
 static int s_parse_size(const char *text, const char *flag, size_t *out)
@@ -127,6 +132,7 @@ int cmd_analyze(int argc, char **argv)
                 return 2;
             }
             options.min_share = pct / 100;
+            options.min_share_given = 1;
             break;
         }
         case OPT_DEVICE: options.device = optarg; break;

@@ -21,7 +21,13 @@ static void s_help(FILE *out)
                  "  --json         JSON instead of text\n"
                  "  --wait-ms N    how long to wait for the answer (default 3000)\n"
                  "%s"
-                 "exit status: 0 answered, 4 no answer.\n",
+                 "\n"
+                 "exit status:\n"
+                 "  0    the broker answered; its status is printed\n"
+                 "  2    bad input: an option, the endpoint (not an endpoint, a host that does\n"
+                 "       not resolve), or the broker refused the request (its worker endpoint)\n"
+                 "  4    no answer from the broker within --wait-ms\n"
+                 "  130  interrupted (Ctrl-C)\n",
             CMD_SECURITY_HELP);
 }
 

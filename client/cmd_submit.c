@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* realpath() */
 #include "cmd_submit.h"
 
 #include <getopt.h>
@@ -31,7 +32,14 @@ static void s_help(FILE *out)
             "  --language LANG      cuda, triton, pytorch, sycl or ocl (required)\n"
             "  --arch ARCH          the GPU architecture wanted, e.g. sm_90 (default: any)\n"
             "  --profiler NAME      ncu, unitrace or vtune (default: the collector picks)\n"
-            "  --json               print the feedback as JSON instead of text\n"
+            "  --format text|json|markdown\n"
+            "                       text for an LLM prompt (default), JSON for programs,\n"
+            "                       Markdown for people; --json is --format json\n"
+            "  --max-chars N        text: keep the most important findings within N characters\n"
+            "                       (at least 200; not with json or markdown, which are not cut)\n"
+            "  --top N              analyze at most N kernels (default: all above --min-share)\n"
+            "  --min-share PCT      analyze kernels taking at least PCT%% of profiled time\n"
+            "                       (default 5, where the busiest kernel is analyzed anyway)\n"
             "  --endpoint E         the broker's agent endpoint (default tcp://127.0.0.1:5555)\n"
             "  --job-id ID          a job id of your own (default: a new UUID); submitting the\n"
             "                       same id again returns the same feedback\n"
@@ -40,7 +48,7 @@ static void s_help(FILE *out)
             "  --local              run broker, collector and analyzer in this process (inproc);\n"
             "                       the collector runs ncu when it is on PATH, else --replay\n"
             "  --replay MAP         with --local: replay recorded captures (default, without ncu:\n"
-            "                       the bundled H200 map " PROFEED_DEFAULT_REPLAY ")\n"
+            "                       the bundled H200 map, share/profeed/replay/h200.map)\n"
             "  --pass-delay-ms N    with --local --replay: each replayed pass takes N ms\n"
             "  --kernel FILE        a kernel + problem job instead of a command: FILE defines\n"
             "                       kernel_function (Triton, PyTorch, CUDA via PyTorch)\n"
@@ -55,9 +63,33 @@ static void s_help(FILE *out)
             CMD_SECURITY_HELP
             "  -h, --help           this text\n"
             "\n"
-            "exit status: 0 feedback, 2 bad input, 3 the profiler reported an error,\n"
-            "4 refused or no answer (no capable worker, broker unreachable), 5 the job timed\n"
-            "out or failed after retries, 1 other failure.\n");
+            "\n"
+            "waiting: the broker must answer within 3 s, else \"no answer from the broker\";\n"
+            "then submit waits until the job ends (the broker ends every job within its time\n"
+            "limit, --timeout-s or the broker's default of 600 s) or --wait-s. A broker that\n"
+            "answered and then falls silent is reconnected to and sent the job again, said on\n"
+            "stderr, for up to 30 s.\n"
+            "\n"
+            "exit status:\n"
+            "  0    the feedback is printed (also when no kernel was profiled)\n"
+            "  1    another failure (out of memory; --local: the in-process farm did not start)\n"
+            "  2    bad input: an option, the endpoint (not an endpoint, a host that does not\n"
+            "       resolve, the broker's worker endpoint), the request, or profiler output that\n"
+            "       cannot be read\n"
+            "  3    the profiler reported an error (the feedback quotes it)\n"
+            "  4    refused or no answer: no collector offers the language, GPU arch or\n"
+            "       profiler (the message lists what is offered), the broker did not answer\n"
+            "       within 3 s, or no feedback came within --wait-s\n"
+            "  5    the job did not finish within its time limit, or failed after its retries\n"
+            "  130  interrupted (Ctrl-C)\n");
+}
+
+/* What the wait ran into (the broker silent, the farm busy): said always,
+ * terminal or not, so a caller never waits without knowing why. */
+static void s_notice(const char *message, void *arg)
+{
+    (void) arg;
+    fprintf(stderr, "profeed submit: %s\n", message);
 }
 
 static void s_progress(const char *job_id, const char *state, unsigned done, unsigned count, void *arg)
@@ -69,12 +101,37 @@ static void s_progress(const char *job_id, const char *state, unsigned done, uns
         fprintf(stderr, "profeed: job %s: %s\n", job_id, state);
 }
 
+/* The bundled replay map into `out`: the source tree's when this program
+ * runs from its build folder, else the one installed beside it
+ * (PREFIX/share/profeed/replay/h200.map for PREFIX/bin/profeed-farm). An
+ * installed copy never reads the clone it was built from. False when the
+ * program cannot tell where it is. */
+static bool s_default_replay(char *out, size_t cap)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return false;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return false;
+    *slash = '\0';
+    char build[4096];
+    bool in_build = realpath(PROFEED_BUILD_BIN_DIR, build) && strcmp(self, build) == 0;
+    int w = in_build
+                ? snprintf(out, cap, "%s", PROFEED_SOURCE_REPLAY)
+                : snprintf(out, cap, "%s/../%s", self, PROFEED_INSTALL_REPLAY);
+    return w > 0 && (size_t) w < cap;
+}
+
 /* The three roles in this process, over inproc endpoints. */
 typedef struct {
     broker_config_t broker;
     collector_config_t collector;
     worker_config_t worker;
     char agents[64], workers[64];
+    char default_replay[4096];
     zactor_t *broker_actor, *collector_actor, *worker_actor;
 } local_farm_t;
 
@@ -104,7 +161,11 @@ static int s_local_start(local_farm_t *farm, const char *replay, int pass_delay_
     farm->collector.run_as = COLLECTOR_RUN_AS_SELF;
     char ncu[4096];
     if (replay || !proc_find("ncu", ncu, sizeof ncu)) {
-        farm->collector.replay_map = replay ? replay : PROFEED_DEFAULT_REPLAY;
+        if (!replay && !s_default_replay(farm->default_replay, sizeof farm->default_replay)) {
+            fprintf(stderr, "profeed: --local: cannot tell where the bundled replay map is; give --replay MAP\n");
+            return -1;
+        }
+        farm->collector.replay_map = replay ? replay : farm->default_replay;
         fprintf(stderr, "profeed: --local: no GPU profiling; replaying recorded captures from %s\n",
                 farm->collector.replay_map);
     }
@@ -172,12 +233,16 @@ int cmd_submit(int argc, char **argv)
 {
     enum { O_LANG = 256, O_ARCH, O_PROFILER, O_JSON, O_ENDPOINT, O_JOBID, O_TIMEOUT, O_WAIT, O_LOCAL, O_REPLAY,
            O_DELAY, O_KERNEL, O_PROBLEM, O_PLAN, O_ROUND, O_REGEX, O_NVTX, O_SKIP, O_COUNT, O_SECRET, O_BROKER_KEY,
-           O_INSECURE };
+           O_INSECURE, O_FORMAT, O_MAX_CHARS, O_TOP, O_MIN_SHARE };
     static const struct option longopts[] = {
         {"language", required_argument, NULL, O_LANG},
         {"arch", required_argument, NULL, O_ARCH},
         {"profiler", required_argument, NULL, O_PROFILER},
         {"json", no_argument, NULL, O_JSON},
+        {"format", required_argument, NULL, O_FORMAT},
+        {"max-chars", required_argument, NULL, O_MAX_CHARS},
+        {"top", required_argument, NULL, O_TOP},
+        {"min-share", required_argument, NULL, O_MIN_SHARE},
         {"endpoint", required_argument, NULL, O_ENDPOINT},
         {"job-id", required_argument, NULL, O_JOBID},
         {"timeout-s", required_argument, NULL, O_TIMEOUT},
@@ -204,7 +269,8 @@ int cmd_submit(int argc, char **argv)
     profeed_security_t security;
     cmd_security_from_env(&security);
     const char *replay = NULL, *kernel_path = NULL, *problem_path = NULL;
-    int json = 0, local = 0;
+    profeed_format_t format = PROFEED_FORMAT_TEXT;
+    int local = 0;
     long long v, wait_s = 0, delay_ms = 0;
     optind = 1;
     int opt;
@@ -214,7 +280,40 @@ int cmd_submit(int argc, char **argv)
         case O_LANG: job.language = optarg; break;
         case O_ARCH: job.gpu_arch = optarg; break;
         case O_PROFILER: job.profiler = optarg; break;
-        case O_JSON: json = 1; break;
+        case O_JSON: format = PROFEED_FORMAT_JSON; break;
+        case O_FORMAT:
+            if (strcmp(optarg, "text") == 0)
+                format = PROFEED_FORMAT_TEXT;
+            else if (strcmp(optarg, "json") == 0)
+                format = PROFEED_FORMAT_JSON;
+            else if (strcmp(optarg, "markdown") == 0 || strcmp(optarg, "md") == 0)
+                format = PROFEED_FORMAT_MARKDOWN;
+            else {
+                fprintf(stderr, "profeed submit: --format must be text, json or markdown, got \"%s\"\n", optarg);
+                return 2;
+            }
+            break;
+        case O_MAX_CHARS:
+            if (!cli_parse_int("profeed submit", "--max-chars", optarg, 200, 1 << 30, &v))
+                return 2;
+            job.max_chars = (size_t) v;
+            break;
+        case O_TOP:
+            if (!cli_parse_int("profeed submit", "--top", optarg, 1, 1000000, &v))
+                return 2;
+            job.top = (unsigned) v;
+            break;
+        case O_MIN_SHARE: {
+            char *end = NULL;
+            double pct = strtod(optarg, &end);
+            if (end == optarg || *end || !(pct >= 0 && pct <= 100)) {
+                fprintf(stderr, "profeed submit: --min-share needs a percentage 0..100, got \"%s\"\n", optarg);
+                return 2;
+            }
+            job.min_share = pct / 100;
+            job.min_share_given = 1;
+            break;
+        }
         case O_ENDPOINT: endpoint = optarg; break;
         case O_JOBID: job.job_id = optarg; break;
         case O_TIMEOUT:
@@ -258,6 +357,10 @@ int cmd_submit(int argc, char **argv)
         case 'h': s_help(stdout); return 0;
         default: s_help(stderr); return 2;
         }
+    }
+    if (job.max_chars && format != PROFEED_FORMAT_TEXT) {
+        fprintf(stderr, "profeed submit: --max-chars bounds the text format only; JSON and Markdown are never cut\n");
+        return 2;
     }
     if (!job.language) {
         fprintf(stderr, "profeed submit: --language is required\n");
@@ -325,10 +428,11 @@ int cmd_submit(int argc, char **argv)
         free(problem_src);
         return 1;
     }
+    profeed_farm_set_notice(farm, s_notice, NULL);
     char *output = NULL, *error = NULL;
     char job_id[129];
     profeed_result_t rc = profeed_farm_run(farm, &job, (int) (wait_s * 1000),
-                                           json ? PROFEED_FORMAT_JSON : PROFEED_FORMAT_TEXT,
+                                           format,
                                            isatty(STDERR_FILENO) ? s_progress : NULL, NULL, &output, &error, job_id);
     profeed_farm_destroy(&farm);
     s_local_stop(&lf);

@@ -90,7 +90,11 @@ static void s_usage(FILE *out)
             "  keygen NAME       a CURVE certificate for a farm process (docs/security.md)\n"
             "  mcp               a Model Context Protocol server on stdio (docs/python.md)\n"
             "  version           print the version\n"
-            "  help              this text; 'profeed <command> --help' for a command\n");
+            "  help              this text; 'profeed <command> --help' for a command\n"
+            "\n"
+            "exit status: 0 done, 2 an unknown command or no command; otherwise the command's,\n"
+            "which its --help lists (1 other failure, 2 bad input, 3 profiler error, 4 refused\n"
+            "or no answer, 5 timed out or failed, 130 interrupted).\n");
 }
 
 int main(int argc, char **argv)

@@ -23,6 +23,7 @@ typedef enum {
     PROFEED_PROFILER_ERROR = 3, /* the profiler itself reported an error */
     PROFEED_UNAVAILABLE = 4,    /* farm: refused (no capable worker) or no answer in time */
     PROFEED_FAILED = 5,         /* farm: the job timed out or failed after its retries */
+    PROFEED_INTERRUPTED = 130,  /* farm: a signal (Ctrl-C) stopped the wait; 128 + SIGINT, as shells say */
 } profeed_result_t;
 
 typedef enum { PROFEED_FORMAT_TEXT, PROFEED_FORMAT_JSON, PROFEED_FORMAT_MARKDOWN } profeed_format_t;
@@ -34,7 +35,7 @@ typedef struct {
     profeed_format_t format;
     size_t top;             /* analyze at most this many kernels; 0 = no cap */
     double min_share;       /* analyze kernels above this share of time (default 0.05) */
-    size_t max_chars;       /* text only: keep the most important findings within this; 0 = all */
+    size_t max_chars;       /* text only, 0 or >= 200: keep the most important findings within this; 0 = all */
     const char *device;     /* GPU name when the capture does not say it, or NULL */
     const char *pci_id;     /* PCI device id, for rooflines of Intel GPUs, or NULL */
     const char *cpu_model;  /* CPU model (names integrated GPUs), or NULL */
@@ -42,6 +43,9 @@ typedef struct {
     int all_segments;       /* unitrace: every benchmark window, not median + slowest */
     const char *const *reference_paths; /* files of the reference implementation's profile */
     size_t reference_count;
+    /* min_share was chosen (not the default): kept strictly, even when no
+     * kernel reaches it; with the default the busiest kernel is analyzed. */
+    int min_share_given;
 } profeed_analyze_options_t;
 
 /* Fills `options` with the defaults. */
@@ -66,6 +70,10 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
  * already ran the job answers with the same feedback. Not thread-safe: one
  * handle per thread. */
 typedef struct profeed_farm_t profeed_farm_t;
+
+/* Silent windows (heartbeat_ms x liveness each) a broker that answered once
+ * is given to come back before a wait gives up on it. */
+#define PROFEED_FARM_LOST_WINDOWS 10
 
 typedef struct {
     const char *job_id;       /* NULL: a new random id (UUID) */
@@ -92,6 +100,16 @@ typedef struct {
     const char *nvtx_range;   /* only launches inside this NVTX range (ncu --nvtx-include); NULL: all */
     unsigned launch_skip;     /* launches to skip before profiling (0: none) */
     unsigned launch_count;    /* launches to profile (0: all) */
+    /* The feedback's shape, as profeed_analyze_options_t's: the text within
+     * max_chars (0: no limit, else >= 200; text format only), at most `top`
+     * kernels (0: all), kernels of at least min_share of the time (0..1)
+     * when min_share_given (0 is a valid share; without it, the analyzer's
+     * 5%). The format argument of profeed_farm_run() picks text, Markdown
+     * (carried in the feedback's text) or JSON. */
+    size_t max_chars;
+    unsigned top;
+    double min_share;
+    int min_share_given;
 } profeed_job_t;
 
 /* Called on every progress report: state is "queued", "collecting",
@@ -118,15 +136,30 @@ profeed_farm_t *profeed_farm_open(const char *endpoint, int heartbeat_ms, int li
 profeed_farm_t *profeed_farm_new(const char *endpoint, int heartbeat_ms, int liveness);
 void profeed_farm_destroy(profeed_farm_t **self_p);
 
+/* Called with a line for a person when the wait takes a turn the caller
+ * should hear about even without progress: the broker stopped answering and
+ * the job is submitted again, or the farm is busy and asked to retry later. */
+typedef void(profeed_notice_fn)(const char *message, void *arg);
+
+/* Sets (or, with NULL, clears) the handle's notice callback. */
+void profeed_farm_set_notice(profeed_farm_t *self, profeed_notice_fn *notice, void *arg);
+
 /* Feedbacks that reached this handle for a job it was not waiting for: a
  * second delivery of an earlier job's (delivery between processes is at
  * least once; the library returns one feedback per job and drops these). */
 size_t profeed_farm_stray_feedbacks(const profeed_farm_t *self);
 
-/* Submits `job` and waits up to `wait_ms` (0 = forever) for its feedback.
- * `format` picks what *output gets: PROFEED_FORMAT_TEXT (the LLM-ready text)
- * or PROFEED_FORMAT_JSON (the JSON document; Markdown is not carried by the
- * farm and gives the text). Returns PROFEED_OK (feedback, also "no kernels"),
+/* Submits `job` and waits up to `wait_ms` (0 = until the job ends: the
+ * broker finishes every job within its time limit) for its feedback.
+ * The broker must answer within heartbeat_ms x liveness (3 s by default) of
+ * the submission, or the call returns PROFEED_UNAVAILABLE with "no answer
+ * from the broker at ...". A broker that answered and then falls silent is
+ * reconnected to and sent the job again (the notice callback hears of it)
+ * for up to PROFEED_FARM_LOST_WINDOWS such windows (30 s by default); then
+ * the call gives up with PROFEED_UNAVAILABLE saying since when it is silent.
+ * `format` picks what *output gets: PROFEED_FORMAT_TEXT (the LLM-ready text),
+ * PROFEED_FORMAT_MARKDOWN (the analyzer renders Markdown instead) or
+ * PROFEED_FORMAT_JSON (the JSON document). Returns PROFEED_OK (feedback, also "no kernels"),
  * PROFEED_PROFILER_ERROR, PROFEED_BAD_INPUT, PROFEED_FAILED (timed out, or
  * failed after retries: the feedback says why), or PROFEED_UNAVAILABLE
  * (refused or no answer: *error says why). *output and *error are the

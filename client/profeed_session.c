@@ -1,6 +1,7 @@
 /* profeed_session: analysis of passes held in memory, behind opaque handles. */
 #include "profeed_session.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -35,7 +36,7 @@ typedef struct {
     profeed_format_t format;
     size_t top, max_chars;
     double min_share;
-    bool with_collated, all_segments;
+    bool min_share_strict, with_collated, all_segments;
 } s_options_t;
 
 enum { S_FORMATS = 3 };
@@ -204,9 +205,12 @@ profeed_result_t profeed_session_set(profeed_session_t *self, const char *key, c
         return s_set_bool(self, &o->with_collated, key, value);
     if (strcmp(key, "all_segments") == 0)
         return s_set_bool(self, &o->all_segments, key, value);
+    if (strcmp(key, "min_share_strict") == 0)
+        return s_set_bool(self, &o->min_share_strict, key, value);
     if (strcmp(key, "min_share") == 0) {
         if (!value || !*value) {
             o->min_share = 0.05;
+            o->min_share_strict = false;
             return PROFEED_OK;
         }
         char *end = NULL;
@@ -217,10 +221,11 @@ profeed_result_t profeed_session_set(profeed_session_t *self, const char *key, c
             return PROFEED_BAD_INPUT;
         }
         o->min_share = v;
+        o->min_share_strict = true;
         return PROFEED_OK;
     }
     s_error(self, "unknown option \"%s\" (options: profiler, language, gpu_arch, format, top, min_share, "
-                  "max_chars, device, pci_id, cpu_model, with_collated, all_segments)",
+                  "min_share_strict, max_chars, device, pci_id, cpu_model, with_collated, all_segments)",
             key);
     return PROFEED_BAD_INPUT;
 }
@@ -349,6 +354,21 @@ static feedback_t *s_bad_input(const profeed_session_t *self, const char *messag
     return fb;
 }
 
+const char *profeed_session_check_max_chars(size_t max_chars, const char *format, char *buf, size_t cap)
+{
+    assert(buf && cap > 0);
+    if (max_chars == 0)
+        return NULL;
+    if (!format || strcmp(format, "text") != 0)
+        snprintf(buf, cap, "max chars bounds the text format only; JSON and Markdown are never cut");
+    else if (max_chars < RENDER_MIN_CHARS)
+        snprintf(buf, cap, "max chars %zu is too small: a feedback needs at least %d characters", max_chars,
+                 RENDER_MIN_CHARS);
+    else
+        return NULL;
+    return buf;
+}
+
 /* Renders the output in the chosen format: `result`, or PROFEED_ERROR when
  * memory ran out. */
 static profeed_result_t s_render_output(profeed_session_t *self, profeed_result_t result)
@@ -373,6 +393,14 @@ profeed_result_t profeed_session_run(profeed_session_t *self)
     }
     self->ran = true;
     self->result = PROFEED_ERROR;
+    char why[PF_ERROR_MSG_MAX];
+    if (profeed_session_check_max_chars(self->options.max_chars,
+                                        self->options.format == PROFEED_FORMAT_TEXT ? "text" : "json", why,
+                                        sizeof why)) {
+        s_error(self, "%s", why);
+        self->feedback = s_bad_input(self, self->error);
+        return self->result = s_render_output(self, PROFEED_BAD_INPUT);
+    }
     if (self->count == 0) {
         s_error(self, "no input files");
         self->feedback = s_bad_input(self, self->error);
@@ -411,6 +439,7 @@ profeed_result_t profeed_session_run(profeed_session_t *self)
     analysis.top = o->top;
     analysis.all_segments = o->all_segments;
     analysis.min_share = o->min_share;
+    analysis.min_share_strict = o->min_share_strict;
 
     pf_error_t err;
     pf_error_clear(&err);

@@ -57,8 +57,12 @@ void profeed_session_destroy(profeed_session_t **self_p);
  *   gpu_arch      sm_90, Hopper, bmg, ...
  *   format        text, json, markdown
  *   top           kernels to analyze at most (0: no cap)
- *   min_share     analyze kernels above this fraction of the time (0..1)
- *   max_chars     text: keep the most important findings within this (0: all)
+ *   min_share     analyze kernels above this fraction of the time (0..1);
+ *                 a share set here is kept strictly (what it leaves out is
+ *                 said); by default the busiest kernel is analyzed even below it
+ *   min_share_strict  0: the default share's leniency for the share set (0 or 1)
+ *   max_chars     text: keep the most important findings within this (0: all,
+ *                 else at least 200; the run refuses it for json and markdown)
  *   device        GPU name (KernelFoundry's worker_info gpu_name)
  *   pci_id        PCI device id (worker_info device_id)
  *   cpu_model     CPU model (worker_info cpu_info)
@@ -68,6 +72,12 @@ void profeed_session_destroy(profeed_session_t **self_p);
  * unknown key or a value it does not take, with profeed_session_error()
  * naming both. */
 profeed_result_t profeed_session_set(profeed_session_t *self, const char *key, const char *value);
+
+/* Why `max_chars` cannot be used with `format` ("text", "json", "markdown"),
+ * written into `buf` (`cap` bytes) and returned, or NULL when it can: it
+ * bounds the text only, and a feedback needs 200 characters. For callers
+ * that check options before any work; profeed_session_run() checks too. */
+const char *profeed_session_check_max_chars(size_t max_chars, const char *format, char *buf, size_t cap);
 
 /* Adds one file of pass `pass_key` (NULL: none, as on a command line) named
  * `name`, copying its `len` bytes (which may hold NUL bytes). PROFEED_BAD_INPUT

@@ -323,6 +323,20 @@ static void s_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobReques
         s_job_error(pipe, text);
         return;
     }
+    /* A named plan must exist, as it must for a real run: the recorded
+     * passes stand in for it, and a typo should not pass unnoticed. */
+    if (req->n_passes == 1 && req->passes[0]->n_args == 0) {
+        Profeed__Profiler profiler = req->has_profiler && req->profiler != PROFEED__PROFILER__PROFILER_UNSPECIFIED
+                                         ? req->profiler
+                                     : strncmp(passes[0]->pass_key, "unitrace", 8) == 0 ? PROFEED__PROFILER__PROFILER_UNITRACE
+                                     : strncmp(passes[0]->pass_key, "vtune", 5) == 0    ? PROFEED__PROFILER__PROFILER_VTUNE
+                                                                                        : PROFEED__PROFILER__PROFILER_NCU;
+        pf_error_t err;
+        if (pass_plan_check_name(profiler, req->passes[0]->name, &err) != PF_OK) {
+            s_job_error(pipe, err.msg);
+            return;
+        }
+    }
     s_send_plan(pipe, run, (uint32_t) count, config->max_msg);
     for (size_t i = 0; i < count; i++) {
         if (!s_sleep(run, config->pass_delay_ms))

@@ -445,6 +445,31 @@ static const char *s_profiler_name(Profeed__Profiler p)
     }
 }
 
+pf_status_t pass_plan_check_name(Profeed__Profiler profiler, const char *name, pf_error_t *err)
+{
+    static const struct {
+        Profeed__Profiler profiler;
+        const char *name, *label;
+    } plans[] = {
+        {PROFEED__PROFILER__PROFILER_NCU, "core", "ncu"},
+        {PROFEED__PROFILER__PROFILER_NCU, "sol", "ncu"},
+        {PROFEED__PROFILER__PROFILER_NCU, "full", "ncu"},
+        {PROFEED__PROFILER__PROFILER_UNITRACE, "groups", "unitrace"},
+        {PROFEED__PROFILER__PROFILER_UNITRACE, "compute", "unitrace"},
+        {PROFEED__PROFILER__PROFILER_VTUNE, "gpu-hotspots", "vtune"},
+    };
+    const char *label = "this profiler";
+    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+        if (plans[i].profiler != profiler)
+            continue;
+        label = plans[i].label;
+        if (name && strcmp(plans[i].name, name) == 0)
+            return PF_OK;
+    }
+    return pf_error_set(err, PF_EBADINPUT, "pass plan \"%.64s\" does not exist for %s (plans: %s)",
+                        name ? name : "", label, pass_plan_names(profiler));
+}
+
 const char *pass_plan_names(Profeed__Profiler profiler)
 {
     switch (profiler) {

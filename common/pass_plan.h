@@ -86,6 +86,11 @@ const char *pass_plan_name(const pass_plan_t *self);
  * plan does not ask by name (sol, full) or does not exist. */
 const char *const *pass_plan_ncu_metrics(const char *plan);
 
+/* PF_OK when `name` is a named plan of `profiler`; else PF_EBADINPUT with
+ * the message pass_plan_new() gives (the plans there are). For a collector
+ * that builds no plan (replay), so a wrong name is refused the same way. */
+pf_status_t pass_plan_check_name(Profeed__Profiler profiler, const char *name, pf_error_t *err);
+
 /* The named plans of a profiler, comma-separated, for messages and --help. */
 const char *pass_plan_names(Profeed__Profiler profiler);
 

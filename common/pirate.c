@@ -4,7 +4,7 @@
 
 /* The guide's constants: liveness 3-5, pause from one interval doubling to
  * 32 (INTERVAL_INIT 1000 ms, INTERVAL_MAX 32000 ms). */
-#define BACKOFF_MAX_INTERVALS 32
+#define BACKOFF_MAX_INTERVALS PIRATE_BACKOFF_MAX_INTERVALS
 
 void pirate_start(pirate_t *self, int interval_ms, int liveness, int64_t now_ms)
 {

@@ -12,6 +12,10 @@
 
 #include <stdint.h>
 
+/* The longest pause between reconnects, in intervals (the guide's 32 of
+ * 1000 ms). A broker waiting for its workers to come back waits this long. */
+#define PIRATE_BACKOFF_MAX_INTERVALS 32
+
 typedef struct {
     int interval_ms;
     int liveness_max;

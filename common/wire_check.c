@@ -442,6 +442,22 @@ static pf_status_t s_check_pass_spec(const Profeed__PassSpec *spec, const char *
     return rc;
 }
 
+/* FeedbackShape: a share is a fraction, a text budget fits at least a
+ * feedback's header and its first kernel. */
+static pf_status_t s_check_shape(const Profeed__FeedbackShape *shape, const char *where, pf_error_t *err)
+{
+    if (shape->has_min_share && !(shape->min_share >= 0 && shape->min_share <= 1))
+        return s_fail(err, PF_EBADINPUT, where, "min_share", "%g is not a share of time in 0..1", shape->min_share);
+    if (shape->has_max_chars && shape->max_chars != 0 && shape->max_chars < WIRE_MIN_MAX_CHARS)
+        return s_fail(err, PF_EBADINPUT, where, "max_chars",
+                      "%u is too small: a feedback needs at least %d characters (0 = no limit)",
+                      (unsigned) shape->max_chars, WIRE_MIN_MAX_CHARS);
+    if (shape->has_max_chars && shape->max_chars != 0 && shape->has_text_format &&
+        shape->text_format == PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN)
+        return s_fail(err, PF_EBADINPUT, where, "max_chars", "bounds plain text only; Markdown is never cut");
+    return PF_OK;
+}
+
 static pf_status_t s_check_job_request(const Profeed__JobRequest *job, const char *where,
                                        pf_error_t *err)
 {
@@ -488,6 +504,10 @@ static pf_status_t s_check_job_request(const Profeed__JobRequest *job, const cha
     if (rc == PF_OK && job->filter) {
         s_path(path, sizeof path, "%s.filter", where);
         rc = s_check_filter(job->filter, path, err);
+    }
+    if (rc == PF_OK && job->shape) {
+        s_path(path, sizeof path, "%s.shape", where);
+        rc = s_check_shape(job->shape, path, err);
     }
     return rc;
 }
@@ -712,6 +732,10 @@ static pf_status_t s_check_dispatch(const Profeed__Dispatch *d, const char *wher
         if (rc == PF_OK && d->metadata) {
             s_path(path, sizeof path, "%s.metadata", where);
             rc = s_check_metadata(d->metadata, path, err);
+        }
+        if (rc == PF_OK && d->shape) {
+            s_path(path, sizeof path, "%s.shape", where);
+            rc = s_check_shape(d->shape, path, err);
         }
         return rc;
     default:

@@ -26,7 +26,8 @@ cp "$keys/agent1.key" "$keys/agents/"
 cp "$keys/c1.key" "$keys/collectors/"
 cp "$keys/a1.key" "$keys/analyzers/"
 
-farm_broker 'tcp://127.0.0.1:*' 'tcp://127.0.0.1:*' --curve-secret "$keys/broker.key_secret" \
+farm_ports curve 4
+farm_broker "tcp://127.0.0.1:${ports[0]}" "tcp://127.0.0.1:${ports[1]}" --curve-secret "$keys/broker.key_secret" \
   --agent-keys "$keys/agents" --collector-keys "$keys/collectors" --analyzer-keys "$keys/analyzers"
 worker() { # worker PROGRAM NAME KEY [flags]
   local prog=$1 name=$2 key=$3
@@ -83,7 +84,7 @@ check "a collector key cannot register as an analyzer" \
 rc=$?
 check "plaintext to a remote broker is refused, naming --insecure" \
   bash -c "[ $rc -eq 2 ] && grep -q -- --insecure '$dir/remote.out'"
-"$build/broker/profeed-broker" --agents 'tcp://0.0.0.0:*' --workers 'tcp://127.0.0.1:*' >"$dir/open.log" 2>&1 &
+"$build/broker/profeed-broker" --agents "tcp://0.0.0.0:${ports[2]}" --workers "tcp://127.0.0.1:${ports[3]}" >"$dir/open.log" 2>&1 &
 open_pid=$!
 pids+=("$open_pid")
 sleep 1

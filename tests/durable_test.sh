@@ -27,7 +27,7 @@ start_broker() { # start_broker AGENT_EP WORKER_EP [flags]
 restart_broker() { # restart_broker [flags]: kill -9, then the same ports and state
   kill -KILL "$broker_pid"
   wait "$broker_pid" 2>/dev/null
-  start_broker "$agent_ep" "$worker_ep" "$@"
+  start_broker "$agents" "$workers" "$@"
 }
 start_worker() { # start_worker collector|analyzer NAME [flags]
   local role=$1 name=$2
@@ -52,7 +52,11 @@ finished() { # finished JOB_ID: until the broker logs it finished
   return 1
 }
 
-start_broker "tcp://127.0.0.1:*" "tcp://127.0.0.1:*"
+# Fixed ports from outside the ephemeral range (farm_ports), the same for
+# every restart; two more for the brokers that must refuse to start.
+farm_ports durable 4
+agents=tcp://127.0.0.1:${ports[0]} workers=tcp://127.0.0.1:${ports[1]}
+start_broker "$agents" "$workers"
 start_worker collector c1 --pass-delay-ms 700
 start_worker analyzer a1
 sleep 1
@@ -115,14 +119,14 @@ check "every busy-refused job completes in the end" \
 # 4. A state folder that cannot be written.
 if [ "$(id -u)" -ne 0 ]; then
   mkdir -p "$dir/ro" && chmod 0500 "$dir/ro"
-  "$build/broker/profeed-broker" --agents 'tcp://127.0.0.1:*' --workers 'tcp://127.0.0.1:*' \
+  "$build/broker/profeed-broker" --agents "tcp://127.0.0.1:${ports[2]}" --workers "tcp://127.0.0.1:${ports[3]}" \
     --state-dir "$dir/ro/state" >"$dir/ro.log" 2>&1
   rc=$?
   check "a state folder that cannot be written stops the broker with the reason" \
     bash -c "[ $rc -ne 0 ] && grep -q 'cannot use the state folder .*Permission denied' '$dir/ro.log'"
 else
   : >"$dir/file"
-  "$build/broker/profeed-broker" --agents 'tcp://127.0.0.1:*' --workers 'tcp://127.0.0.1:*' \
+  "$build/broker/profeed-broker" --agents "tcp://127.0.0.1:${ports[2]}" --workers "tcp://127.0.0.1:${ports[3]}" \
     --state-dir "$dir/file/state" >"$dir/ro.log" 2>&1
   rc=$?
   check "a state folder that cannot be made stops the broker with the reason" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The farm with real processes on loopback: farm_test.sh BUILD_DIR REPLAY_MAP
 #
-# One broker (ephemeral ports), two replay collectors, two analyzers. Checks:
+# One broker (ports from farm_ports), two replay collectors, two analyzers. Checks:
 #  1. four concurrent agents, each gets the feedback of its own capture; a job
 #     submitted with progress = false gets no Progress messages (farm_watch);
 #  2. kill -9 of the collector running a job: the job completes on the other;
@@ -22,7 +22,7 @@ farm_scratch farm
 
 hb=(--heartbeat-ms 200 --liveness 3)
 start_broker() { # start_broker AGENT_EP WORKER_EP
-  farm_broker "$1" "$2" --metrics "tcp://127.0.0.1:*" --max-msg-mb 1 --max-attempts 3
+  farm_broker "$1" "$2" --metrics "tcp://127.0.0.1:${ports[2]}" --max-msg-mb 1 --max-attempts 3
   metrics_ep=$(sed -n 's|^metrics=tcp://||p' "$dir/endpoints")
 }
 start_collector() { # start_collector NAME
@@ -57,7 +57,11 @@ busy_worker() { # busy_worker ROLE: worker_id of a busy worker of that role
     sed 's/.*"worker_id":"\([^"]*\)".*/\1/' | head -1
 }
 
-start_broker "tcp://127.0.0.1:*" "tcp://127.0.0.1:*"
+# Fixed ports from outside the ephemeral range (farm_ports): agents, workers,
+# metrics; the restart (6.) binds the same ones again.
+farm_ports farm 3
+agents=tcp://127.0.0.1:${ports[0]} workers=tcp://127.0.0.1:${ports[1]}
+start_broker "$agents" "$workers"
 start_collector c1
 start_collector c2
 start_analyzer a1
@@ -158,8 +162,7 @@ check "profeed status --json has the counters" \
 # 6. Broker restart on the same ports.
 kill -KILL "$broker_pid"
 wait "$broker_pid" 2>/dev/null
-rm -f "$dir/endpoints"
-start_broker "$agent_ep" "$worker_ep"
+start_broker "$agents" "$workers"
 check "after a broker restart the workers register again" wait_workers 4
 submit after_restart full
 wait "$job_after_restart"; rc=$?

@@ -45,8 +45,11 @@ kill_hard() { # kill_hard PID
   wait "$1" 2>/dev/null
 }
 
-start_broker "tcp://127.0.0.1:*" "tcp://127.0.0.1:*"
-[ -n "$agent_ep" ] || { echo "FAIL - the broker did not start"; fail=1; exit 1; }
+# Fixed ports from outside the ephemeral range (farm_ports): every restart
+# binds the same two again.
+farm_ports fault 2
+agents=tcp://127.0.0.1:${ports[0]} workers=tcp://127.0.0.1:${ports[1]}
+start_broker "$agents" "$workers"
 start_collector c1
 start_collector c2
 start_analyzer a1
@@ -56,6 +59,14 @@ start_analyzer a2
 "$build/bench/farm_load" --endpoint "$agent_ep" --agents 4 --jobs $((jobs / 4)) --warmup 0 --wait-s 300 \
   --expect "1. atomic_hist" -- kernels all >"$dir/load.out" 2>"$dir/load.err" &
 load_pid=$!
+pids+=("$load_pid")
+# Any part gone on its own (a restart that did not come up) ends the test at
+# once: the load would only wait out its --wait-s.
+all_alive() {
+  farm_alive "$broker_pid" broker
+  local name
+  for name in c1 c2 a1 a2; do eval "farm_alive \$pid_$name $name"; done
+}
 
 # Kill one part every 0.7 to 2.2 s while the load runs, each kind at least
 # twice, in a random order.
@@ -65,12 +76,13 @@ while kill -0 "$load_pid" 2>/dev/null && [ "$kills" -lt 12 ]; do
   sleep "$(printf '0.%d' $((7 + RANDOM % 9)))"
   [ $((RANDOM % 3)) -eq 0 ] && sleep 0.6
   kill -0 "$load_pid" 2>/dev/null || break
+  all_alive
   if [ "$kills" -lt ${#victims[@]} ]; then victim=${victims[$kills]}; else victim=${victims[$((RANDOM % 3))]}; fi
   case $victim in
   broker)
     kill_hard "$broker_pid"
     sleep "0.$((RANDOM % 5))"
-    start_broker "$agent_ep" "$worker_ep"
+    start_broker "$agents" "$workers"
     ;;
   collector)
     name=c$((1 + RANDOM % 2))
@@ -87,6 +99,10 @@ while kill -0 "$load_pid" 2>/dev/null && [ "$kills" -lt 12 ]; do
   echo "# $(date +%T.%N | cut -c1-12) killed and restarted the $victim ($kills)"
 done
 
+while kill -0 "$load_pid" 2>/dev/null; do
+  all_alive
+  sleep 0.2
+done
 wait "$load_pid"
 rc=$?
 cat "$dir/load.out"

@@ -33,7 +33,8 @@ if [ "$(id -u)" -eq 0 ]; then
   chmod 0777 "$dir/work"
 fi
 
-farm_broker 'tcp://127.0.0.1:*' 'tcp://127.0.0.1:*'
+farm_ports sandbox 2
+farm_broker "tcp://127.0.0.1:${ports[0]}" "tcp://127.0.0.1:${ports[1]}"
 PATH="$dir/bin:$PATH" "$build/collector/profeed-collector" --broker "$worker_ep" --gpu "Test GPU:sm_90" \
   --allow-programs sh --file-limit-mb 1 --cpu-limit-s 1 --pass-timeout-s 2 --attempts 1 --workdir "$dir/work" \
   "${as_user[@]}" "${hb[@]}" >>"$dir/collector.log" 2>&1 &

@@ -33,14 +33,21 @@ static const config_action_t s_actions[] = {
     {.name = "print-plan", .arg = "PLAN", .help = "print a plan and exit"},
 };
 
-static char s_path[64];
+static char s_path[256];
+/* Every file a test wrote, removed when it ends (a test may write several). */
+static char s_written[64][256];
+static size_t s_written_count;
 
-/* Writes `text` to a fresh temporary file; its path is s_path. */
+/* Writes `text` to a fresh temporary file (in $TMPDIR, else /tmp); its path
+ * is s_path, and the test's teardown removes it. */
 static const char *s_write_cfg(const char *text)
 {
-    snprintf(s_path, sizeof s_path, "/tmp/pf_test_config_XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(s_path, sizeof s_path, "%s/pf_test_config_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    cr_assert_lt(s_written_count, sizeof s_written / sizeof s_written[0]);
     int fd = mkstemp(s_path);
     cr_assert_geq(fd, 0);
+    memcpy(s_written[s_written_count++], s_path, sizeof s_path);
     size_t len = strlen(text);
     cr_assert_eq(write(fd, text, len), (ssize_t) len);
     close(fd);
@@ -49,8 +56,9 @@ static const char *s_write_cfg(const char *text)
 
 static void s_teardown(void)
 {
-    if (s_path[0])
-        unlink(s_path);
+    for (size_t i = 0; i < s_written_count; i++)
+        unlink(s_written[i]);
+    s_written_count = 0;
     unsetenv("PROFEED_TESTPROG_SLOTS");
     unsetenv("PROFEED_TESTPROG_RATIO");
     unsetenv("PROFEED_TESTPROG_PYTHON");
@@ -58,6 +66,7 @@ static void s_teardown(void)
 }
 
 TestSuite(config, .fini = s_teardown);
+TestSuite(config_programs, .fini = s_teardown);
 
 static config_t *s_new(void)
 {
@@ -419,6 +428,7 @@ Test(config_programs, broker_reads_its_sample_and_its_defaults_are_the_librarys)
     cr_expect_eq((size_t) s_num(tree, "max-retained-mb") * 1024 * 1024, d.max_retained_bytes);
     cr_expect_eq(s_num(tree, "max-queued"), d.max_queued);
     cr_expect_eq(s_num(tree, "max-agent-jobs"), d.max_agent_jobs);
+    cr_expect_eq(s_num(tree, "bind-retry-ms"), d.bind_retry_ms);
     zconfig_destroy(&tree);
 }
 
@@ -459,7 +469,7 @@ Test(config_programs, a_program_refuses_a_bad_file_with_exit_two_and_says_where)
              s_write_cfg("max-jobs = 2\nliveness = many\n"));
     char *out;
     cr_expect_eq(s_run(cmd, &out), 2);
-    char want[256];
+    char want[512];
     snprintf(want, sizeof want, "profeed-analyzer: %s:2: liveness needs a whole number in 1..100, got \"many\"\n",
              s_path);
     cr_expect_str_eq(out, want);

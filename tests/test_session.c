@@ -185,3 +185,47 @@ Test(session, a_session_runs_once)
     cr_assert_eq(profeed_session_abi(), 1);
     profeed_session_destroy(&s);
 }
+
+Test(session, a_text_budget_too_small_or_for_json_is_refused)
+{
+    profeed_session_t *s = profeed_session_new();
+    cr_assert_not_null(s);
+    cr_assert_eq(profeed_session_set(s, "max_chars", "100"), PROFEED_OK);
+    s_add_fixture(s, "ncu.000", NCU "full_raw.csv", "ncu_report.csv");
+    cr_assert_eq(profeed_session_run(s), PROFEED_BAD_INPUT);
+    cr_assert_not_null(strstr(profeed_session_error(s), "max chars 100 is too small"), "%s", profeed_session_error(s));
+    profeed_session_destroy(&s);
+
+    s = profeed_session_new();
+    cr_assert_not_null(s);
+    cr_assert_eq(profeed_session_set(s, "max_chars", "500"), PROFEED_OK);
+    cr_assert_eq(profeed_session_set(s, "format", "json"), PROFEED_OK);
+    s_add_fixture(s, "ncu.000", NCU "full_raw.csv", "ncu_report.csv");
+    cr_assert_eq(profeed_session_run(s), PROFEED_BAD_INPUT);
+    cr_assert_not_null(strstr(profeed_session_error(s), "never cut"));
+    profeed_session_destroy(&s);
+}
+
+/* A share the caller sets is kept strictly: no kernel of this capture takes
+ * 90% of the time, so none is analyzed, where the default share (and a
+ * lenient one) still analyzes the busiest. */
+Test(session, a_share_set_is_strict_unless_said)
+{
+    const char *shares[][2] = {{"0.9", NULL}, {"0.9", "0"}};
+    char *outs[2];
+    for (int i = 0; i < 2; i++) {
+        profeed_session_t *s = profeed_session_new();
+        cr_assert_not_null(s);
+        cr_assert_eq(profeed_session_set(s, "min_share", shares[i][0]), PROFEED_OK);
+        if (shares[i][1])
+            cr_assert_eq(profeed_session_set(s, "min_share_strict", shares[i][1]), PROFEED_OK);
+        s_add_fixture(s, "ncu.000", NCU "full_raw.csv", "ncu_report.csv");
+        cr_assert_eq(profeed_session_run(s), PROFEED_OK, "%s", profeed_session_error(s));
+        outs[i] = strdup(profeed_session_output(s));
+        profeed_session_destroy(&s);
+    }
+    cr_assert_null(strstr(outs[0], "\n1. "), "%s", outs[0]);
+    cr_assert_not_null(strstr(outs[1], "\n1. "), "%s", outs[1]);
+    free(outs[0]);
+    free(outs[1]);
+}

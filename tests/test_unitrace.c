@@ -96,7 +96,10 @@ Test(unitrace, each_kernel_gets_the_verdict_it_was_built_for)
     cr_expect_str_eq(triad->category, "memory_bound");
     cr_expect_str_eq(softmax->category, "balanced");
     cr_expect_str_eq(transpose->category, "slm_bank_conflicts");
-    cr_expect_float_eq(gemm->importance, 82, 1, "ALU0 at 82%% of 456 instr/ns");
+    /* Issue #14: importance is the estimated gain; a bound's gain is its
+     * headroom. ALU0 at 82% of 456 instr/ns leaves 18% (it read 82 before). */
+    cr_expect_float_eq(gemm->importance, 18, 1, "ALU0 at 82%% of 456 instr/ns");
+    cr_expect_str_eq(gemm->source, "profeed:headroom");
     cr_expect(s_evidence_has(triad, "400.0 GB/s = 88% of 456 GB/s"));
     cr_expect(s_evidence_has(transpose, "60% of"), "SLM conflict rate from MemoryProfile");
     /* Balanced still gets its breakdown (the seed prints nothing there). */
@@ -197,7 +200,9 @@ Test(unitrace, sampling_mode_averages_samples_and_never_calls_the_interval_a_tim
     }
     const fb_finding_t *gemm = s_first(fb, "gemm_fp32", NULL);
     cr_expect_str_eq(gemm->category, "compute_bound");
-    cr_expect_float_eq(gemm->importance, 82, 0.5, "the mean of 78.7, 82, 85.3");
+    /* Issue #14: importance is the gain, here the headroom of ALU0 at the
+     * mean of 78.7, 82, 85.3 (the test read 82 before). */
+    cr_expect_float_eq(gemm->importance, 18, 0.5, "the mean of 78.7, 82, 85.3");
     cr_expect_str_eq(s_first(fb, "stream_triad", NULL)->category, "memory_bound");
     cr_expect(s_note_has(fb, "sampling interval"));
     char *text = render_text(fb, 0);
@@ -423,4 +428,180 @@ Test(select, vtune_files_are_detected_and_ocl_defaults_to_vtune)
     input.profiler = "ncu";
     cr_expect_eq(analyzer_run(&input, &options, &fb, &err), PF_EBADINPUT, "ncu is no OpenCL profiler");
     cr_expect_not_null(strstr(err.msg, "Available profilers for 'ocl'"), "%s", err.msg);
+}
+
+/* ----- the models of issue #14 (docs/intel.md, "Models") --------------------- */
+
+static const fb_finding_t *s_category(const feedback_t *fb, size_t kernel, const char *category)
+{
+    for (size_t i = 0; i < feedback_finding_count(fb); i++)
+        if (feedback_finding(fb, i)->kernel == kernel && strcmp(feedback_finding(fb, i)->category, category) == 0)
+            return feedback_finding(fb, i);
+    return NULL;
+}
+
+/* Issue #14's sampling case: 60% of SLM accesses conflict. Counting bytes SLM
+ * is at 62% and ALU0 at 66%, so the old verdict was compute-bound; with a
+ * replay per conflict SLM is busy 99% of the time, and removing the replays
+ * (0.6/1.6 of its work) drops the busiest unit from 99% to ALU0's 66%. */
+Test(unitrace_models, sampled_conflicts_on_a_busy_slm_come_first)
+{
+    const char *paths[] = {INTEL "unitrace_ocl_sampling_slm/trace.metrics.53001",
+                           INTEL "unitrace_ocl_sampling_slm/trace.metrics.53002",
+                           INTEL "unitrace_ocl_sampling_slm/trace.metrics.53003"};
+    feedback_t *fb = s_run(paths, 3, "Arc B580", false);
+    cr_assert_eq(feedback_kernel_count(fb), 1);
+    const fb_finding_t *first = s_first(fb, "slm_tile_reduce", NULL);
+    cr_assert_not_null(first);
+    cr_expect_str_eq(first->category, "slm_bank_conflicts", "%s", first->title);
+    cr_expect(first->primary);
+    cr_expect_str_eq(first->source, "profeed:slm_replays");
+    cr_expect_float_eq(first->importance, 99.2 - 66, 0.5);
+    cr_expect_float_eq(first->speedup, first->importance, 1e-9);
+    const fb_finding_t *bound = s_category(fb, 0, "slm_bound");
+    cr_assert_not_null(bound, "the SLM bound is still said, with its headroom");
+    cr_expect_lt(bound->importance, 2);
+    feedback_destroy(&fb);
+}
+
+/* In a latency-bound kernel (transpose_slm: nothing above 48%, XVEs stalled
+ * 48%) the replays lengthen the SLM accesses the threads wait on: gain =
+ * 48% stalled x SLM's 96% share of the bytes x 0.6/1.6 of SLM time. That
+ * accounts for the waiting, so no generic latency finding is added. */
+Test(unitrace_models, conflicts_in_a_latency_bound_kernel_are_sized_by_the_waiting)
+{
+    feedback_t *fb = s_run(s_b580_files, 6, "Arc B580", false);
+    const fb_finding_t *f = s_first(fb, "transpose_slm", "test_benchmark[256]");
+    cr_assert_not_null(f);
+    cr_expect_str_eq(f->category, "slm_bank_conflicts");
+    cr_expect_str_eq(f->source, "profeed:slm_replay_latency");
+    cr_expect_float_eq(f->importance, 100 * 0.48 * (2700.0 / 2810.0) * (0.6 / 1.6), 0.3);
+    for (size_t i = 0; i < feedback_finding_count(fb); i++)
+        cr_expect_str_neq(feedback_finding(fb, i)->category, "latency_bound");
+    feedback_destroy(&fb);
+}
+
+/* A job from inline tables: ComputeBasic, VectorEngineProfile and optionally
+ * VectorEngineStalls, one row each. */
+static feedback_t *s_inline3(const char *cb, const char *vep, const char *ves)
+{
+    unitrace_job_t *job = unitrace_job_new();
+    pf_error_t err;
+    cr_assert_eq(unitrace_job_add(job, "unitrace.000", "trace.metrics.1", cb, strlen(cb), &err), PF_OK, "%s", err.msg);
+    cr_assert_eq(unitrace_job_add(job, "unitrace.001", "trace.metrics.2", vep, strlen(vep), &err), PF_OK, "%s", err.msg);
+    if (ves)
+        cr_assert_eq(unitrace_job_add(job, "unitrace.002", "trace.metrics.3", ves, strlen(ves), &err), PF_OK, "%s",
+                     err.msg);
+    analysis_options_t options;
+    analysis_options_default(&options);
+    feedback_t *fb = unitrace_analyze(job, &options, NULL); /* no roofs: the counters' own utilizations */
+    unitrace_job_destroy(&job);
+    return fb;
+}
+
+static feedback_t *s_inline(const char *cb, const char *vep) { return s_inline3(cb, vep, NULL); }
+
+#define CB_COLS "Kernel,GlobalInstanceId,SubDeviceId,GpuTime[ns],XVE_ACTIVE[%],XVE_STALL[%],"             \
+                "XVE_INST_EXECUTED_ALU0_ALL[events],XVE_INST_EXECUTED_ALU1_ALL[events],"                  \
+                "XVE_INST_EXECUTED_ALU0_ALL_UTILIZATION[%],XVE_INST_EXECUTED_ALU1_ALL_UTILIZATION[%],"    \
+                "XVE_INST_EXECUTED_ALU2_ALL_UTILIZATION[%]\n"
+#define VEP_COLS "Kernel,GlobalInstanceId,SubDeviceId,GpuTime[ns],XVE_INST_EXECUTED_ALU0_ALL[events],"    \
+                 "XVE_INST_EXECUTED_ALU1_ALL[events],XVE_INST_EXECUTED_ALU2_ALL[events],"                 \
+                 "XVE_INST_EXECUTED_FP16[events],XVE_INST_EXECUTED_FP32[events],"                         \
+                 "XVE_INST_EXECUTED_FP64[events],XVE_INST_EXECUTED_XMX_INT8[events],"                     \
+                 "XVE_THREADS_OCCUPANCY_ALL[%]\n"
+
+/* 20% occupancy, stalled 45%, nothing above 20% busy: more threads fill the
+ * 75% of the time no pipe issues, up to min(100/20, 80/20) = 4x. The old
+ * verdict was latency_bound (stalled >= 40%) with occupancy second. */
+Test(unitrace_models, low_occupancy_in_a_latency_bound_kernel_comes_first)
+{
+    const char *cb = CB_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,25,45,1000,500,20,10,0\n\n";
+    const char *vep = VEP_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,1000,500,0,0,1000,0,0,20\n\n";
+    feedback_t *fb = s_inline(cb, vep);
+    cr_assert_eq(feedback_kernel_count(fb), 1);
+    const fb_finding_t *first = s_first(fb, "k", NULL);
+    cr_assert_not_null(first);
+    cr_expect_str_eq(first->category, "low_occupancy", "%s", first->title);
+    cr_expect_str_eq(first->source, "profeed:threads_in_flight");
+    cr_expect_float_eq(first->importance, 100 * 0.75 * 0.75, 1e-6);
+    cr_expect_null(s_category(fb, 0, "latency_bound"), "occupancy accounts for the waiting");
+    feedback_destroy(&fb);
+}
+
+/* FP64 is half of ALU1's instructions on an ALU1 at 80%: in FP32 those slots
+ * move to ALU0 (10% -> 50%) and ALU1 drops to 40%, so the busiest unit drops
+ * from 80% to 50%: a 30% gain, ahead of the bound's 20% headroom. */
+Test(unitrace_models, fp64_on_a_busy_alu1_is_sized_by_the_pipe_drop)
+{
+    const char *cb = CB_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,90,5,1000,8000,10,80,0\n\n";
+    const char *vep = VEP_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,1000,8000,0,0,1000,4000,0,90\n\n";
+    feedback_t *fb = s_inline(cb, vep);
+    const fb_finding_t *first = s_first(fb, "k", NULL);
+    cr_assert_not_null(first);
+    cr_expect_str_eq(first->category, "fp64", "%s", first->title);
+    cr_expect_str_eq(first->source, "profeed:pipe_work");
+    cr_expect_float_eq(first->importance, 30, 1e-6);
+    const fb_finding_t *bound = s_category(fb, 0, "compute_bound");
+    cr_assert_not_null(bound);
+    cr_expect_float_eq(bound->importance, 20, 1e-6, "ALU1's headroom");
+    feedback_destroy(&fb);
+}
+
+#define VES_COLS "Kernel,GlobalInstanceId,SubDeviceId,GpuTime[ns],XVE_STALL[%],XVE_STALL_SBID[%],"            \
+                 "XVE_STALL_SENDWR[%],XVE_STALL_ALUWR[%],XVE_STALL_PIPESTALL[%],XVE_STALL_BARRIER[%],"    \
+                 "XVE_STALL_INSTFETCH[%],XVE_STALL_CONTROL[%],XVE_STALL_OTHER[%]\n"
+
+/* VectorEngineStalls splits XVE_STALL: a latency-bound kernel stalled 50% of
+ * the time, 60% of it at barriers, gains 30% from fewer barriers, ahead of
+ * the generic latency verdict the kernel got before the group was read. */
+Test(unitrace_models, barrier_stalls_in_a_latency_bound_kernel_are_sized_by_their_time)
+{
+    const char *cb = CB_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,40,50,1000,500,30,10,0\n\n";
+    const char *vep = VEP_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,1000,500,0,0,1000,0,0,90\n\n";
+    const char *ves = VES_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,50,10,5,3,2,30,0,0,0\n\n";
+    feedback_t *fb = s_inline3(cb, vep, ves);
+    const fb_finding_t *first = s_first(fb, "k", NULL);
+    cr_assert_not_null(first);
+    cr_expect_str_eq(first->category, "barrier_stalls", "%s", first->title);
+    cr_expect_str_eq(first->source, "profeed:stall_time");
+    cr_expect_float_eq(first->importance, 50 * 30.0 / 50, 1e-6);
+    cr_expect_null(s_category(fb, 0, "latency_bound"), "the barriers account for the waiting");
+    const fb_finding_t *send = s_category(fb, 0, "memory_latency");
+    cr_assert_not_null(send);
+    cr_expect_float_eq(send->importance, 50 * 15.0 / 50, 1e-6, "SBID + SENDWR");
+    feedback_destroy(&fb);
+}
+
+/* On a compute-bound kernel (ALU1 80%) waits on a busy pipe are the bound
+ * showing through: evidence on the bound, not a finding; waits on sends are
+ * a cause, less the 80% the pipe covers. */
+Test(unitrace_models, pipe_stalls_on_a_compute_bound_kernel_are_its_symptom)
+{
+    const char *cb = CB_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,85,15,1000,8000,10,80,0\n\n";
+    const char *vep = VEP_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,1000,8000,0,0,1000,0,0,90\n\n";
+    const char *ves = VES_COLS "\"k[SIMD16 {64; 1; 1} {64; 1; 1}]\",1,0,100000,15,5,0,5,20,0,0,0,0\n\n";
+    feedback_t *fb = s_inline3(cb, vep, ves);
+    const fb_finding_t *first = s_first(fb, "k", NULL);
+    cr_assert_not_null(first);
+    cr_expect_str_eq(first->category, "compute_bound");
+    cr_expect(s_evidence_has(first, "a busy pipe 20.0% (the bound showing through)"));
+    cr_expect_null(s_category(fb, 0, "dependency_stalls"));
+    feedback_destroy(&fb);
+}
+
+/* The real PVC row: one work-group of 4 x 2 work-items on a 128-Xe-core Max
+ * 1550. It read low_occupancy (0% of the thread slots); more threads per
+ * core cannot help when 127 cores have no work-group at all. */
+Test(unitrace_models, a_grid_smaller_than_the_gpu_is_a_small_grid)
+{
+    const char *paths[] = {INTEL "unitrace_pvc/trace.metrics.1799860", INTEL "unitrace_pvc/trace.metrics.1799853"};
+    feedback_t *fb = s_run(paths, 2, "Intel(R) Data Center GPU Max 1550", false);
+    const fb_finding_t *first = s_first(fb, "binary_test", NULL);
+    cr_assert_not_null(first);
+    cr_expect_str_eq(first->category, "small_grid", "%s", first->title);
+    cr_expect_str_eq(first->source, "profeed:idle_cores");
+    cr_expect_float_eq(first->importance, 100 * (1 - 1.0 / 128), 1e-6);
+    cr_expect_null(s_category(fb, 0, "low_occupancy"), "the launch, not the occupancy, is the limit");
+    feedback_destroy(&fb);
 }

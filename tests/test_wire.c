@@ -1655,3 +1655,33 @@ Test(wire_reject, tags_and_lengths_over_five_bytes_are_refused_by_every_decoder)
     cr_assert_not_null(m, "protobuf-c reads five bytes too");
     protobuf_c_message_free_unpacked(m, NULL);
 }
+
+Test(wire_reject, a_feedback_shape_outside_its_ranges_is_refused)
+{
+    job_fixture_t f;
+    s_job_init(&f, true);
+    Profeed__FeedbackShape shape;
+    profeed__feedback_shape__init(&shape);
+    f.job.shape = &shape;
+    shape.has_min_share = 1, shape.min_share = 1.5;
+    s_expect_refused(&f.job.base, PF_EBADINPUT, "JobRequest.shape.min_share", "share of time in 0..1");
+    shape.min_share = 0.2;
+    shape.has_max_chars = 1, shape.max_chars = 1;
+    s_expect_refused(&f.job.base, PF_EBADINPUT, "JobRequest.shape.max_chars", "too small");
+    shape.max_chars = 2000;
+    shape.has_text_format = 1, shape.text_format = PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN;
+    s_expect_refused(&f.job.base, PF_EBADINPUT, "JobRequest.shape.max_chars", "Markdown is never cut");
+    /* In range: packs, and comes back whole. */
+    shape.text_format = PROFEED__TEXT_FORMAT__TEXT_FORMAT_PLAIN;
+    shape.has_top = 1, shape.top = 3;
+    pf_error_t err = {0};
+    size_t size = 0;
+    uint8_t *bytes = wire_job_request_pack(&f.job, WIRE_MAX_MSG, &size, &err);
+    cr_assert_not_null(bytes, "%s", err.msg);
+    Profeed__JobRequest *out = wire_job_request_unpack(bytes, size, WIRE_MAX_MSG, &err);
+    cr_assert_not_null(out, "%s", err.msg);
+    cr_expect(out->shape && out->shape->max_chars == 2000 && out->shape->top == 3 && out->shape->min_share == 0.2);
+    wire_job_request_destroy(&out);
+    free(bytes);
+    s_job_fini(&f);
+}

@@ -8,6 +8,10 @@
 typedef struct {
     /* Analyze kernels that take at least this share of profiled time (0..1). */
     double min_share;
+    /* false (the default share): the busiest kernel is analyzed even below
+     * min_share, so a run of many small kernels still gets feedback. true
+     * (a share the user chose): kept strictly, and what it left out is said. */
+    bool min_share_strict;
     /* At most this many kernels (0: no cap); the largest shares win. */
     size_t top;
     /* unitrace: analyze every benchmark window, not just the median and the

@@ -68,16 +68,18 @@ const char *analyzer_detect(const analyzer_file_t *files, size_t count)
 {
     char head[4096];
     for (size_t i = 0; i < count; i++) {
+        /* What a file holds decides before its name: KernelFoundry's VTune
+         * output is vtune_counters.json, and unitrace's timelines are .json too. */
+        size_t n = s_head(&files[i], head, sizeof head);
+        if (s_contains(head, n, "GpuTime[ns]") || s_contains(head, n, "\"traceEvents\""))
+            return "unitrace";
+        if (vtune_report_sniff(head, n))
+            return "vtune";
         const char *name = files[i].name ? files[i].name : (files[i].path ? files[i].path : "");
         size_t nlen = strlen(name);
         if (strstr(name, ".metrics.") || (nlen > 5 && strcmp(name + nlen - 5, ".json") == 0))
             return "unitrace";
         if (strstr(name, "vtune"))
-            return "vtune";
-        size_t n = s_head(&files[i], head, sizeof head);
-        if (s_contains(head, n, "GpuTime[ns]") || s_contains(head, n, "\"traceEvents\""))
-            return "unitrace";
-        if (vtune_report_sniff(head, n))
             return "vtune";
     }
     return "ncu";
@@ -278,6 +280,18 @@ static pf_status_t s_run_unitrace(const analyzer_input_t *input, const analysis_
         if (rc == PF_OK)
             rc = unitrace_job_add(job, file->pass_key, name, bytes, len, err);
         free(bytes);
+    }
+    if (rc == PF_OK && unitrace_job_pass_count(job) == 0 && input->count > 0) {
+        /* Nothing was unitrace output: the wrong profiler, not a run that
+         * profiled no kernel. */
+        const analyzer_file_t *file = &input->files[0];
+        const char *looks = analyzer_detect(input->files, input->count);
+        rc = pf_error_set(err, PF_EBADINPUT,
+                          "%s: not unitrace output (neither a metrics table trace.metrics.<pid> nor a chrome "
+                          "timeline .json)%s%s%s",
+                          file->name ? file->name : (file->path ? file->path : "input"),
+                          strcmp(looks, "unitrace") ? "; it looks like " : "",
+                          strcmp(looks, "unitrace") ? looks : "", strcmp(looks, "unitrace") ? " output" : "");
     }
     if (rc == PF_OK) {
         unitrace_device_t device = {input->device, input->pci_id, input->cpu_model};

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text_cut.h"
+
 /* Bounds on lists fed by untrusted input (one note per bad row would grow
  * without limit). */
 #define LIST_MAX 64
@@ -32,6 +34,7 @@ struct feedback_t {
     char reference_profiler[16];
     size_t reference_kernels;
     double reference_time_ns;
+    bool replayed;
     json_t *collated;
 };
 
@@ -219,10 +222,14 @@ void finding_add_evidence(fb_finding_t *finding, const char *metric, double valu
     snprintf(ev->metric, sizeof ev->metric, "%s", metric ? metric : "");
     ev->value = value;
     snprintf(ev->unit, sizeof ev->unit, "%s", unit ? unit : "");
+    /* Formatted whole, then cut for a reader if it is longer than the field. */
+    char text[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ev->text, sizeof ev->text, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    text_cut(text, sizeof ev->text - 1, NULL);
+    memcpy(ev->text, text, strlen(text) + 1);
 }
 
 static int s_finding_cmp(const void *a, const void *b)
@@ -321,3 +328,13 @@ void feedback_set_collated(feedback_t *self, json_t *collated)
 }
 
 json_t *feedback_collated(const feedback_t *self) { return self->collated; }
+
+void feedback_set_replayed(feedback_t *self, bool replayed)
+{
+    self->replayed = replayed;
+}
+
+bool feedback_replayed(const feedback_t *self)
+{
+    return self->replayed;
+}

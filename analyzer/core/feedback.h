@@ -133,6 +133,11 @@ void feedback_set_reference(feedback_t *self, const char *profiler, size_t kerne
 /* False when the job had no reference profile. */
 bool feedback_reference(const feedback_t *self, const char **profiler, size_t *kernels, double *time_ns);
 
+/* The profile was replayed from a recorded capture, not measured for this
+ * job (a replay collector): every renderer says so first. */
+void feedback_set_replayed(feedback_t *self, bool replayed);
+bool feedback_replayed(const feedback_t *self);
+
 /* The collated data the findings came from (profiler-specific JSON), owned. */
 void feedback_set_collated(feedback_t *self, json_t *collated);
 json_t *feedback_collated(const feedback_t *self);

@@ -9,11 +9,22 @@
 
 #include "feedback.h"
 
+/* The smallest text budget that holds a header and a first kernel; callers
+ * refuse smaller ones (wire_check.h: WIRE_MIN_MAX_CHARS is the same). */
+#define RENDER_MIN_CHARS 200
+
 /* `max_chars` 0 means no limit; otherwise the least important findings are
  * left out until the text fits, and what was left out is said. */
 char *render_text(const feedback_t *fb, size_t max_chars);
 char *render_json(const feedback_t *fb, bool with_collated);
 char *render_markdown(const feedback_t *fb);
+
+/* Shared by the renderers: what was profiled ("9 launches, 27.18 ms
+ * profiled", or for metric sampling "13 samples (...)"), and how this
+ * version's GPU time compares with the reference's ("" when unknown;
+ * returns `out`). */
+void render_profiled(const feedback_t *fb, char *out, size_t cap);
+const char *render_reference_verdict(double own_ns, double reference_ns, char *out, size_t cap);
 
 /* Shared by the renderers: "1.23 ms", "850 us", "12.0 s". */
 void render_duration(double ns, char *out, size_t cap);

@@ -173,6 +173,8 @@ char *render_json(const feedback_t *fb, bool with_collated)
     s_string(&tb, feedback_status_name(feedback_status(fb)));
     s_key(&tb, 1, "device", false);
     s_string(&tb, feedback_device(fb));
+    s_key(&tb, 1, "replayed", false);
+    textbuf_append(&tb, feedback_replayed(fb) ? "true" : "false");
     s_key(&tb, 1, "summary", false);
     textbuf_printf(&tb, "{\"kernels_profiled\": %zu, \"launches_profiled\": %zu, "
                         "\"kernels_analyzed\": %zu, \"total_time_ns\": ",

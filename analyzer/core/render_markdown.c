@@ -23,14 +23,15 @@ char *render_markdown(const feedback_t *fb)
 {
     textbuf_t tb;
     textbuf_init(&tb);
-    char total[32];
-    render_duration(feedback_total_time_ns(fb), total, sizeof total);
+    char profiled[96];
+    render_profiled(fb, profiled, sizeof profiled);
     textbuf_append(&tb, "# profeed feedback\n\n");
+    if (feedback_replayed(fb))
+        textbuf_append(&tb, "**Replayed** from a recorded capture, not measured now.\n\n");
     textbuf_printf(&tb, "- Profiler: %s\n- Device: ", feedback_profiler(fb));
     s_cell(&tb, feedback_device(fb)[0] ? feedback_device(fb) : "unknown");
-    textbuf_printf(&tb, "\n- Status: **%s**\n- Profiled: %zu kernels, %zu launches, %s\n",
-                   feedback_status_name(feedback_status(fb)), feedback_total_kernels(fb),
-                   feedback_total_launches(fb), total);
+    textbuf_printf(&tb, "\n- Status: **%s**\n- Profiled: %zu kernels, %s\n",
+                   feedback_status_name(feedback_status(fb)), feedback_total_kernels(fb), profiled);
     for (size_t i = 0; i < feedback_error_count(fb); i++) {
         textbuf_append(&tb, "- Error: ");
         s_cell(&tb, feedback_error(fb, i));

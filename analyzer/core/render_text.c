@@ -4,7 +4,11 @@
 #include <string.h>
 
 #include "render.h"
+#include "text_cut.h"
 #include "textbuf.h"
+#include "wire_check.h"
+
+_Static_assert(RENDER_MIN_CHARS == WIRE_MIN_MAX_CHARS, "the renderer and the wire agree on the smallest budget");
 
 /* Evidence lines shown per finding in text; JSON carries all of them. */
 #define TEXT_EVIDENCE 4
@@ -36,16 +40,55 @@ static const char *s_profiler_name(const char *profiler)
     return profiler;
 }
 
+void render_profiled(const feedback_t *fb, char *out, size_t cap)
+{
+    size_t launches = feedback_total_launches(fb);
+    double total = feedback_total_time_ns(fb);
+    if (!isnan(total)) {
+        char time[32];
+        render_duration(total, time, sizeof time);
+        snprintf(out, cap, "%zu launch%s, %s profiled", launches, launches == 1 ? "" : "es", time);
+        return;
+    }
+    /* Metric sampling counts samples, not times: each kernel has a share of
+     * samples and no duration. */
+    bool sampled = feedback_kernel_count(fb) > 0;
+    for (size_t k = 0; k < feedback_kernel_count(fb); k++) {
+        const fb_kernel_t *kernel = feedback_kernel_const(fb, k);
+        sampled &= isnan(kernel->time_ns) && !isnan(kernel->share);
+    }
+    if (sampled)
+        snprintf(out, cap, "%zu sample%s (metric sampling: shares of samples, no kernel times)", launches,
+                 launches == 1 ? "" : "s");
+    else
+        snprintf(out, cap, "%zu launch%s, no kernel time measured", launches, launches == 1 ? "" : "es");
+}
+
+const char *render_reference_verdict(double own_ns, double reference_ns, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (isnan(own_ns) || isnan(reference_ns) || reference_ns <= 0)
+        return out;
+    double ratio = own_ns / reference_ns;
+    /* Shown with two decimals: what rounds to 1.00x is neither. */
+    if (ratio >= 0.995 && ratio < 1.005)
+        snprintf(out, cap, "this version takes the reference's GPU time (1.00x)");
+    else
+        snprintf(out, cap, "this version takes %.2fx the reference's GPU time (%s)", ratio,
+                 ratio < 1 ? "faster" : "slower");
+    return out;
+}
+
 static void s_header(textbuf_t *tb, const feedback_t *fb)
 {
-    char total[32];
-    render_duration(feedback_total_time_ns(fb), total, sizeof total);
-    textbuf_printf(tb, "profeed feedback (%s%s%s): %zu kernel%s, %zu launch%s, %s profiled; status: %s\n",
+    char profiled[96];
+    render_profiled(fb, profiled, sizeof profiled);
+    textbuf_printf(tb, "profeed feedback (%s%s%s)%s: %zu kernel%s, %s; status: %s\n",
                    s_profiler_name(feedback_profiler(fb)),
                    feedback_device(fb)[0] ? ", " : "", feedback_device(fb),
-                   feedback_total_kernels(fb), feedback_total_kernels(fb) == 1 ? "" : "s",
-                   feedback_total_launches(fb), feedback_total_launches(fb) == 1 ? "" : "es",
-                   total, feedback_status_name(feedback_status(fb)));
+                   feedback_replayed(fb) ? " REPLAYED from a recorded capture, not measured now" : "",
+                   feedback_total_kernels(fb), feedback_total_kernels(fb) == 1 ? "" : "s", profiled,
+                   feedback_status_name(feedback_status(fb)));
     for (size_t i = 0; i < feedback_error_count(fb); i++)
         textbuf_printf(tb, "Error: %s\n", feedback_error(fb, i));
     const char *ref_profiler;
@@ -56,10 +99,9 @@ static void s_header(textbuf_t *tb, const feedback_t *fb)
         render_duration(ref_time, ref, sizeof ref);
         textbuf_printf(tb, "Reference implementation (%s): %zu kernel%s, %s", ref_profiler, ref_kernels,
                        ref_kernels == 1 ? "" : "s", ref);
-        double own = feedback_total_time_ns(fb);
-        if (!isnan(own) && !isnan(ref_time) && ref_time > 0)
-            textbuf_printf(tb, "; this version takes %.2fx the reference's GPU time%s", own / ref_time,
-                           own < ref_time ? " (faster)" : own > ref_time ? " (slower)" : "");
+        char verdict[96];
+        if (render_reference_verdict(feedback_total_time_ns(fb), ref_time, verdict, sizeof verdict)[0])
+            textbuf_printf(tb, "; %s", verdict);
         textbuf_append(tb, "\n");
     }
 }
@@ -226,11 +268,9 @@ char *render_text(const feedback_t *fb, size_t max_chars)
         text = s_render(fb, &layout);
     }
     free(layout.included);
-    if (text && max_chars > 0 && strlen(text) > max_chars) {
-        /* Even one kernel does not fit: cut, and say so. */
-        size_t cut = max_chars > 4 ? max_chars - 4 : 0;
-        memcpy(text + cut, "...\n", max_chars - cut < 4 ? max_chars - cut : 4);
-        text[max_chars] = '\0';
-    }
+    /* Even one kernel does not fit: cut between words, and say so (the
+     * budget is at least RENDER_MIN_CHARS, room for the mark). */
+    if (text && max_chars > 0)
+        text_cut(text, max_chars, " [...] (cut to fit the length limit)\n");
     return text;
 }

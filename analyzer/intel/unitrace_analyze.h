@@ -8,9 +8,12 @@
  * "ittapi::model run loop[::label]", rows join the timeline on
  * GlobalInstanceId, and more than three windows are reduced to the median and
  * the slowest. Analysis goes further: every kernel above the time threshold,
- * its limiter first (device memory, SLM, an ALU pipe, SLM bank conflicts,
- * stalls, occupancy), evidence against the device's roofs, instruction mix,
- * and one action each; without roofs the counters' own utilizations are used. */
+ * top-down (docs/intel.md, "Models"): the busiest measured unit (device
+ * memory, L3, SLM counting its conflict replays, ALU0, ALU1, XMX) is the
+ * bound; SLM bank conflicts, low occupancy, stall reasons and 64-bit pipe work
+ * each get an estimated gain, and the largest gain leads; evidence against
+ * the device's roofs, instruction mix, and one action each; without roofs the
+ * counters' own utilizations are used. */
 #ifndef UNITRACE_ANALYZE_H
 #define UNITRACE_ANALYZE_H
 
@@ -31,6 +34,10 @@ void unitrace_job_destroy(unitrace_job_t **self_p);
  * gets an error naming it. */
 pf_status_t unitrace_job_add(unitrace_job_t *self, const char *pass_key, const char *name,
                              const char *bytes, size_t len, pf_error_t *err);
+
+/* How many passes the job holds a metrics table or a timeline for: 0 when
+ * every file added was skipped as not unitrace output. */
+size_t unitrace_job_pass_count(const unitrace_job_t *self);
 
 /* The device as the worker knows it; any field may be NULL. */
 typedef struct {

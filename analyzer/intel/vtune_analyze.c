@@ -7,20 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "intel_topdown.h"
+#include "roofs.h"
 #include "textbuf.h"
 
-/* KernelFoundry's VTuneProfilerFeedback rules (eval_pipeline/
- * profiler_feedback.py at 365e1fb; docs/intel.md, "VTune"). Values are the percentages VTune prints; the bound is the first
- * rule that matches:
- *   1. Send stalls > 5 while the XVEs stall, and Send >= SBID and Dist/Acc:
- *      the vector engines mostly wait on memory messages -> memory_latency;
- *   2. XMX active > 20 -> compute_xmx;
- *   3. ALU0 active > 50 -> compute_alu0;
- *   4. ALU1 active > 50 -> compute_alu1;
- *   5. otherwise balanced. */
+/* Top-down (docs/intel.md, "Models"; intel_topdown.h): the busiest measured
+ * unit (XMX, ALU0, ALU1, L3, GPU memory when the device is known) is the
+ * bound with its headroom; every cause carries a gain from a model of its
+ * own, and the largest gain leads.
+ *
+ * KernelFoundry's VTuneProfilerFeedback (eval_pipeline/profiler_feedback.py
+ * at 365e1fb) applied its rules first-match-wins (Send stalls, XMX > 20,
+ * ALU0 > 50, ALU1 > 50, else balanced); its marks still decide when a finding
+ * is named. Values are the percentages VTune prints. Its memory_latency rule:
+ * Send stalls > 5 while the XVEs stall, and Send >= SBID and Dist/Acc. */
 #define KF_SEND_STALL_MIN 5.0
-#define KF_XMX_BOUND 20.0
-#define KF_ALU_BOUND 50.0
 /* Its recommendations: occupancy under 50% (average, else peak); SBID or
  * Dist/Acc stalls over 5%; barrier stalls over 5%; an L3 miss ratio over
  * 50%; XMX under 5% active while ALU0 is over 40% busy. */
@@ -31,15 +32,12 @@
 #define KF_XMX_UNUSED 5.0
 #define KF_ALU0_BUSY 40.0
 
-/* Whether ALU0 work could move to XMX depends on the math being
- * matrix-shaped, which counters cannot tell: the finding gets half the
- * weight of the ALU0 activity it would relieve. */
-#define XMX_UNUSED_WEIGHT 0.5
-/* As the NCU analyzer weighs register spills: a fixed, middling importance. */
-#define SPILL_IMPORTANCE 30.0
-/* Headroom assumed when XVE activity was not reported (as the NCU analyzer
- * does without speed-of-light numbers). */
-#define HEADROOM_UNKNOWN 50.0
+/* Headroom assumed when neither XVE activity nor a pipe was reported. */
+#define HEADROOM_UNKNOWN 0.5
+/* VTune's sampled GPU memory bandwidth (KernelFoundry: approximate) above the
+ * device's published peak by more than this contradicts it: noted, not used
+ * as a utilization. */
+#define MEMORY_OVER_PEAK 1.05
 
 /* What to add to the report when a column group is missing. Constant strings
  * so each is listed once however many kernels lack it. */
@@ -69,22 +67,23 @@ typedef struct {
     const vtune_kernel_t *k;
     size_t index; /* in the feedback */
     feedback_t *fb;
-    double headroom; /* 100 - XVE active: time the vector engines are not executing */
-    fb_finding_t *primary;
+    const roof_t *roof;  /* the device's peaks, or NULL */
+    intel_units_t units; /* measured utilizations, busiest first */
+    double busiest;      /* NAN when no unit was measured */
+    bool latency;        /* busiest < INTEL_BUSY_PCT */
+    bool explained;      /* a cause accounts for a latency-bound kernel's idle time */
+    const char *bound;   /* the busy unit's key when not latency-bound, else NULL */
 } ctx_t;
 
 static double V(const ctx_t *c, vtune_metric_t m) { return c->k->v[m]; }
 static bool has(double x) { return !isnan(x); }
 static double s_or0(double x) { return has(x) ? x : 0; }
 
-static fb_finding_t *s_finding(ctx_t *c, const char *category, double importance,
+/* A finding with its gain (0..1, NAN: no model) from `model`. */
+static fb_finding_t *s_finding(ctx_t *c, const char *category, double gain, const char *model,
                                const char *title, const char *action)
 {
-    if (!has(importance) || importance < 0)
-        importance = 0;
-    if (importance > 100)
-        importance = 100;
-    return feedback_add_finding(c->fb, c->index, category, importance, title, action);
+    return intel_finding(c->fb, c->index, category, gain, model, title, action);
 }
 
 static void s_missing(ctx_t *c, const char *what) { feedback_add_missing(c->fb, what); }
@@ -218,6 +217,13 @@ static void s_ev_memory(fb_finding_t *f, const ctx_t *c)
     finding_add_evidence(f, "GPU Memory Bandwidth, GB/sec", s_or0(r) + s_or0(w), "GB/s",
                          "GPU memory bandwidth (VTune-sampled): read %.1f GB/s, write %.1f GB/s",
                          s_or0(r), s_or0(w));
+    if (c->roof && c->roof->dram_gbps > 0)
+        finding_add_evidence(f, "gpu_memory_bandwidth_pct", 100 * (s_or0(r) + s_or0(w)) / c->roof->dram_gbps,
+                             "%", "%.0f%% of the %s's %.0f GB/s peak%s",
+                             100 * (s_or0(r) + s_or0(w)) / c->roof->dram_gbps, c->roof->name,
+                             c->roof->dram_gbps,
+                             s_or0(r) + s_or0(w) > c->roof->dram_gbps ? " (more than its peak: the "
+                                                                        "device or the sample is off)" : "");
 }
 
 static void s_ev_l3(fb_finding_t *f, const ctx_t *c)
@@ -242,49 +248,93 @@ static void s_ev_pct(fb_finding_t *f, const ctx_t *c, vtune_metric_t m, const ch
         finding_add_evidence(f, vtune_metric_column(m), V(c, m), "%", "%s %.1f%%", what, V(c, m));
 }
 
-/* ----- the primary finding: KernelFoundry's bound ----------------------------- */
+/* ----- units and time shares (docs/intel.md, "Models") ---------------------- */
 
-static fb_finding_t *s_primary_memory_latency(ctx_t *c)
+/* The pipes' activity, L3 busy, and GPU memory bandwidth as a share of the
+ * device's peak when the device is known (the report does not name it) and
+ * the figure is consistent with that peak. */
+static void s_units(ctx_t *c)
 {
-    double send = V(c, VT_STALL_SEND), stalled = V(c, VT_XVE_STALLED);
-    char title[300];
-    if (has(stalled))
-        snprintf(title, sizeof title,
-                 "Memory-latency bound: the XVEs are stalled %.0f%% of the time and Send (waiting "
-                 "on memory messages) is the top stall reason at %.1f%%", stalled, send);
-    else
-        snprintf(title, sizeof title,
-                 "Memory-latency bound: Send (waiting on memory messages) is the top XVE stall "
-                 "reason at %.1f%%", send);
-    fb_finding_t *f = s_finding(
-        c, "memory_latency", has(stalled) ? stalled : send, title,
-        "Hide memory latency: issue several independent loads per work-item before using any "
-        "(unroll, prefetch the next tile into registers), keep data that is reused in shared local "
-        "memory, and make each sub-group read contiguous addresses so every send moves whole cache "
-        "lines.");
-    if (!f)
-        return NULL;
-    s_ev_stalls(f, c);
-    s_ev_xve(f, c, VT_XVE_STALLED);
-    s_ev_memory(f, c);
-    s_ev_l3(f, c);
-    s_ev_pct(f, c, has(V(c, VT_OCCUPANCY)) ? VT_OCCUPANCY : VT_PEAK_OCCUPANCY,
-             has(V(c, VT_OCCUPANCY)) ? "XVE thread occupancy" : "peak XVE thread occupancy");
-    if (!has(V(c, VT_MEM_BW_READ)) && !has(V(c, VT_MEM_BW_WRITE)))
-        s_missing(c, s_missing_memory);
-    return f;
+    c->units.count = 0;
+    intel_units_add(&c->units, "xmx", "XMX", INTEL_UNIT_PIPE, V(c, VT_XMX_ACTIVE));
+    intel_units_add(&c->units, "alu0", "ALU0", INTEL_UNIT_PIPE, V(c, VT_ALU0_ACTIVE));
+    intel_units_add(&c->units, "alu1", "ALU1", INTEL_UNIT_PIPE, V(c, VT_ALU1_ACTIVE));
+    intel_units_add(&c->units, "l3", "L3", INTEL_UNIT_MEMORY, V(c, VT_L3_BUSY));
+    double r = V(c, VT_MEM_BW_READ), w = V(c, VT_MEM_BW_WRITE);
+    if (c->roof && c->roof->dram_gbps > 0 && (has(r) || has(w))) {
+        double pct = 100 * (fmax(s_or0(r), 0) + fmax(s_or0(w), 0)) / c->roof->dram_gbps;
+        if (pct <= 100 * MEMORY_OVER_PEAK)
+            intel_units_add(&c->units, "memory", "GPU memory", INTEL_UNIT_MEMORY, pct);
+        else
+            feedback_add_note(c->fb, "\"%.80s\": VTune's GPU memory bandwidth (%.0f GB/s) exceeds the "
+                              "%s's %.0f GB/s peak: the device or the sample is off, so it is not used "
+                              "as a utilization", c->k->name, s_or0(r) + s_or0(w), c->roof->name,
+                              c->roof->dram_gbps);
+    }
+    const intel_unit_t *top = intel_units_busiest(&c->units);
+    c->busiest = top ? top->pct : NAN;
+    c->latency = has(c->busiest) && c->busiest < INTEL_BUSY_PCT;
+    c->bound = top && !c->latency ? top->key : NULL;
 }
 
-static fb_finding_t *s_primary_pipe(ctx_t *c, vtune_metric_t pipe)
+/* A stall reason's share of the kernel's time: XVE stalled x its share of the
+ * reported reasons (whatever VTune's base for them, their ratio holds), else
+ * the reason's own percentage. */
+static double s_stall_time(const ctx_t *c, double reason)
+{
+    if (!has(reason))
+        return NAN;
+    reason = fmax(reason, 0); /* a report's numbers are untrusted */
+    double sum = 0;
+    for (size_t i = 0; i < STALL_COUNT; i++)
+        sum += fmax(s_or0(V(c, s_stalls[i].metric)), 0);
+    double stalled = V(c, VT_XVE_STALLED);
+    if (has(stalled) && sum > 0)
+        return fmin(fmax(stalled, 0), 100) / 100 * fmin(reason / sum, 1);
+    return fmin(reason, 100) / 100;
+}
+
+/* The part of a stall's time the bound does not already cover: all of it in
+ * a latency-bound kernel, else the busiest unit's idle share of it. */
+static double s_uncovered(const ctx_t *c, double time)
+{
+    if (!has(time))
+        return NAN;
+    return c->latency || !has(c->busiest) ? time : time * (1 - c->busiest / 100);
+}
+
+/* The time no pipe issues and more threads could fill: idle, plus stalled
+ * time on latency (Send, SBID, Dist/Acc: not barriers or instruction fetch). */
+static double s_waiting(const ctx_t *c)
+{
+    double stalled = V(c, VT_XVE_STALLED), idle = V(c, VT_XVE_IDLE), active = V(c, VT_XVE_ACTIVE);
+    if (has(stalled)) {
+        double lat = fmax(s_or0(V(c, VT_STALL_SEND)), 0) + fmax(s_or0(V(c, VT_STALL_SBID)), 0) +
+                     fmax(s_or0(V(c, VT_STALL_DIST_ACC)), 0);
+        double all = lat + fmax(s_or0(V(c, VT_STALL_BARRIER)), 0) + fmax(s_or0(V(c, VT_STALL_INSTR_FETCH)), 0);
+        double share = all > 0 ? lat / all : 1;
+        return fmin(fmax(stalled * share + fmax(s_or0(idle), 0), 0) / 100, 1);
+    }
+    return has(active) ? 1 - fmin(fmax(active, 0), 100) / 100 : NAN;
+}
+
+static void s_claims(ctx_t *c, double gain)
+{
+    if (c->latency && has(gain) && gain >= INTEL_GAIN_EXPLAINS)
+        c->explained = true;
+}
+
+/* ----- the bound ------------------------------------------------------------ */
+
+static void s_bound_pipe(ctx_t *c, vtune_metric_t pipe)
 {
     const char *category, *action;
     char title[300];
     double x = V(c, pipe);
     if (pipe == VT_XMX_ACTIVE) {
         category = "compute_xmx";
-        snprintf(title, sizeof title,
-                 "XMX-bound: the matrix engines are active %.0f%% of the time (over KernelFoundry's "
-                 "20%% mark)", x);
+        snprintf(title, sizeof title, "XMX-bound: the matrix engines are active %.0f%% of the time, the "
+                 "busiest unit", x);
         action = "Keep the XMX engines fed and doing less: use the lowest precision the accuracy "
                  "allows (bf16/fp16, int8), use the largest joint_matrix tile shapes the device "
                  "supports, load the next tiles into registers or SLM while the current ones "
@@ -292,27 +342,59 @@ static fb_finding_t *s_primary_pipe(ctx_t *c, vtune_metric_t pipe)
     } else if (pipe == VT_ALU0_ACTIVE) {
         category = "compute_alu0";
         snprintf(title, sizeof title,
-                 "ALU0-bound: the FP32/FP16 vector pipe is active %.0f%% of the time", x);
+                 "ALU0-bound: the FP32/FP16 vector pipe is active %.0f%% of the time, the busiest unit", x);
         action = "Cut the floating-point vector work: move matrix-shaped math to XMX (joint_matrix), "
                  "use packed fp16/bf16 where accuracy allows, fuse multiply-adds (fma/mad), and hoist "
                  "loop-invariant math out of the inner loop.";
     } else {
         category = "compute_alu1";
-        snprintf(title, sizeof title,
-                 "ALU1-bound: the integer/FP64/extended-math pipe is active %.0f%% of the time", x);
+        snprintf(title, sizeof title, "ALU1-bound: the integer/FP64/extended-math pipe is active %.0f%% of "
+                 "the time, the busiest unit", x);
         action = "Cut ALU1 work: strength-reduce index arithmetic (precompute offsets, replace / and "
                  "% by shifts and masks for powers of two), use sycl::native math functions where "
                  "precision allows, and avoid FP64 and 64-bit integer math in the inner loop.";
     }
-    fb_finding_t *f = s_finding(c, category, x, title, action);
+    fb_finding_t *f = s_finding(c, category, 1 - fmin(x, 100) / 100, "headroom", title, action);
     if (!f)
-        return NULL;
+        return;
     s_ev_pipes(f, c, pipe);
     s_ev_mix(f, c);
     s_ev_xve(f, c, VT_XVE_ACTIVE);
     s_ev_stalls(f, c);
     s_ev_memory(f, c);
-    return f;
+    intel_units_evidence(f, &c->units);
+}
+
+/* GPU memory or L3 at its roof: the Send stalls are the bound showing
+ * through. memory_bandwidth is KernelFoundry's name for it, in its table but
+ * never produced by its rules. */
+static void s_bound_memory(ctx_t *c, const intel_unit_t *unit)
+{
+    char title[300];
+    fb_finding_t *f;
+    if (strcmp(unit->key, "memory") == 0) {
+        snprintf(title, sizeof title, "Memory-bandwidth bound: GPU memory moves %.0f GB/s, %.0f%% of the "
+                 "%s's %.0f GB/s peak, the busiest unit",
+                 fmax(s_or0(V(c, VT_MEM_BW_READ)), 0) + fmax(s_or0(V(c, VT_MEM_BW_WRITE)), 0), unit->pct,
+                 c->roof->name, c->roof->dram_gbps);
+        f = s_finding(c, "memory_bandwidth", 1 - unit->pct / 100, "headroom", title,
+                      "Move fewer bytes: keep data that is reused in SLM or registers, fuse with the "
+                      "kernels that produce or consume it, use narrower types (bf16/fp16, int8), and "
+                      "read whole cache lines (contiguous addresses per sub-group).");
+    } else {
+        snprintf(title, sizeof title, "L3-bound: the GPU L3 is busy %.0f%% of the time, the busiest unit",
+                 unit->pct);
+        f = s_finding(c, "l3_bound", 1 - unit->pct / 100, "headroom", title,
+                      "Reuse data closer to the XVEs: stage tiles in SLM or registers instead of "
+                      "re-reading them through L3, and read contiguous, whole cache lines.");
+    }
+    if (!f)
+        return;
+    s_ev_stalls(f, c);
+    s_ev_xve(f, c, VT_XVE_STALLED);
+    s_ev_memory(f, c);
+    s_ev_l3(f, c);
+    intel_units_evidence(f, &c->units);
 }
 
 /* Which rule inputs are missing, as one phrase for the balanced title. */
@@ -333,7 +415,10 @@ static void s_unjudged(const ctx_t *c, char *out, size_t cap)
              n > 1 ? ", " : "", n > 1 ? parts[1] : "", n > 2 ? ", " : "", n > 2 ? parts[2] : "");
 }
 
-static fb_finding_t *s_primary_balanced(ctx_t *c)
+/* Latency-bound with no cause that accounts for it. Gain: the time the XVEs
+ * do not execute (100 - active), the most more parallel or independent work
+ * could fill; the idle pipes stand in for it. */
+static void s_bound_balanced(ctx_t *c)
 {
     double a = V(c, VT_XVE_ACTIVE), s = V(c, VT_XVE_STALLED), i = V(c, VT_XVE_IDLE);
     double busiest = fmax(fmax(s_or0(V(c, VT_ALU0_ACTIVE)), s_or0(V(c, VT_ALU1_ACTIVE))),
@@ -342,8 +427,8 @@ static fb_finding_t *s_primary_balanced(ctx_t *c)
     s_unjudged(c, unjudged, sizeof unjudged);
     char title[400];
     snprintf(title, sizeof title,
-             "Balanced: no pipe over KernelFoundry's marks (busiest %.0f%%) and memory sends are "
-             "not the dominant stall%s", busiest, unjudged);
+             "Balanced: no unit reaches %.0f%% of its peak (busiest pipe %.0f%%) and no single cause "
+             "accounts for the waiting%s", INTEL_BUSY_PCT, busiest, unjudged);
     const char *action;
     if (has(i) && (!has(s) || i >= s) && (!has(a) || i >= a))
         action = "The XVEs are mostly idle: give the GPU more parallel work per launch (a global "
@@ -357,62 +442,86 @@ static fb_finding_t *s_primary_balanced(ctx_t *c)
         action = "The XVEs are busy across several pipes: reduce the work itself (fewer "
                  "instructions per element, fp16/bf16 where accuracy allows, native math, fused "
                  "passes over the data).";
-    /* Importance: the share of time the vector engines do not execute; the
-     * idle pipes stand in for it, and the unknown headroom for both. */
     bool pipes = has(V(c, VT_ALU0_ACTIVE)) || has(V(c, VT_ALU1_ACTIVE)) || has(V(c, VT_XMX_ACTIVE));
-    double importance = has(a) ? 100 - a : pipes ? 100 - busiest : HEADROOM_UNKNOWN;
-    fb_finding_t *f = s_finding(c, "balanced", importance, title, action);
+    double gain = has(a) ? 1 - fmin(fmax(a, 0), 100) / 100 : pipes ? 1 - busiest / 100 : HEADROOM_UNKNOWN;
+    fb_finding_t *f = s_finding(c, "balanced", gain, "latency", title, action);
     if (!f)
-        return NULL;
+        return;
     s_ev_xve(f, c, VT_XVE_ACTIVE);
     s_ev_pipes(f, c, VT_ALU0_ACTIVE);
     s_ev_stalls(f, c);
     s_ev_memory(f, c);
     s_ev_l3(f, c);
     s_ev_mix(f, c);
-    return f;
+    intel_units_evidence(f, &c->units);
 }
 
-static void s_primary(ctx_t *c)
+static void s_bound(ctx_t *c)
 {
-    double send = V(c, VT_STALL_SEND), sbid = V(c, VT_STALL_SBID), dist = V(c, VT_STALL_DIST_ACC);
-    double stalled = V(c, VT_XVE_STALLED);
-    double xmx = V(c, VT_XMX_ACTIVE), alu0 = V(c, VT_ALU0_ACTIVE), alu1 = V(c, VT_ALU1_ACTIVE);
-    if (!has(send))
-        s_missing(c, s_missing_stalls);
-    if (!has(stalled) && !has(V(c, VT_XVE_ACTIVE)))
-        s_missing(c, s_missing_xve);
-    if (!has(xmx) || !has(alu0) || !has(alu1))
-        s_missing(c, s_missing_pipes);
-    if (!has(send) && !has(xmx) && !has(alu0) && !has(alu1))
-        return; /* nothing to classify with: saying "balanced" would be a guess */
-
-    fb_finding_t *f;
-    /* Rule 1. KernelFoundry also asks for Stalled > 0, a guard against a
-     * kernel that never stalls; without the XVE Array columns a Send share
-     * over 5% is itself the evidence of stalls. */
-    if (has(send) && send > KF_SEND_STALL_MIN && (!has(stalled) || stalled > 0) &&
-        send >= fmax(s_or0(sbid), s_or0(dist)))
-        f = s_primary_memory_latency(c);
-    else if (has(xmx) && xmx > KF_XMX_BOUND)
-        f = s_primary_pipe(c, VT_XMX_ACTIVE);
-    else if (has(alu0) && alu0 > KF_ALU_BOUND)
-        f = s_primary_pipe(c, VT_ALU0_ACTIVE);
-    else if (has(alu1) && alu1 > KF_ALU_BOUND)
-        f = s_primary_pipe(c, VT_ALU1_ACTIVE);
-    else
-        f = s_primary_balanced(c);
-    if (f) {
-        f->primary = true;
-        fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
-        snprintf(kernel->bottleneck, sizeof kernel->bottleneck, "%s", f->category);
+    const intel_unit_t *top = intel_units_busiest(&c->units);
+    if (!top) {
+        if (!has(V(c, VT_STALL_SEND)))
+            return; /* nothing to classify with: saying "balanced" would be a guess */
+        if (!c->explained)
+            s_bound_balanced(c);
+        return;
     }
-    c->primary = f;
+    if (c->latency) {
+        if (!c->explained)
+            s_bound_balanced(c);
+    } else if (top->kind == INTEL_UNIT_MEMORY) {
+        s_bound_memory(c, top);
+    } else {
+        s_bound_pipe(c, strcmp(top->key, "xmx") == 0 ? VT_XMX_ACTIVE
+                        : strcmp(top->key, "alu0") == 0 ? VT_ALU0_ACTIVE : VT_ALU1_ACTIVE);
+    }
 }
 
-/* ----- secondary findings ------------------------------------------------- */
+/* ----- causes ----------------------------------------------------------------- */
 
-static double s_headroom(const ctx_t *c) { return has(c->headroom) ? c->headroom : HEADROOM_UNKNOWN; }
+/* KernelFoundry's memory_latency rule (Send > 5% while the XVEs stall, Send
+ * >= SBID and Dist/Acc): the XVEs wait on memory messages. Gain: the Send
+ * stalls' share of the time, less what the bound covers. On a memory- or
+ * L3-bound kernel the Send stalls are the bound showing through: evidence
+ * there, not a cause. */
+static void s_memory_latency(ctx_t *c)
+{
+    double send = V(c, VT_STALL_SEND), stalled = V(c, VT_XVE_STALLED);
+    double sbid = V(c, VT_STALL_SBID), dist = V(c, VT_STALL_DIST_ACC);
+    if (!has(send) || send <= KF_SEND_STALL_MIN || (has(stalled) && stalled <= 0) ||
+        send < fmax(s_or0(sbid), s_or0(dist)))
+        return;
+    if (c->bound && (strcmp(c->bound, "memory") == 0 || strcmp(c->bound, "l3") == 0))
+        return;
+    double gain = s_uncovered(c, s_stall_time(c, send));
+    char title[300];
+    if (has(stalled))
+        snprintf(title, sizeof title,
+                 "Memory-latency bound: the XVEs are stalled %.0f%% of the time and Send (waiting "
+                 "on memory messages) is the top stall reason at %.1f%%", stalled, send);
+    else
+        snprintf(title, sizeof title,
+                 "Memory-latency bound: Send (waiting on memory messages) is the top XVE stall "
+                 "reason at %.1f%%", send);
+    fb_finding_t *f = s_finding(
+        c, "memory_latency", gain, "send_stalls", title,
+        "Hide memory latency: issue several independent loads per work-item before using any "
+        "(unroll, prefetch the next tile into registers), keep data that is reused in shared local "
+        "memory, and make each sub-group read contiguous addresses so every send moves whole cache "
+        "lines.");
+    if (!f)
+        return;
+    s_ev_stalls(f, c);
+    s_ev_xve(f, c, VT_XVE_STALLED);
+    s_ev_memory(f, c);
+    s_ev_l3(f, c);
+    s_ev_pct(f, c, has(V(c, VT_OCCUPANCY)) ? VT_OCCUPANCY : VT_PEAK_OCCUPANCY,
+             has(V(c, VT_OCCUPANCY)) ? "XVE thread occupancy" : "peak XVE thread occupancy");
+    if (!has(V(c, VT_MEM_BW_READ)) && !has(V(c, VT_MEM_BW_WRITE)))
+        s_missing(c, s_missing_memory);
+    s_claims(c, gain);
+}
+
 
 static void s_occupancy(ctx_t *c)
 {
@@ -467,7 +576,18 @@ static void s_occupancy(ctx_t *c)
         : "Raise occupancy: larger work-groups and more of them, less shared local memory per "
           "work-group, and fewer registers per thread (the large-GRF mode halves the threads per "
           "XVE; use it only when it removes spills).";
-    fb_finding_t *f = s_finding(c, "occupancy", (100 - occ) * s_headroom(c) / 100, title, action);
+    /* More threads help until a unit reaches the 80% roof: speedup =
+     * min(possible / achieved occupancy, 80 / busiest), where possible is the
+     * peak (its limiters cap it) or 100%; gain = (1 - 1/speedup) x the time
+     * more threads could fill (s_waiting). */
+    double possible = use_avg && has(peak) && peak > occ ? peak : 100;
+    double speedup = occ > 0 ? possible / occ : 10;
+    if (has(c->busiest) && c->busiest > 0)
+        speedup = fmin(speedup, INTEL_ROOF_PCT / c->busiest);
+    double waiting = s_waiting(c);
+    double gain = speedup > 1 ? (1 - 1 / speedup) * waiting : 0;
+    fb_finding_t *f = s_finding(c, "occupancy", gain, "threads_in_flight", title, action);
+    s_claims(c, gain);
     if (!f)
         return;
     s_ev_pct(f, c, VT_OCCUPANCY, "average XVE thread occupancy");
@@ -492,8 +612,11 @@ static void s_dependency(ctx_t *c)
              "Dependency stalls: SBID %.1f%% (waiting on the result of a send or math "
              "instruction), Dist/Acc %.1f%% (register dependencies in the pipeline)",
              s_or0(sbid), s_or0(dist));
+    /* Gain: their share of the time, less what the bound covers. */
+    double gain = s_uncovered(c, s_stall_time(c, s_or0(sbid) + s_or0(dist)));
+    s_claims(c, gain);
     fb_finding_t *f = s_finding(
-        c, "dependency_stalls", (s_or0(sbid) + s_or0(dist)) / 100 * s_headroom(c), title,
+        c, "dependency_stalls", gain, "stall_time", title,
         "Break dependency chains: accumulate into several independent registers (unroll with "
         "separate partial sums), and issue loads a few iterations before their results are used "
         "so other instructions run in between.");
@@ -512,8 +635,10 @@ static void s_barrier(ctx_t *c)
     char title[200];
     snprintf(title, sizeof title,
              "Barrier stalls: %.1f%%: work-items wait at work-group barriers", barrier);
+    double gain = s_uncovered(c, s_stall_time(c, barrier));
+    s_claims(c, gain);
     fb_finding_t *f = s_finding(
-        c, "barrier_stalls", barrier / 100 * s_headroom(c), title,
+        c, "barrier_stalls", gain, "stall_time", title,
         "Wait at fewer barriers: exchange data inside a sub-group with shuffles and group "
         "reductions instead of SLM plus a barrier, double-buffer SLM tiles so one barrier per tile "
         "suffices, and give every work-item the same amount of work between barriers.");
@@ -535,8 +660,9 @@ static void s_l3(ctx_t *c)
     char title[200];
     snprintf(title, sizeof title,
              "L3 thrashing: %.0f%% of L3 requests miss and go to GPU memory", miss);
+    /* How much DRAM traffic better reuse removes is not measured: no gain. */
     fb_finding_t *f = s_finding(
-        c, "l3_thrashing", miss / 100 * s_headroom(c), title,
+        c, "l3_thrashing", NAN, "none", title,
         "Reuse data while it is cached: tile or block the loops so a work-group's working set fits "
         "in L3, order work-groups so neighbours share data, and stop streaming through arrays "
         "larger than the cache more than once.");
@@ -554,9 +680,11 @@ static void s_xmx_unused(ctx_t *c)
     char title[300];
     snprintf(title, sizeof title,
              "XMX unused: the matrix engines are %.1f%% active while ALU0 is %.0f%% busy; "
-             "matrix-shaped math on ALU0 leaves the fastest units idle", xmx, alu0);
+             "if the math is matrix-shaped (the counters cannot tell), the fastest units sit idle", xmx,
+             alu0);
+    /* Whether the math is matrix-shaped the counters cannot tell: no gain. */
     fb_finding_t *f = s_finding(
-        c, "xmx_unused", XMX_UNUSED_WEIGHT * alu0, title,
+        c, "xmx_unused", NAN, "none", title,
         "If the inner loop is a matrix product (GEMM, convolution, attention), run it on the XMX "
         "engines with SYCL joint_matrix (sycl::ext::oneapi::experimental::matrix) in bf16/fp16 or "
         "int8, or call oneMKL/oneDNN: XMX offers up to ~8x ALU0's throughput (KernelFoundry's "
@@ -574,8 +702,9 @@ static void s_spills(ctx_t *c)
         return;
     char title[200];
     snprintf(title, sizeof title, "Register spills: %.0f bytes of spill memory", spill);
+    /* A spill size without its traffic cannot be sized: no gain. */
     fb_finding_t *f = s_finding(
-        c, "register_spill", SPILL_IMPORTANCE, title,
+        c, "register_spill", NAN, "none", title,
         "Cut register pressure: fewer live values per work-item (smaller per-thread tiles, "
         "recompute cheap values), or compile the kernel in the large GRF mode (more registers per "
         "thread) if the occupancy it costs is less than the spills do.");
@@ -603,18 +732,29 @@ static void s_kernel_metrics(ctx_t *c)
             feedback_kernel_metric(kernel, vtune_metric_column(keys[i]), V(c, keys[i]));
 }
 
+/* Top-down: measure the units, run every cause model, add the bound (or, in
+ * a latency-bound kernel no cause accounts for, balanced), and mark the
+ * finding with the largest gain. */
 static void s_analyze_kernel(ctx_t *c)
 {
-    double active = V(c, VT_XVE_ACTIVE);
-    c->headroom = has(active) ? 100 - fmin(fmax(active, 0), 100) : NAN;
+    size_t first = feedback_finding_count(c->fb);
     s_kernel_metrics(c);
-    s_primary(c);
+    s_units(c);
+    if (!has(V(c, VT_STALL_SEND)))
+        s_missing(c, s_missing_stalls);
+    if (!has(V(c, VT_XVE_STALLED)) && !has(V(c, VT_XVE_ACTIVE)))
+        s_missing(c, s_missing_xve);
+    if (!has(V(c, VT_XMX_ACTIVE)) || !has(V(c, VT_ALU0_ACTIVE)) || !has(V(c, VT_ALU1_ACTIVE)))
+        s_missing(c, s_missing_pipes);
+    s_memory_latency(c);
     s_occupancy(c);
     s_dependency(c);
     s_barrier(c);
     s_l3(c);
     s_xmx_unused(c);
     s_spills(c);
+    s_bound(c);
+    intel_mark_primary(c->fb, c->index, first);
 }
 
 /* Parses a work size ("128 x 8", "1024") into up to three extents; returns
@@ -760,6 +900,7 @@ feedback_t *vtune_analyze(const vtune_report_t *report, const analysis_options_t
         return NULL;
     feedback_set_device(fb, device);
     s_notes(report, fb);
+    const roof_t *roof = device ? roofs_lookup_worker(device, NULL, NULL) : NULL;
 
     size_t count = vtune_report_kernel_count(report);
     order_t *order = count ? malloc(count * sizeof *order) : NULL;
@@ -810,7 +951,7 @@ feedback_t *vtune_analyze(const vtune_report_t *report, const analysis_options_t
         const vtune_kernel_t *k = vtune_report_kernel(report, order[o].index);
         double t = k->v[VT_TOTAL_TIME];
         double share = has(total) && total > 0 && has(t) ? t / total : NAN;
-        bool wanted = analyzed == 0 || !has(share) || share >= options->min_share;
+        bool wanted = (analyzed == 0 && !options->min_share_strict) || !has(share) || share >= options->min_share;
         if (options->top > 0 && analyzed >= options->top)
             wanted = false;
         if (!wanted) {
@@ -824,7 +965,7 @@ feedback_t *vtune_analyze(const vtune_report_t *report, const analysis_options_t
                                            has(t) ? t * 1e9 : NAN, share);
         if (index == (size_t) -1)
             break;
-        ctx_t c = {.k = k, .index = index, .fb = fb};
+        ctx_t c = {.k = k, .index = index, .fb = fb, .roof = roof};
         s_analyze_kernel(&c);
         analyzed++;
         if (k->variants > 1) {

@@ -1,12 +1,14 @@
 /* vtune_analyze: turns VTune GPU hotspots data into ranked findings.
  *
- * For every kernel that takes at least the chosen share of GPU time it names
- * the bound first, with KernelFoundry's rules in their order (memory
- * latency, XMX, ALU0, ALU1, else balanced) and the numbers behind the
- * verdict, then secondary findings: low occupancy, dependency and barrier
- * stalls, L3 thrashing, XMX left unused by matrix-shaped work, register
- * spills. Columns the report lacks are listed with the -column or report
- * pass that would add them. */
+ * For every kernel that takes at least the chosen share of GPU time, top-down
+ * (docs/intel.md, "Models"): the busiest measured unit (XMX, ALU0, ALU1, L3,
+ * GPU memory bandwidth against a known device's peak) is the bound with its
+ * headroom; memory latency, low occupancy, dependency and barrier stalls
+ * each get an estimated gain from a model of their own,
+ * and the largest gain leads; a latency-bound kernel no cause accounts for is
+ * balanced. L3 thrashing, XMX left unused and register spills are advice the
+ * counters cannot size. Columns the report lacks are listed with the -column
+ * or report pass that would add them. */
 #ifndef VTUNE_ANALYZE_H
 #define VTUNE_ANALYZE_H
 

@@ -45,6 +45,12 @@ static const struct {
                    "in inner loops."},
     {"compute_lsu", "Issue fewer memory instructions: load wider (float4, ld.128), keep reused "
                     "values in registers, and stage shared data through shared memory once."},
+    {"compute_lsu_shuffles", "Do fewer warp shuffles per result: reduce in registers before the "
+                             "butterfly, use __reduce_add_sync/redux.sync for integers, combine "
+                             "several all-reduces into one pass over wider values, or reduce "
+                             "through shared memory once per block."},
+    {"l1_bound_traffic", "Cut the L1 traffic: load wider (float4), reuse loaded values from "
+                         "registers, and keep only the data each thread needs in flight."},
     {"compute_adu", "The ADU runs barriers, branches and constant-bank loads: remove __syncthreads "
                     "that no data dependency needs, and make branches uniform per warp."},
     {"compute_cbu", "Simplify warp-level control flow: fewer divergent branches, votes and "

@@ -203,7 +203,7 @@ feedback_t *ncu_analyze(const ncu_data_t *data, const analysis_options_t *option
         const ncu_kernel_t *k = ncu_kernels_at(kernels, i);
         double share = has(total_time) && total_time > 0 && has(k->v[NM_DURATION])
                            ? k->v[NM_DURATION] / total_time : NAN;
-        bool wanted = analyzed == 0 || !has(share) || share >= options->min_share;
+        bool wanted = (analyzed == 0 && !options->min_share_strict) || !has(share) || share >= options->min_share;
         if (options->top > 0 && analyzed >= options->top)
             wanted = false;
         if (!wanted) {

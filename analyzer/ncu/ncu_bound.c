@@ -242,7 +242,11 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
             snprintf(title, sizeof title,
                      "Shared-memory bound: the L1/shared pipe is %.0f%% busy with DRAM at %.1f%%; the "
                      "shared-memory traffic of the tiles is the limit", unit->pct, s_or0(dram));
-        else if (has(hit))
+        else if (s_or0(V(c, NM_SHARED_ATOM)) > 0 && (!has(hit) || hit < 50))
+            snprintf(title, sizeof title,
+                     "L1/shared pipe bound: %.0f%% busy with %.3g shared-memory atomics and %.1f%% DRAM",
+                     unit->pct, V(c, NM_SHARED_ATOM), s_or0(dram));
+        else if (has(hit) && hit >= 50)
             snprintf(title, sizeof title,
                      "L1-bound without reuse in shared memory: L1 %.0f%% busy, %.0f%% of loads hit L1, "
                      "DRAM %.1f%%: threads reload data their neighbours loaded", unit->pct,
@@ -251,7 +255,10 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
             snprintf(title, sizeof title, "L1-bound: L1 %.0f%% of peak while DRAM is at %.1f%%",
                      unit->pct, s_or0(dram));
         f = ncu_ctx_finding(c, "l1_bound", s_headroom(c, unit->pct), "headroom", title,
-                            ncu_advice_action(shared ? "l1_bound_shared" : "l1_bound"));
+                            ncu_advice_action(shared                                ? "l1_bound_shared"
+                                              : s_or0(V(c, NM_SHARED_ATOM)) > 0       ? "contention_shared"
+                                              : has(hit) && hit >= 50                 ? "l1_bound"
+                                                                                      : "l1_bound_traffic"));
         if (f && has(hit))
             finding_add_evidence(f, ncu_metric_info(NM_L1_HIT)->name, fmin(hit, 100), "%",
                                  "L1 hit rate %.1f%%", fmin(hit, 100));
@@ -314,7 +321,7 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
                  "Compute-bound on the %s: %.0f%% busy with almost no memory traffic: warp shuffles "
                  "or other LSU-issued instructions, not loads, fill it", pipe->name, pipe->pct);
         f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(pipe->pct, sm)), "headroom", title,
-                            ncu_advice_action("compute_lsu"));
+                            ncu_advice_action("compute_lsu_shuffles"));
     } else {
         snprintf(title, sizeof title, "Compute-bound on the %s: %.0f%% busy, SM %.0f%% of peak, memory %.0f%%",
                  pipe->name, pipe->pct, sm, mem);

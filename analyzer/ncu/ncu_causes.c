@@ -546,8 +546,8 @@ static void s_parallelism(ncu_ctx_t *c)
     finding_add_evidence(f, ncu_metric_info(NM_OCC_THEORETICAL)->name, theo, "%",
                          "theoretical occupancy %.1f%%, achieved %.1f%%", theo, ach);
     finding_add_evidence(f, ncu_metric_info(s_limits[limiter].metric)->name, current, "block",
-                         "%s allow %.0f blocks per SM%s", s_limits[limiter].name, current,
-                         has(next) ? "" : " (no other limit measured)");
+                         "the limit from %s: %.0f block%s per SM%s", s_limits[limiter].name, current,
+                         current == 1 ? "" : "s", has(next) ? "" : " (no other limit measured)");
     if (has(V(c, NM_REGISTERS)))
         finding_add_evidence(f, ncu_metric_info(NM_REGISTERS)->name, V(c, NM_REGISTERS),
                              "register/thread", "%.0f registers per thread", V(c, NM_REGISTERS));

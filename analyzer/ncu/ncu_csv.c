@@ -499,12 +499,16 @@ static void s_on_row(int terminator, void *arg)
             self->skipped_rows++;
             break;
         }
+        if (self->table == TABLE_RAW && self->col < self->columns) {
+            /* ncu writes every field of every row: a short row is a capture
+             * cut short, and its launch's missing metrics would read as
+             * "not measured" rather than as the bad input it is. */
+            s_fail(self, PF_EBADINPUT,
+                   "the row has %zu of the header's %zu fields: the file is cut short (a truncated capture)",
+                   self->col, self->columns);
+            break;
+        }
         self->rows++;
-        if (self->table == TABLE_RAW && self->col < self->columns)
-            ncu_data_add_message(self->data, NCU_MSG_NOTE,
-                                 "%s: line %zu has %zu of the header's %zu fields (truncated?); "
-                                 "the missing metrics were left out",
-                                 self->source, self->record_line, self->col, self->columns);
         if (self->table == TABLE_RAW)
             s_raw_row_end(self);
         else
@@ -744,6 +748,9 @@ pf_status_t ncu_csv_feed(ncu_csv_t *self, const char *bytes, size_t len, pf_erro
 pf_status_t ncu_csv_finish(ncu_csv_t *self, pf_error_t *err)
 {
     assert(self);
+    /* Cut inside a quoted field says so before the short row it leaves. */
+    if (!self->failed && self->quote_open)
+        s_fail(self, PF_EBADINPUT, "the input ends inside a quoted field (truncated file?)");
     if (!self->failed) {
         if (self->message_len > 0)
             s_message_line(self);

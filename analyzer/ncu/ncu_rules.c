@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ncu_advice.h"
+#include "text_cut.h"
 
 /* Local speedups are bounded by one unit's share of the runtime; count them
  * at half weight next to global ones. */
@@ -54,7 +55,8 @@ const char *ncu_rules_category(const ncu_rule_t *rule)
     return "ncu_rule";
 }
 
-/* The rule's text without links and boilerplate, cut at a sentence end. */
+/* The rule's text without links and boilerplate, cut at a sentence end or a
+ * word boundary, marked (text_cut.h). */
 static void s_clean(const char *text, char *out, size_t cap)
 {
     size_t n = 0;
@@ -73,18 +75,7 @@ static void s_clean(const char *text, char *out, size_t cap)
         out[n++] = *p;
     }
     out[n] = '\0';
-    if (n > RULE_TEXT_SHOWN) {
-        /* Cut after the last sentence that fits. */
-        size_t cut = RULE_TEXT_SHOWN;
-        while (cut > 40 && !(out[cut - 1] == '.' && out[cut] == ' '))
-            cut--;
-        if (cut <= 40) {
-            cut = RULE_TEXT_SHOWN - 3;
-            memcpy(out + cut, "...", 3);
-            cut += 3;
-        }
-        out[cut] = '\0';
-    }
+    text_cut(out, RULE_TEXT_SHOWN, NULL);
     while (n > 0 && out[strlen(out) - 1] == ' ')
         out[strlen(out) - 1] = '\0';
 }

@@ -339,6 +339,17 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
     };
     analysis_options_t options;
     analysis_options_default(&options);
+    /* The job's wishes for its feedback (JobRequest.shape, checked on the
+     * wire: a share in 0..1, a budget of 0 or at least 200). */
+    const Profeed__FeedbackShape *shape = job->passes[0]->dispatch->shape;
+    if (shape && shape->has_top)
+        options.top = shape->top;
+    if (shape && shape->has_min_share) {
+        options.min_share = shape->min_share;
+        options.min_share_strict = true;
+    }
+    size_t max_chars = shape && shape->has_max_chars ? shape->max_chars : 0;
+    bool markdown = shape && shape->has_text_format && shape->text_format == PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN;
     feedback_t *fb = NULL;
     pf_error_t err;
     pf_error_clear(&err);
@@ -369,6 +380,8 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
         for (size_t i = 0; i < job->pass_len; i++) {
             const Profeed__PassOutput *pass = job->passes[i]->dispatch->pass_output;
             if (pass->replay_source)
+                feedback_set_replayed(fb, true);
+            if (pass->replay_source)
                 feedback_add_note(fb, "replayed: pass %s is a recorded capture (%.900s), not measured for this job",
                                   pass->pass_key, pass->replay_source);
             if (pass->exit_status != 0)
@@ -378,7 +391,7 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
                 feedback_add_error(fb, "pass %s: %s", pass->pass_key, pass_plan_permission_advice());
             s_check_requested(fb, pass);
         }
-        char *text = render_text(fb, 0);
+        char *text = markdown ? render_markdown(fb) : render_text(fb, max_chars);
         char *json = render_json(fb, false);
         if (text && json)
             msg = feedback_wire_new(fb, job->job_id, text, json);

@@ -57,6 +57,10 @@ def main(argv: "list[str] | None" = None) -> int:
     s.add_argument("--arch", dest="gpu_arch")
     s.add_argument("--profiler")
     s.add_argument("--json", action="store_true")
+    s.add_argument("--format", default="text", choices=analysis.FORMATS)
+    s.add_argument("--max-chars", type=int)
+    s.add_argument("--top", type=int)
+    s.add_argument("--min-share", type=float, help="a fraction of the time, 0..1")
     s.add_argument("--job-id")
     s.add_argument("--timeout-s", type=int)
     s.add_argument("--wait-s", type=float)
@@ -102,9 +106,12 @@ def main(argv: "list[str] | None" = None) -> int:
                          timeout_s=args.timeout_s, plan=args.plan, round=args.round,
                          kernel_regex=args.kernel_regex, nvtx_range=args.nvtx_range,
                          launch_skip=args.launch_skip, launch_count=args.launch_count,
+                         fmt="markdown" if args.format == "markdown" else "text", max_chars=args.max_chars,
+                         top=args.top, min_share=args.min_share,
                          progress=(lambda j, state, d, c: print(f"[{j}] {state} {d}/{c}", file=sys.stderr))
                          if sys.stderr.isatty() else None, wait_s=args.wait_s)
-        sys.stdout.write(json.dumps(fb.json, indent=2) + "\n" if args.json and fb.json else fb.text)
+        as_json = args.json or args.format == "json"
+        sys.stdout.write(json.dumps(fb.json, indent=2) + "\n" if as_json and fb.json else fb.text)
         return {"ok": 0, "no_kernels": 0, "profiler_error": 3, "bad_input": 2}.get(fb.status, 5)
     except ProfeedError as e:
         print(f"profeed {args.command}: {e}", file=sys.stderr)

@@ -42,7 +42,11 @@ PROFILERS = {"ncu": pb.PROFILER_NCU, "unitrace": pb.PROFILER_UNITRACE, "vtune": 
 _STATUS = {pb.FEEDBACK_STATUS_OK: "ok", pb.FEEDBACK_STATUS_NO_KERNELS: "no_kernels",
            pb.FEEDBACK_STATUS_PROFILER_ERROR: "profiler_error", pb.FEEDBACK_STATUS_BAD_INPUT: "bad_input",
            pb.FEEDBACK_STATUS_TIMED_OUT: "timed_out",
-           pb.FEEDBACK_STATUS_FAILED_AFTER_RETRIES: "failed_after_retries"}
+           pb.FEEDBACK_STATUS_FAILED_AFTER_RETRIES: "failed_after_retries",
+           pb.FEEDBACK_STATUS_NO_CAPABLE_WORKER: "no_capable_worker"}
+# Silent windows (heartbeat x liveness each) a broker that answered once is
+# given to come back before a wait gives up on it (PROFEED_FARM_LOST_WINDOWS).
+LOST_WINDOWS = 10
 
 ProgressFn = Callable[[str, str, int, int], None]
 FileArg = Union[str, os.PathLike, "tuple[str, Union[str, bytes]]"]
@@ -52,7 +56,8 @@ FileArg = Union[str, os.PathLike, "tuple[str, Union[str, bytes]]"]
 class Feedback:
     """A job's feedback as the farm delivered it."""
     job_id: str
-    status: str                 # ok, no_kernels, profiler_error, bad_input, timed_out, failed_after_retries
+    status: str                 # ok, no_kernels, profiler_error, bad_input, timed_out, failed_after_retries,
+                                # no_capable_worker
     text: str                   # ready for an LLM prompt
     json: Optional[dict]        # the analyzer's JSON document, None when the broker made the feedback
     errors: list = field(default_factory=list)
@@ -119,9 +124,11 @@ class Farm:
 
     def __init__(self, endpoint: str, *, curve_secret: Optional[str] = None, broker_key: Optional[str] = None,
                  insecure: bool = False, heartbeat_ms: int = 1000, liveness: int = 3,
-                 connect_timeout_s: float = 10.0) -> None:
+                 connect_timeout_s: Optional[float] = None) -> None:
         if not isinstance(endpoint, str) or "://" not in endpoint:
             raise BadInput(f"endpoint {endpoint!r}: expected tcp://host:port, ipc://path or inproc://name")
+        if connect_timeout_s is None:  # as the C client: one silent window
+            connect_timeout_s = heartbeat_ms * liveness / 1000
         if heartbeat_ms <= 0 or liveness <= 0 or connect_timeout_s <= 0:
             raise BadInput("heartbeat_ms, liveness and connect_timeout_s must be positive")
         self.endpoint = endpoint
@@ -201,7 +208,8 @@ class Farm:
                  language: str, gpu_arch: Optional[str], profiler: Optional[str], job_id: str,
                  agent_id: Optional[str], timeout_s: Optional[int], plan: Optional[str], round: Optional[int],
                  kernel_regex: Optional[str], nvtx_range: Optional[str], launch_skip: Optional[int],
-                 launch_count: Optional[int], progress: bool) -> "pb.JobRequest":
+                 launch_count: Optional[int], progress: bool, fmt: str, max_chars: Optional[int],
+                 top: Optional[int], min_share: Optional[float]) -> "pb.JobRequest":
         if language not in LANGUAGES:
             raise BadInput(f"unknown language {language!r} ({', '.join(LANGUAGES)})")
         if profiler is not None and profiler not in PROFILERS:
@@ -245,6 +253,23 @@ class Farm:
             req.filter.launch_skip = int(launch_skip)
         if launch_count:
             req.filter.launch_count = int(launch_count)
+        # The feedback's shape, as profeed submit sends it: only what was asked.
+        if fmt not in ("text", "json", "markdown"):
+            raise BadInput(f"fmt {fmt!r}: text, json or markdown")
+        if max_chars:
+            if fmt != "text":
+                raise BadInput("max_chars bounds the text format only; JSON and Markdown are never cut")
+            if not 200 <= int(max_chars) <= 0xFFFFFFFF:
+                raise BadInput(f"max_chars {max_chars} is too small: a feedback needs at least 200 characters")
+            req.shape.max_chars = int(max_chars)
+        if fmt == "markdown":
+            req.shape.text_format = pb.TEXT_FORMAT_MARKDOWN
+        if top:
+            req.shape.top = int(top)
+        if min_share is not None:
+            if not 0 <= float(min_share) <= 1:
+                raise BadInput(f"min_share {min_share} is not a share of time in 0..1")
+            req.shape.min_share = float(min_share)
         return req
 
     def submit(self, argv: Optional[Sequence[str]] = None, *, kernel: Optional[FileArg] = None,
@@ -252,14 +277,16 @@ class Farm:
                profiler: Optional[str] = None, job_id: Optional[str] = None, agent_id: Optional[str] = None,
                timeout_s: Optional[int] = None, plan: Optional[str] = None, round: Optional[int] = None,
                kernel_regex: Optional[str] = None, nvtx_range: Optional[str] = None,
-               launch_skip: Optional[int] = None, launch_count: Optional[int] = None,
+               launch_skip: Optional[int] = None, launch_count: Optional[int] = None, fmt: str = "text",
+               max_chars: Optional[int] = None, top: Optional[int] = None, min_share: Optional[float] = None,
                progress: Optional[ProgressFn] = None, wait_s: Optional[float] = None) -> Feedback:
         """Submits a job and waits for its feedback.
 
         A command job: `argv` ["./bench", "--n", "4096"]. A kernel + problem
         job (KernelBench style): `kernel` and `problem`, each a path or a
         (file name, source) pair. The other arguments are `profeed submit`'s
-        options. `progress(job_id, state, done, count)` is called on each
+        options; `fmt` "markdown" makes Feedback.text Markdown, and `max_chars`,
+        `top`, `min_share` shape the feedback as profeed analyze's do. `progress(job_id, state, done, count)` is called on each
         progress report. `wait_s` bounds the whole wait (default: the job's
         timeout_s + 60 s, else 660 s).
 
@@ -267,11 +294,13 @@ class Farm:
         farm timed out or gave up: see Feedback.raise_for_status). Raises
         BadInput (a malformed request, or the broker refused it as one),
         Refused (no capable worker, a duplicate job id, ...), Unavailable
-        (the broker never answered within connect_timeout_s) or FarmTimeout
-        (no feedback within wait_s)."""
+        (the broker never answered within connect_timeout_s, or stopped
+        answering for LOST_WINDOWS heartbeat windows) or FarmTimeout (no
+        feedback within wait_s)."""
         job_id = job_id or str(uuid.uuid4())
         req = self._request(argv, kernel, problem, language, gpu_arch, profiler, job_id, agent_id, timeout_s,
-                            plan, round, kernel_regex, nvtx_range, launch_skip, launch_count, progress is not None)
+                            plan, round, kernel_regex, nvtx_range, launch_skip, launch_count, progress is not None,
+                            fmt, max_chars, top, min_share)
         if wait_s is None:
             wait_s = (timeout_s or 600) + 60
         if wait_s <= 0:
@@ -284,7 +313,7 @@ class Farm:
         start = now()
         deadline = start + wait_s
         heard = False          # has the broker answered since the job was submitted?
-        last_heard = start
+        last_heard = window_start = start  # the last answer; the start of the current silent window
         self._send(submit=req)
         next_hb = start + self.heartbeat_ms / 1000
         silence = self.heartbeat_ms * self.liveness / 1000
@@ -299,13 +328,17 @@ class Farm:
             if not heard and t - start >= self.connect_timeout_s:
                 raise Unavailable(f"no answer from the broker at {self.endpoint} within "
                                   f"{self.connect_timeout_s:g} s: is it running, and is the endpoint right?")
+            if heard and t - last_heard > LOST_WINDOWS * silence:
+                raise Unavailable(f"no answer from the broker at {self.endpoint} for {t - last_heard:.1f} s; it "
+                                  f"answered before, and job {job_id} may still finish there: submit the same "
+                                  "job_id again later")
             if t >= next_hb:
-                if t - last_heard >= silence:
+                if t - window_start >= silence:
                     # The broker is gone or restarted: a new connection and the
                     # job again (idempotent by its id).
                     self._connect()
                     self._send(submit=req)
-                    last_heard = t
+                    window_start = t
                 else:
                     self._send(heartbeat=pb.Heartbeat(job_ids=[job_id]))
                 next_hb = t + self.heartbeat_ms / 1000
@@ -316,7 +349,7 @@ class Farm:
             if env is None:
                 continue
             heard = True
-            last_heard = now()
+            last_heard = window_start = now()
             body = env.WhichOneof("body")
             if body == "progress":
                 p = env.progress

@@ -94,7 +94,10 @@ TOOLS = [
                 "nvtx_range": {"type": "string"},
                 "launch_skip": {"type": "integer", "minimum": 0},
                 "launch_count": {"type": "integer", "minimum": 1},
-                "format": {"type": "string", "enum": ["text", "json"], "default": "text"},
+                "format": {"type": "string", "enum": ["text", "json", "markdown"], "default": "text"},
+                "max_chars": {"type": "integer", "minimum": 0, "description": "text: within this (0: all, else >= 200)"},
+                "top": {"type": "integer", "minimum": 0},
+                "min_share": {"type": "number", "minimum": 0, "maximum": 1},
             },
         },
     },
@@ -254,12 +257,15 @@ class Server:
     def submit_job(self, args: dict, progress: Any) -> tuple[str, dict]:
         command, kernel, problem = args.get("command"), args.get("kernel_file"), args.get("problem_file")
         options = {k: args[k] for k in ("language", "gpu_arch", "profiler", "job_id", "timeout_s", "wait_s", "plan",
-                                        "round", "kernel_regex", "nvtx_range", "launch_skip", "launch_count")
+                                        "round", "kernel_regex", "nvtx_range", "launch_skip", "launch_count",
+                                        "max_chars", "top", "min_share")
                    if args.get(k) is not None}
+        fmt = args.get("format", "text")
         with self._farm(args) as farm:
-            fb = farm.submit(command, kernel=kernel, problem=problem, progress=progress, **options)
+            fb = farm.submit(command, kernel=kernel, problem=problem, progress=progress,
+                             fmt="markdown" if fmt == "markdown" else "text", **options)
         structured = {"job_id": fb.job_id, "status": fb.status, "feedback": fb.json, "errors": fb.errors}
-        text = json.dumps(fb.json, indent=2) if args.get("format") == "json" and fb.json else fb.text
+        text = json.dumps(fb.json, indent=2) if fmt == "json" and fb.json else fb.text
         if not fb.ok:
             raise ToolError(f"job {fb.job_id} ended {fb.status}: " + ("; ".join(fb.errors) or fb.text))
         return text, structured

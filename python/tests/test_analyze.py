@@ -27,6 +27,15 @@ def test_formats():
         profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {}, fmt="yaml")
 
 
+def test_a_text_budget_is_for_text_only():
+    _, short = profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {}, max_chars=400)
+    assert len(short) <= 400
+    with pytest.raises(profeed.BadInput, match="never cut"):
+        profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {}, fmt="json", max_chars=400)
+    with pytest.raises(profeed.BadInput, match="too small"):
+        profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {}, max_chars=10)
+
+
 def test_bytes_are_taken_as_text():
     a = profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {})[1]
     b = profeed.analyze({"ncu.000": {"ncu_report.csv": RAW.encode()}}, {})[1]

@@ -121,6 +121,17 @@ def test_the_request_is_the_one_profeed_submit_sends(farm_procs):
     assert cli.stdout.rstrip("\n") == fb.text.rstrip("\n")
 
 
+def test_feedback_shape_is_asked_for(farm_procs):
+    with profeed.Farm(farm_procs.agents) as farm:
+        md = farm.submit(["full"], fmt="markdown", top=1, wait_s=30)
+        short = farm.submit(["full"], max_chars=400, wait_s=30)
+        with pytest.raises(profeed.BadInput, match="never cut"):
+            farm.submit(["full"], fmt="json", max_chars=400)
+    assert md.status == "ok" and md.text.startswith("#"), md.text[:200]
+    assert len(md.json["kernels"]) >= 1
+    assert short.status == "ok" and len(short.text) <= 400, len(short.text)
+
+
 def test_a_profiler_error_is_feedback_not_an_exception(farm_procs):
     fb = profeed.farm.submit(farm_procs.agents, ["crash"], language="cuda", wait_s=30)
     assert fb.status == "profiler_error", fb

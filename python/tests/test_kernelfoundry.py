@@ -77,11 +77,18 @@ def unitrace_outputs(folder):
     return outputs
 
 
-@pytest.mark.parametrize("folder,language,profiler_type,device", [
-    ("unitrace_b580", "sycl", None, B580),
-    ("unitrace_ocl_sampling", "ocl", "unitrace", B580),
-    ("unitrace_pvc", "sycl", "unitrace", PVC),
-])
+def _unitrace_cases():
+    """Every unitrace capture folder (unitrace_regress is a fuzz finding, not
+    a capture): OCL sampling ones as KernelFoundry's OCL class reads them,
+    the PVC one on its own GPU, the rest on the B580."""
+    for folder in sorted(p.name for p in (FIXTURES / "intel").glob("unitrace_*") if p.is_dir()):
+        if folder == "unitrace_regress":
+            continue
+        ocl = folder.startswith("unitrace_ocl")
+        yield folder, "ocl" if ocl else "sycl", "unitrace", PVC if "pvc" in folder else B580
+
+
+@pytest.mark.parametrize("folder,language,profiler_type,device", list(_unitrace_cases()))
 def test_unitrace_fixture_gives_the_feedback_of_profeed_analyze(folder, language, profiler_type, device):
     path = FIXTURES / "intel" / folder
     feedback_class = kf.get_profiler_feedback_class(language, "bmg", profiler_type)
