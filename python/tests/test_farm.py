@@ -22,12 +22,31 @@ HB = ["--heartbeat-ms", "200", "--liveness", "3"]
 class FarmProcs:
     """A broker, a replay collector and an analyzer; stopped at the end."""
 
-    def __init__(self):
+    def __init__(self, curve=False):
         self.dir = tempfile.mkdtemp(prefix="pf-py-")
         self.agents = f"ipc://{self.dir}/agents"
         self.workers = f"ipc://{self.dir}/workers"
         self.procs = []
         self.broker = None
+        self.keys = os.path.join(self.dir, "keys")
+        self.broker_flags, self.worker_flags, self.agent = [], {}, {}
+        if curve:
+            self._keys()
+
+    def _keys(self):
+        """CURVE certificates made with profeed keygen; agent1 is allowed, stranger not."""
+        for name in ("broker", "c1", "a1", "agent1", "stranger"):
+            subprocess.run([str(BUILD / "client/profeed"), "keygen", name, "--dir", self.keys], check=True,
+                           stdout=subprocess.DEVNULL)
+        for sub, name in (("agents", "agent1"), ("collectors", "c1"), ("analyzers", "a1")):
+            os.makedirs(os.path.join(self.keys, sub))
+            shutil.copy(os.path.join(self.keys, name + ".key"), os.path.join(self.keys, sub))
+        k = lambda name: os.path.join(self.keys, name)  # noqa: E731
+        self.broker_flags = ["--curve-secret", k("broker.key_secret"), "--agent-keys", k("agents"),
+                             "--collector-keys", k("collectors"), "--analyzer-keys", k("analyzers")]
+        self.worker_flags = {role: ["--curve-secret", k(f"{key}.key_secret"), "--broker-key", k("broker.key")]
+                             for role, key in (("collector", "c1"), ("analyzer", "a1"))}
+        self.agent = {"curve_secret": k("agent1.key_secret"), "broker_key": k("broker.key")}
 
     def _start(self, name, argv):
         log = open(os.path.join(self.dir, name + ".log"), "ab")
@@ -41,7 +60,8 @@ class FarmProcs:
         if os.path.exists(ends):
             os.unlink(ends)
         self.broker = self._start("broker", [str(BUILD / "broker/profeed-broker"), "--agents", self.agents,
-                                             "--workers", self.workers, "--endpoints-file", ends] + HB)
+                                             "--workers", self.workers, "--endpoints-file", ends] + HB
+                                  + self.broker_flags)
         self.broker_started = time.monotonic()
         for _ in range(200):
             if os.path.exists(ends) and os.path.getsize(ends) > 0:
@@ -52,12 +72,12 @@ class FarmProcs:
     def start_workers(self):
         self._start("collector", [str(BUILD / "collector/profeed-collector"), "--broker", self.workers,
                                   "--worker-id", "py-c1", "--replay", str(FIXTURES / "replay/h200.map"),
-                                  "--pass-delay-ms", "300"] + HB)
+                                  "--pass-delay-ms", "300"] + HB + self.worker_flags.get("collector", []))
         self._start("analyzer", [str(BUILD / "analyzer/profeed-analyzer"), "--broker", self.workers,
-                                 "--worker-id", "py-a1"] + HB)
+                                 "--worker-id", "py-a1"] + HB + self.worker_flags.get("analyzer", []))
 
     def wait_workers(self, n=2):
-        with profeed.Farm(self.agents) as farm:
+        with profeed.Farm(self.agents, **self.agent) as farm:
             for _ in range(100):
                 if len(farm.status().get("workers", [])) >= n:
                     return
@@ -84,9 +104,8 @@ class FarmProcs:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-@pytest.fixture
-def farm_procs():
-    f = FarmProcs()
+def _farm(curve):
+    f = FarmProcs(curve)
     try:
         f.start_broker()
         f.start_workers()
@@ -94,6 +113,30 @@ def farm_procs():
         yield f
     finally:
         f.stop()
+
+
+@pytest.fixture
+def farm_procs():
+    yield from _farm(False)
+
+
+@pytest.fixture
+def curve_farm():
+    yield from _farm(True)
+
+
+def test_curve_the_agent_with_its_key_is_served_a_stranger_is_not(curve_farm):
+    with profeed.Farm(curve_farm.agents, **curve_farm.agent) as farm:
+        fb = farm.submit(["raw"], wait_s=30)
+    assert fb.status == "ok", fb
+    stranger = {"curve_secret": os.path.join(curve_farm.keys, "stranger.key_secret"),
+                "broker_key": os.path.join(curve_farm.keys, "broker.key")}
+    with profeed.Farm(curve_farm.agents, connect_timeout_s=1, **stranger) as farm:
+        with pytest.raises(profeed.Unavailable, match="no answer from the broker"):
+            farm.submit(["raw"], wait_s=5)
+    with pytest.raises(profeed.BadInput, match="holds no secret key"):
+        profeed.Farm(curve_farm.agents, curve_secret=os.path.join(curve_farm.keys, "agent1.key"),
+                     broker_key=stranger["broker_key"])
 
 
 def test_command_job_returns_its_feedback_with_progress(farm_procs):
