@@ -1,14 +1,11 @@
 /* client_analyze: the client library's offline analysis entry point. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
-#include "analyzer.h"
-#include "feedback.h"
-#include "pf_error.h"
 #include "profeed_client.h"
-#include "render.h"
+#include "profeed_session.h"
 
 void profeed_analyze_options_init(profeed_analyze_options_t *options)
 {
@@ -18,30 +15,32 @@ void profeed_analyze_options_init(profeed_analyze_options_t *options)
     options->min_share = 0.05;
 }
 
-static char *s_render(const feedback_t *fb, const profeed_analyze_options_t *options)
+/* Sets one option given as a number, through the session's named options. */
+static profeed_result_t s_set_number(profeed_session_t *session, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static profeed_result_t s_set_number(profeed_session_t *session, const char *key, const char *fmt, ...)
 {
-    switch (options->format) {
-    case PROFEED_FORMAT_JSON: return render_json(fb, options->with_collated != 0);
-    case PROFEED_FORMAT_MARKDOWN: return render_markdown(fb);
+    char value[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    return profeed_session_set(session, key, value);
+}
+
+static const char *s_format_name(profeed_format_t format)
+{
+    switch (format) {
+    case PROFEED_FORMAT_JSON: return "json";
+    case PROFEED_FORMAT_MARKDOWN: return "markdown";
     case PROFEED_FORMAT_TEXT: break;
     }
-    return render_text(fb, options->max_chars);
+    return "text";
 }
 
-/* A feedback that only says the input was bad, so a JSON consumer gets a
- * structured answer too. */
-static char *s_bad_input(const char *message, const profeed_analyze_options_t *options)
-{
-    feedback_t *fb = feedback_new(options->profiler ? options->profiler : "auto");
-    if (!fb)
-        return NULL;
-    feedback_set_status(fb, FB_BAD_INPUT);
-    feedback_add_error(fb, "%s", message);
-    char *out = s_render(fb, options);
-    feedback_destroy(&fb);
-    return out;
-}
-
+/* The file API is a thin layer over the session (profeed_session.h): the
+ * struct's fields become named options, the paths become files read at run
+ * time. */
 profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
                                        const profeed_analyze_options_t *options, char **output,
                                        char **error)
@@ -60,74 +59,56 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
             *error = strdup("no input files");
         return PROFEED_BAD_INPUT;
     }
-    const char *wrong = NULL;
-    char why[160];
-    if (options->max_chars > 0 && options->format != PROFEED_FORMAT_TEXT)
-        wrong = "max chars bounds the text format only; JSON and Markdown are never cut";
-    else if (options->max_chars > 0 && options->max_chars < RENDER_MIN_CHARS) {
-        snprintf(why, sizeof why, "max chars %zu is too small: a feedback needs at least %d characters",
-                 options->max_chars, RENDER_MIN_CHARS);
-        wrong = why;
-    }
+    /* A bad max chars is refused here, before any work and without an output,
+     * as it always was; the session refuses it too, for its own callers. */
+    char why[256];
+    const char *wrong = profeed_session_check_max_chars(options->max_chars, s_format_name(options->format), why,
+                                                        sizeof why);
     if (wrong) {
         if (error)
             *error = strdup(wrong);
         return PROFEED_BAD_INPUT;
     }
-    size_t total = count + options->reference_count;
-    analyzer_file_t *files = calloc(total, sizeof *files);
-    if (!files)
+    profeed_session_t *session = profeed_session_new();
+    if (!session)
         return PROFEED_ERROR;
-    for (size_t i = 0; i < count; i++)
-        files[i].path = paths[i];
-    for (size_t i = 0; i < options->reference_count; i++) {
-        files[count + i].path = options->reference_paths[i];
-        files[count + i].reference = true;
-    }
-    analyzer_input_t input = {
-        .files = files,
-        .count = total,
-        .profiler = options->profiler,
-        .language = options->language,
-        .gpu_arch = options->gpu_arch,
-        .device = options->device,
-        .pci_id = options->pci_id,
-        .cpu_model = options->cpu_model,
-        .with_collated = options->with_collated && options->format == PROFEED_FORMAT_JSON,
+    profeed_result_t rc = PROFEED_OK;
+    const char *strings[][2] = {
+        {"profiler", options->profiler}, {"language", options->language}, {"gpu_arch", options->gpu_arch},
+        {"device", options->device},     {"pci_id", options->pci_id},     {"cpu_model", options->cpu_model},
+        {"format", s_format_name(options->format)},
     };
-    analysis_options_t analysis;
-    analysis_options_default(&analysis);
-    analysis.top = options->top;
-    analysis.all_segments = options->all_segments != 0;
-    if (options->min_share >= 0)
-        analysis.min_share = options->min_share;
-    analysis.min_share_strict = options->min_share_given != 0;
-
-    feedback_t *fb = NULL;
-    pf_error_t err;
-    pf_error_clear(&err);
-    pf_status_t rc = analyzer_run(&input, &analysis, &fb, &err);
-    free(files);
-    if (rc != PF_OK) {
-        if (error)
-            *error = strdup(err.msg);
-        if (output)
-            *output = s_bad_input(err.msg, options);
-        return rc == PF_ENOMEM ? PROFEED_ERROR : PROFEED_BAD_INPUT;
-    }
-    profeed_result_t result = PROFEED_OK;
-    if (feedback_status(fb) == FB_PROFILER_ERROR) {
-        result = PROFEED_PROFILER_ERROR;
-        if (error && feedback_error_count(fb) > 0)
-            *error = strdup(feedback_error(fb, 0));
-    }
-    char *text = s_render(fb, options);
-    feedback_destroy(&fb);
-    if (!text)
-        return PROFEED_ERROR;
-    if (output)
-        *output = text;
-    else
-        free(text);
-    return result;
+    for (size_t i = 0; rc == PROFEED_OK && i < sizeof strings / sizeof strings[0]; i++)
+        rc = profeed_session_set(session, strings[i][0], strings[i][1]);
+    if (rc == PROFEED_OK)
+        rc = s_set_number(session, "top", "%zu", options->top);
+    if (rc == PROFEED_OK)
+        rc = s_set_number(session, "max_chars", "%zu", options->max_chars);
+    /* A negative share keeps the default; a share is strict only when the
+     * caller says it chose it; the collated data is only JSON's. */
+    if (rc == PROFEED_OK && options->min_share >= 0)
+        rc = s_set_number(session, "min_share", "%.17g", options->min_share);
+    if (rc == PROFEED_OK)
+        rc = s_set_number(session, "min_share_strict", "%d", options->min_share_given != 0);
+    if (rc == PROFEED_OK)
+        rc = s_set_number(session, "with_collated", "%d",
+                          options->with_collated && options->format == PROFEED_FORMAT_JSON);
+    if (rc == PROFEED_OK)
+        rc = s_set_number(session, "all_segments", "%d", options->all_segments != 0);
+    for (size_t i = 0; rc == PROFEED_OK && i < count; i++)
+        rc = profeed_session_add_path(session, paths[i], 0);
+    for (size_t i = 0; rc == PROFEED_OK && i < options->reference_count; i++)
+        rc = profeed_session_add_path(session, options->reference_paths[i], 1);
+    if (rc == PROFEED_OK)
+        rc = profeed_session_run(session);
+    const char *message = profeed_session_error(session);
+    if (error && rc != PROFEED_OK && *message)
+        *error = strdup(message);
+    const char *text = profeed_session_output(session);
+    if (output && text)
+        *output = strdup(text);
+    if (output && text && !*output)
+        rc = PROFEED_ERROR;
+    profeed_session_destroy(&session);
+    return rc;
 }

@@ -13,7 +13,12 @@ packages=(
   python3 python3-pandas hyperfine time        # bench/
   python3-yaml                                 # tests/deploy_check.py (YAML of deploy/)
   iproute2                                     # farm tests (ss, to see sockets)
+  python3-pytest python3-zmq python3-protobuf  # python/profeed and its tests
+  protobuf-compiler                            # protoc: profeed_pb2.py at build time
 )
+# The MCP test runs the official client under node. A node from elsewhere
+# (NodeSource's nodejs bundles npm, and conflicts with Debian's npm) will do.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
 say() { printf 'install-deps: %s\n' "$*"; }
 
