@@ -6,6 +6,7 @@
 #   h200       tests/fixtures/ncu/h200/kernels.cu, run as `kernels all`
 #   h200-v2    tests/fixtures/ncu/h200-v2/corpus_v2.cu, run as `corpus all`
 #   h200-v3    tests/fixtures/ncu/h200-v3/corpus_v3.cu, run as `corpus_v3 all`
+#   h200-v4    tests/fixtures/ncu/h200-v4/corpus_v4.cu, run as `corpus_v4 all`
 #   workloads  tests/fixtures/ncu/h200-v3/workloads.py all (PyTorch, cuBLAS, cuDNN, Triton,
 #              KernelBench problems); only the launches inside NVTX ranges named "profile"
 #              are profiled (--nvtx --nvtx-include profile/), so warm-up runs stay out.
@@ -69,6 +70,7 @@ capture() {
   [ "$name" = workloads ] && ncu+=(--nvtx --nvtx-include "profile/")
   # corpus_v3's input generators (init_fill_*) run several times: only its kernels.
   [ "$name" = h200-v3 ] && ncu+=(-k "regex:^v3_")
+  [ "$name" = h200-v4 ] && ncu+=(-k "regex:^v4_")
   if [ "$name" = workloads ]; then
     timed uninstrumented "$dir" "$@" --list-kernels
   else
@@ -116,6 +118,9 @@ for name in "${corpora[@]}"; do
       nvcc -O3 -arch=sm_90 -lineinfo -o "$work/corpus_v3" "$root/tests/fixtures/ncu/h200-v3/corpus_v3.cu" || exit 1
       (cd "$dir" && sh "$root/tests/fixtures/ncu/h200-v3/sass_check.sh" "$work/corpus_v3") > "$dir/sass_check.txt" 2>&1
       capture "$name" "$dir" "$work/corpus_v3" all ;;
+    h200-v4)
+      nvcc -O3 -arch=sm_90 -lineinfo -o "$work/corpus_v4" "$root/tests/fixtures/ncu/h200-v4/corpus_v4.cu" || exit 1
+      capture "$name" "$dir" "$work/corpus_v4" all ;;
     workloads)
       capture "$name" "$dir" python3 "$root/tests/fixtures/ncu/h200-v3/workloads.py" all ;;
     *) echo "gpu-corpus: unknown corpus $name" >&2; exit 2 ;;

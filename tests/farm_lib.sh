@@ -17,6 +17,16 @@ farm_cleanup() {
   farm_stop_and_report
   rm -rf "$dir"
 }
+# farm_scratch_kept NAME: farm_scratch, but a test that failed keeps its folder
+# (logs, journal) for the post-mortem; its path is printed.
+farm_scratch_kept() { # farm_scratch_kept NAME
+  farm_scratch "$1"
+  trap farm_cleanup_kept EXIT
+}
+farm_cleanup_kept() {
+  farm_stop_and_report
+  if [ "$fail" -eq 0 ]; then rm -rf "$dir"; else echo "# kept for the post-mortem: $dir"; fi
+}
 
 # Stops every process started (TERM, then KILL), prints sanitizer reports of
 # the processes (ctest's regex fails the test on them), and the logs' tails

@@ -16,13 +16,7 @@ jobs=${3:-200}
 seed=${4:-$(date +%s)}
 RANDOM=$seed
 . "$(dirname "$0")/farm_lib.sh"
-farm_scratch fault
-
-cleanup() {
-  farm_stop_and_report
-  [ "$fail" -eq 0 ] && rm -rf "$dir"
-}
-trap cleanup EXIT
+farm_scratch_kept fault
 echo "# seed $seed, $jobs jobs, scratch $dir"
 
 hb=(--heartbeat-ms 200 --liveness 3)
