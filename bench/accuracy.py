@@ -37,6 +37,7 @@ CAPTURES = [
     ("h200-v2 (corpus_v2.cu)", "h200-v2/capture-2026-12-01", "h200-v2", "kernels"),
     ("h200-v3 (corpus_v3.cu)", "h200-v3/kernels", "h200-v3", "kernels"),
     ("h200-v3 workloads", "h200-v3/workloads", "h200-v3", "workloads"),
+    ("h200-v4 (corpus_v4.cu, unseen)", "h200-v4/capture-2026-12-01", "h200-v4", "kernels"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
 # plan of that time).
@@ -66,6 +67,7 @@ LESS = {
     "uncoalesced_access": {"dram_bound", "l2_bound", "l1_bound", "memory_bound", "latency_bound"},
     "bank_conflicts": {"l1_bound", "memory_bound"},
     "local_memory": {"l2_bound", "l1_bound", "dram_bound", "memory_bound", "register_spill"},
+    "register_spill": {"local_memory", "l2_bound", "l1_bound", "dram_bound", "memory_bound"},
     "divergence": {"compute_bound"},
     "barrier_stall": {"compute_bound", "latency_bound"},
     "small_grid": {"latency_bound"},

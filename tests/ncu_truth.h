@@ -32,6 +32,8 @@ static const struct {
     {"uncoalesced_access", "dram_bound l2_bound l1_bound memory_bound latency_bound"},
     {"bank_conflicts", "l1_bound memory_bound"},
     {"local_memory", "l2_bound l1_bound dram_bound memory_bound register_spill"},
+    /* Without the spill counter, spills are local memory of unknown cause. */
+    {"register_spill", "local_memory l2_bound l1_bound dram_bound memory_bound"},
     {"divergence", "compute_bound"},
     {"barrier_stall", "compute_bound latency_bound"},
     {"small_grid", "latency_bound"},
