@@ -243,6 +243,7 @@ PLANS(h200, "h200", "h200/capture-2026-12-01", "kernels")
 PLANS(h200_v2, "h200-v2", "h200-v2/capture-2026-12-01", "kernels")
 PLANS(h200_v3_kernels, "h200-v3", "h200-v3/kernels", "kernels")
 PLANS(h200_v3_workloads, "h200-v3", "h200-v3/workloads", "workloads")
+PLANS(h200_v4, "h200-v4", "h200-v4/capture-2026-12-01", "kernels")
 
 /* Corpus v2 as shared (2026-11 captures, tests/fixtures/ncu/h200-v2/): the
  * plans of that day, the default plan of that time among them, may say less

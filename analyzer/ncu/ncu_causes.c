@@ -268,8 +268,8 @@ static void s_divergence(ncu_ctx_t *c)
 /* Local memory is per-thread global memory: register spills, or a private
  * array indexed at run time (or too large for registers). Model: kept in
  * registers, its sectors leave L1 and L2 (local / (local + global) of their
- * traffic; DRAM only for the part L2 missed); the gain is how far the busiest
- * unit drops. */
+ * traffic), and DRAM keeps no more than the global sectors could need; the
+ * gain is how far the busiest unit drops. */
 static void s_local_memory(ncu_ctx_t *c)
 {
     double lld = V(c, NM_SECTORS_LOCAL_LD), lst = V(c, NM_SECTORS_LOCAL_ST);
@@ -300,9 +300,15 @@ static void s_local_memory(ncu_ctx_t *c)
     if (local <= 0 || !has(busy))
         return;
     double share = local / (local + global);
+    /* DRAM keeps at most what the global accesses could need (each global
+     * sector read or written once); the L2 hit rate alone misses the
+     * write-backs of dirty local lines that spill stores cause. */
     double l2_hit = has(V(c, NM_L2_HIT)) ? fmin(fmax(V(c, NM_L2_HIT), 0), 100) / 100 : 0;
-    ncu_relief_t relief = {.l1 = 1 - share, .l2 = 1 - share, .dram = 1 - share * (1 - l2_hit),
-                           .compute = 1};
+    double dram_keep = 1 - share * (1 - l2_hit);
+    double dram_bytes = s_or0(V(c, NM_DRAM_READ)) + s_or0(V(c, NM_DRAM_WRITE));
+    if (dram_bytes > 0)
+        dram_keep = fmin(dram_keep, fmin(1, global * SECTOR_BYTES / dram_bytes));
+    ncu_relief_t relief = {.l1 = 1 - share, .l2 = 1 - share, .dram = dram_keep, .compute = 1};
     double gain = c->units.count ? ncu_units_saved(&c->units, &relief) : share * busy;
     if (!has(gain) || gain < NCU_GAIN_REPORT)
         return;
