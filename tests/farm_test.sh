@@ -141,7 +141,25 @@ submit after_poke raw
 wait "$job_after_poke"
 check "a job after the bad frames succeeds" grep -q "raw_metrics.csv" "$dir/after_poke.out"
 
-# 7. Metrics: what happened above, counted.
+# 7. Metrics: what happened above, counted. A collector counts as busy until
+# its next heartbeat says it holds no job (busy counts come from what collectors
+# report), so wait for both to report idle before reading the gauge.
+collectors_idle() {
+  python3 - "$metrics_ep" <<'PY'
+import socket, sys
+host, port = sys.argv[1].rsplit(":", 1)
+with socket.create_connection((host, int(port)), timeout=3) as s:
+    s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+    body = b""
+    while chunk := s.recv(65536):
+        body += chunk
+for line in body.decode("utf-8", "replace").splitlines():
+    if line.startswith('profeed_broker_workers{role="collector",state="idle"}'):
+        sys.exit(0 if float(line.split()[-1]) >= 2 else 1)
+sys.exit(1)
+PY
+}
+for _ in $(seq 50); do collectors_idle && break; sleep 0.2; done
 check "broker metrics count the jobs, losses and refusals" python3 "$(dirname "$0")/metrics_check.py" "$metrics_ep" \
   'profeed_broker_jobs_finished_total{status="ok"}>=6' \
   'profeed_broker_jobs_finished_total{status="profiler_error"}>=1' \
