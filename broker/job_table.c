@@ -400,20 +400,32 @@ static int s_by_delivered_then_finished(const void *a, const void *b)
     return (x->finished_ms > y->finished_ms) - (x->finished_ms < y->finished_ms);
 }
 
+/* The finished jobs in the order `cmp` forgets them first; the caller frees
+ * the array. NULL when memory ran out (the next tick tries again). */
+static job_t **s_finished_sorted(job_table_t *self, int (*cmp)(const void *, const void *), size_t *count)
+{
+    size_t n = self->counts[JOB_FINISHED];
+    job_t **finished = malloc((n ? n : 1) * sizeof *finished);
+    if (!finished)
+        return NULL;
+    size_t k = 0;
+    for (job_t *job = zhashx_first(self->jobs); job && k < n; job = zhashx_next(self->jobs))
+        if (job->state == JOB_FINISHED)
+            finished[k++] = job;
+    qsort(finished, k, sizeof *finished, cmp);
+    *count = k;
+    return finished;
+}
+
 size_t job_table_trim_bytes(job_table_t *self, size_t max_bytes, zlistx_t *gone_out)
 {
     assert(self);
     if (self->feedback_bytes <= max_bytes)
         return 0;
-    size_t n = self->counts[JOB_FINISHED];
-    job_t **finished = malloc((n ? n : 1) * sizeof *finished);
-    if (!finished)
-        return 0; /* the next tick tries again */
     size_t k = 0;
-    for (job_t *job = zhashx_first(self->jobs); job && k < n; job = zhashx_next(self->jobs))
-        if (job->state == JOB_FINISHED)
-            finished[k++] = job;
-    qsort(finished, k, sizeof *finished, s_by_delivered_then_finished);
+    job_t **finished = s_finished_sorted(self, s_by_delivered_then_finished, &k);
+    if (!finished)
+        return 0;
     size_t dropped = 0;
     for (size_t i = 0; i < k && self->feedback_bytes > max_bytes; i++, dropped++) {
         if (gone_out)
@@ -469,17 +481,12 @@ static int s_by_finished(const void *a, const void *b)
 size_t job_table_trim_finished(job_table_t *self, size_t keep, zlistx_t *gone_out)
 {
     assert(self);
-    size_t n = self->counts[JOB_FINISHED];
-    if (n <= keep)
+    if (self->counts[JOB_FINISHED] <= keep)
         return 0;
-    job_t **finished = malloc(n * sizeof *finished);
-    if (!finished)
-        return 0; /* the next tick tries again */
     size_t k = 0;
-    for (job_t *job = zhashx_first(self->jobs); job && k < n; job = zhashx_next(self->jobs))
-        if (job->state == JOB_FINISHED)
-            finished[k++] = job;
-    qsort(finished, k, sizeof *finished, s_by_finished);
+    job_t **finished = s_finished_sorted(self, s_by_finished, &k);
+    if (!finished)
+        return 0;
     size_t drop = k > keep ? k - keep : 0;
     for (size_t i = 0; i < drop; i++) {
         if (gone_out)

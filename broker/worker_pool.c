@@ -140,6 +140,27 @@ static bool s_has_arch(const worker_t *w, const char *arch)
     return false;
 }
 
+/* Appends what collector `w` offers (its GPUs with their arch, its profilers,
+ * then ';') to `reason` from `used`; returns the new length, always < cap. */
+static size_t s_offered(const worker_t *w, char *reason, size_t used, size_t cap)
+{
+    int n;
+    for (size_t i = 0; i < w->ready->n_gpus && used + 1 < cap; i++) {
+        n = snprintf(reason + used, cap - used, " %s (%s)", w->ready->gpus[i]->name,
+                     w->ready->gpus[i]->arch ? w->ready->gpus[i]->arch : "?");
+        used = n > 0 && used + (size_t) n < cap ? used + (size_t) n : cap - 1;
+    }
+    for (size_t i = 0; i < w->ready->n_profilers && used + 1 < cap; i++) {
+        n = snprintf(reason + used, cap - used, " %s", worker_pool_profiler_name(w->ready->profilers[i]));
+        used = n > 0 && used + (size_t) n < cap ? used + (size_t) n : cap - 1;
+    }
+    if (used + 2 < cap) {
+        reason[used++] = ';';
+        reason[used] = '\0';
+    }
+    return used;
+}
+
 bool worker_pool_can_serve(worker_pool_t *self, const char *arch, Profeed__Profiler profiler,
                            char *reason, size_t cap)
 {
@@ -154,20 +175,7 @@ bool worker_pool_can_serve(worker_pool_t *self, const char *arch, Profeed__Profi
         if (s_has_arch(w, arch) && s_has_profiler(w, profiler))
             return true;
         collectors++;
-        for (size_t i = 0; i < w->ready->n_gpus && used + 1 < cap; i++) {
-            n = snprintf(reason + used, cap - used, " %s (%s)", w->ready->gpus[i]->name,
-                         w->ready->gpus[i]->arch ? w->ready->gpus[i]->arch : "?");
-            used = n > 0 && used + (size_t) n < cap ? used + (size_t) n : cap - 1;
-        }
-        for (size_t i = 0; i < w->ready->n_profilers && used + 1 < cap; i++) {
-            n = snprintf(reason + used, cap - used, " %s",
-                         worker_pool_profiler_name(w->ready->profilers[i]));
-            used = n > 0 && used + (size_t) n < cap ? used + (size_t) n : cap - 1;
-        }
-        if (used + 2 < cap) {
-            reason[used++] = ';';
-            reason[used] = '\0';
-        }
+        used = s_offered(w, reason, used, cap);
     }
     if (collectors == 0)
         snprintf(reason, cap, "no collector is registered with the broker");
@@ -286,19 +294,7 @@ bool worker_pool_offers_language(worker_pool_t *self, Profeed__Language language
             if (s_suits(language, w->ready->profilers[i]))
                 return true;
         }
-        for (size_t i = 0; i < w->ready->n_gpus && used + 1 < cap; i++) {
-            n = snprintf(reason + used, cap - used, " %s (%s)", w->ready->gpus[i]->name,
-                         w->ready->gpus[i]->arch ? w->ready->gpus[i]->arch : "?");
-            used = n > 0 && used + (size_t) n < cap ? used + (size_t) n : cap - 1;
-        }
-        for (size_t i = 0; i < w->ready->n_profilers && used + 1 < cap; i++) {
-            n = snprintf(reason + used, cap - used, " %s", worker_pool_profiler_name(w->ready->profilers[i]));
-            used = n > 0 && used + (size_t) n < cap ? used + (size_t) n : cap - 1;
-        }
-        if (used + 2 < cap) {
-            reason[used++] = ';';
-            reason[used] = '\0';
-        }
+        used = s_offered(w, reason, used, cap);
     }
     if (collectors == 0)
         snprintf(reason, cap, "no collector is registered with the broker");
