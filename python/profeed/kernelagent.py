@@ -357,6 +357,11 @@ class KernelProfiler:
 
     # -- shared -------------------------------------------------------------
 
+    def _wait_with_backoff(self, attempt: int) -> None:
+        wait = 2 ** attempt  # KernelAgent's back-off: 2, 4, 8 s
+        self.logger.warning(f"Retrying in {wait}s...")
+        time.sleep(wait)
+
     def _fail(self, message: str, warning: bool = False) -> None:
         self.last_error = message
         (self.logger.warning if warning else self.logger.error)(message)
@@ -448,9 +453,7 @@ class KernelProfiler:
             if final:
                 return self._fail(why)
             self.logger.debug(why)
-            wait = 2 ** attempt  # KernelAgent's back-off: 2, 4, 8 s
-            self.logger.warning(f"Retrying in {wait}s...")
-            time.sleep(wait)
+            self._wait_with_backoff(attempt)
         return self._fail(f"NCU profiling failed after {max_retries} attempts for round {round_num}")
 
     def _feedback_here(self, results: ProfilerResults, csv_path: Path) -> None:
