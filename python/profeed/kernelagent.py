@@ -43,7 +43,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from . import analysis
+from . import _native, analysis
 from .errors import BadInput, FileMissing, JobFailed, ProfeedError, Unavailable
 
 # KernelAgent's METRIC_COLUMNS (kernel_perf_agent/kernel_opt/profiler/ncu_profiler.py at
@@ -197,7 +197,10 @@ def read_ncu_csv(text: str) -> "tuple[Any, Optional[dict]]":
     lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("=")]
     if not lines:
         raise ValueError("No columns to parse from file")
-    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    try:
+        rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    except csv.Error as e:  # a cell over csv's field limit, a NUL: not a CSV KernelAgent reads either
+        raise ValueError(f"the CSV does not parse: {e}") from None
     header, body = rows[0], rows[1:]
     keep = ([c for c in ("Kernel Name",) if c in header]) + [m for m in METRICS if m in header]
     if not keep:
@@ -425,6 +428,8 @@ class KernelProfiler:
         size = csv_path.stat().st_size
         if size < 100:
             raise RuntimeError(f"NCU CSV file is too small ({size} bytes), likely empty")
+        if size > _native.FILE_MAX:  # read whole below, as KernelAgent's pandas does: bounded
+            raise RuntimeError(f"NCU CSV file {csv_path} is {size} bytes; at most {_native.FILE_MAX} are read")
         return csv_path
 
     def _profile_here(self, kernel: Path, problem: Path, round_num: int, max_retries: int) -> Optional[ProfilerResults]:
@@ -490,24 +495,27 @@ class KernelProfiler:
             fb.raise_for_status()
         except (Unavailable, JobFailed) as e:
             return self._fail(f"[Round {round_num}] profiling on the farm failed: {e}")
-        if fb.status != "ok" or not fb.json or not fb.json.get("kernels"):
+        kernels = fb.json.get("kernels") if isinstance(fb.json, dict) else None
+        top = kernels[0] if isinstance(kernels, list) and kernels else None
+        if fb.status != "ok" or not isinstance(top, dict):
             return self._fail(f"[Round {round_num}] the farm profiled no kernel (job {fb.job_id}, "
                               f"{fb.status}): {fb.text[:300]}")
         # The farm returns feedback, not ncu's CSV: the values it carries are
         # those of the analysed kernels. The busiest stands for KernelAgent's
         # one row; its metrics that are among the 29 are kept, as measured.
-        top = fb.json["kernels"][0]
-        carried = top.get("metrics") or {}
-        values = {m: _safe(carried[m]) for m in METRICS if m in carried}
-        metrics = {top.get("name", ""): values}
+        carried = top.get("metrics") if isinstance(top.get("metrics"), dict) else {}
+        values = {m: _safe(carried[m]) for m in METRICS
+                  if isinstance(carried.get(m), (int, float)) and not isinstance(carried.get(m), bool)}
+        name = str(top.get("name", ""))
+        metrics = {name: values}
         version = fb.worker.get("profiler_version") or None
         results = ProfilerResults(
-            metrics_df=_metrics_df({"Kernel Name": top.get("name", ""), **values}), metrics=metrics,
+            metrics_df=_metrics_df({"Kernel Name": name, **values}), metrics=metrics,
             metadata=ProfilerMetadata(kernel_file=str(kernel), problem_file=str(problem), round_num=round_num,
                                       timestamp=_timestamp(), ncu_version=version),
             feedback=fb.text, feedback_json=fb.json, source="farm", job_id=fb.job_id,
             notes=[f"the farm's feedback carries {len(values)} of KernelAgent's {len(METRICS)} metrics "
-                   f"for {top.get('name', '')} ({top.get('launches', 0)} launch(es))"])
+                   f"for {name} ({top.get('launches', 0)} launch(es))"])
         self._save(results)
         self.logger.info(f"profiling on the farm completed for round {round_num} (job {fb.job_id})")
         return results

@@ -388,3 +388,10 @@ def test_wrapper_calls_kernel_function_in_its_form_after_three_warmups(tmp_path,
     assert f"kernel_function ran ({form})" in out.stdout, out.stdout
     assert "['call', 'call', 'call', 'push profeed', 'call', 'pop']" in out.stdout  # 3 warm-ups, then measured
     assert log.read_text().splitlines() == [call] * 4
+
+
+def test_csv_that_does_not_parse_raises_value_error():
+    with pytest.raises(ValueError, match="does not parse"):
+        read_ncu_csv('"Kernel Name","sm__cycles_active.avg"\n"' + "k" * 200000 + '","1"\n')
+    with pytest.raises(ValueError, match="No requested columns"):
+        read_ncu_csv('"ID","Other"\n"0","1"\n')
