@@ -90,6 +90,7 @@ def test_farm_writes_kernelagents_json_with_the_captures_numbers(ka_farm, job_fi
     # The busiest kernel of the feedback, with the capture's own numbers.
     assert name == results.feedback_json["kernels"][0]["name"]
     row = next(r for r in capture_rows(CAPTURE) if r["Kernel Name"] == name)
+    assert len(values) == 8, values  # those of the 29 the feedback carries for a --set full capture
     assert "sm__throughput.avg.pct_of_peak_sustained_elapsed" in values, values   # KernelAgent's roofline reads
     assert "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed" in values, values  # these two
     for metric, value in values.items():
