@@ -50,6 +50,8 @@ LOST_WINDOWS = 10
 
 ProgressFn = Callable[[str, str, int, int], None]
 FileArg = Union[str, os.PathLike, "tuple[str, Union[str, bytes]]"]
+# A named plan ("core"), or custom passes: [(name, [profiler args]), ...].
+PlanArg = Union[str, Sequence["tuple[str, Sequence[str]]"]]
 
 
 @dataclass
@@ -62,6 +64,8 @@ class Feedback:
     json: Optional[dict]        # the analyzer's JSON document, None when the broker made the feedback
     errors: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    worker: dict = field(default_factory=dict)    # WorkerInfo: where it was measured (gpu_name, profiler_version)
+    metadata: dict = field(default_factory=dict)  # the request's JobMetadata, plus the feedback's timestamp
 
     @property
     def ok(self) -> bool:
@@ -206,7 +210,7 @@ class Farm:
 
     def _request(self, argv: Optional[Sequence[str]], kernel: Optional[FileArg], problem: Optional[FileArg],
                  language: str, gpu_arch: Optional[str], profiler: Optional[str], job_id: str,
-                 agent_id: Optional[str], timeout_s: Optional[int], plan: Optional[str], round: Optional[int],
+                 agent_id: Optional[str], timeout_s: Optional[int], plan: Optional[PlanArg], round: Optional[int],
                  kernel_regex: Optional[str], nvtx_range: Optional[str], launch_skip: Optional[int],
                  launch_count: Optional[int], progress: bool, fmt: str, max_chars: Optional[int],
                  top: Optional[int], min_share: Optional[float]) -> "pb.JobRequest":
@@ -239,8 +243,20 @@ class Farm:
             req.command.argv.extend(argv)
         if round:
             req.metadata.round = int(round)
-        if plan:
-            req.passes.add(name=plan)
+        if isinstance(plan, str):
+            if plan:
+                req.passes.add(name=plan)
+        elif plan is not None:
+            # Custom passes: (name, args) each; the args follow the
+            # profiler's fixed options (docs/protocol.md, "pass plan").
+            if isinstance(plan, (bytes, dict)) or not plan:
+                raise BadInput("plan: a plan name, or a non-empty list of (name, [args]) custom passes")
+            for spec in plan:
+                if not (isinstance(spec, (tuple, list)) and len(spec) == 2 and isinstance(spec[0], str)
+                        and spec[0] and not isinstance(spec[1], (str, bytes))
+                        and all(isinstance(a, str) for a in spec[1])):
+                    raise BadInput(f"plan: {spec!r} is not a (name, [args]) custom pass")
+                req.passes.add(name=spec[0], args=list(spec[1]))
         if timeout_s is not None:
             if not 1 <= int(timeout_s) <= 86400:
                 raise BadInput(f"timeout_s {timeout_s}: 1..86400")
@@ -275,7 +291,7 @@ class Farm:
     def submit(self, argv: Optional[Sequence[str]] = None, *, kernel: Optional[FileArg] = None,
                problem: Optional[FileArg] = None, language: str = "cuda", gpu_arch: Optional[str] = None,
                profiler: Optional[str] = None, job_id: Optional[str] = None, agent_id: Optional[str] = None,
-               timeout_s: Optional[int] = None, plan: Optional[str] = None, round: Optional[int] = None,
+               timeout_s: Optional[int] = None, plan: Optional[PlanArg] = None, round: Optional[int] = None,
                kernel_regex: Optional[str] = None, nvtx_range: Optional[str] = None,
                launch_skip: Optional[int] = None, launch_count: Optional[int] = None, fmt: str = "text",
                max_chars: Optional[int] = None, top: Optional[int] = None, min_share: Optional[float] = None,
@@ -285,7 +301,8 @@ class Farm:
         A command job: `argv` ["./bench", "--n", "4096"]. A kernel + problem
         job (KernelBench style): `kernel` and `problem`, each a path or a
         (file name, source) pair. The other arguments are `profeed submit`'s
-        options; `fmt` "markdown" makes Feedback.text Markdown, and `max_chars`,
+        options; `plan` names a plan ("core") or, beyond the command line,
+        gives custom passes [(name, [profiler args])] as the wire protocol has them; `fmt` "markdown" makes Feedback.text Markdown, and `max_chars`,
         `top`, `min_share` shape the feedback as profeed analyze's do. `progress(job_id, state, done, count)` is called on each
         progress report. `wait_s` bounds the whole wait (default: the job's
         timeout_s + 60 s, else 660 s).
@@ -390,8 +407,11 @@ class Farm:
                 document = json.loads(fb.json)
             except ValueError:
                 document = None
+        as_dict = lambda m: json_format.MessageToDict(m, preserving_proto_field_name=True)  # noqa: E731
         return Feedback(job_id=fb.job_id, status=_STATUS.get(fb.status, "unknown"), text=fb.text,
-                        json=document, errors=list(fb.errors), notes=list(fb.notes))
+                        json=document, errors=list(fb.errors), notes=list(fb.notes),
+                        worker=as_dict(fb.worker) if fb.HasField("worker") else {},
+                        metadata=as_dict(fb.metadata) if fb.HasField("metadata") else {})
 
     async def submit_async(self, *args: Any, **kwargs: Any) -> Feedback:
         """submit() for asyncio: runs on a worker thread with a connection of

@@ -22,8 +22,9 @@ HB = ["--heartbeat-ms", "200", "--liveness", "3"]
 class FarmProcs:
     """A broker, a replay collector and an analyzer; stopped at the end."""
 
-    def __init__(self, curve=False):
+    def __init__(self, curve=False, replay_map=None):
         self.dir = tempfile.mkdtemp(prefix="pf-py-")
+        self.replay_map = replay_map or str(FIXTURES / "replay/h200.map")
         self.agents = f"ipc://{self.dir}/agents"
         self.workers = f"ipc://{self.dir}/workers"
         self.procs = []
@@ -71,7 +72,7 @@ class FarmProcs:
 
     def start_workers(self):
         self._start("collector", [str(BUILD / "collector/profeed-collector"), "--broker", self.workers,
-                                  "--worker-id", "py-c1", "--replay", str(FIXTURES / "replay/h200.map"),
+                                  "--worker-id", "py-c1", "--replay", self.replay_map,
                                   "--pass-delay-ms", "300"] + HB + self.worker_flags.get("collector", []))
         self._start("analyzer", [str(BUILD / "analyzer/profeed-analyzer"), "--broker", self.workers,
                                  "--worker-id", "py-a1"] + HB + self.worker_flags.get("analyzer", []))
