@@ -334,7 +334,9 @@ void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer)
 {
     assert(self && job && analyzer);
     (void) self; /* used only by the asserts */
-    assert(job->state == JOB_COLLECTING || job->state == JOB_ANALYZING);
+    /* A requeued job keeps its pin while QUEUED, so its analyzer may die
+     * then: unpinning is allowed there, pinning only once passes come. */
+    assert(job->state == JOB_COLLECTING || job->state == JOB_ANALYZING || (job->state == JOB_QUEUED && !*analyzer));
     snprintf(job->analyzer, sizeof job->analyzer, "%s", analyzer);
 }
 

@@ -423,6 +423,24 @@ Test(job_table, analyzer_reassignment_while_collecting_keeps_the_passes)
     job_table_destroy(&table);
 }
 
+/* Found by farm_faults under load: a job requeued with its analyzer pinned,
+ * whose analyzer then died, aborted the broker on an assert. */
+Test(job_table, a_requeued_job_whose_analyzer_dies_is_unpinned)
+{
+    job_table_t *table = job_table_new();
+    job_t *job = s_collecting(table, "job-1", "c1", 3);
+    pf_error_t err;
+    cr_assert_eq(s_pass(table, job, "c1", "ncu.000", &err), JOB_PASS_NEW, "%s", err.msg);
+    job_table_set_analyzer(table, job, "a1");
+    cr_assert(job_table_requeue(table, job, MAX_ATTEMPTS)); /* c1 died */
+    cr_assert_eq(job->state, JOB_QUEUED);
+    cr_assert_str_eq(job->analyzer, "a1", "the pin stays across the requeue");
+    job_table_set_analyzer(table, job, ""); /* then a1 died */
+    cr_assert_str_empty(job->analyzer);
+    cr_assert_eq(job_table_first_queued(table), job);
+    job_table_destroy(&table);
+}
+
 Test(job_table, analyzer_reassignment_while_analyzing_keeps_every_pass)
 {
     job_table_t *table = job_table_new();
