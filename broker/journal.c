@@ -167,6 +167,7 @@ static pf_status_t s_compact(journal_t *self, pf_error_t *err)
     int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
         return pf_error_set(err, PF_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+    int64_t started_ms = s_clock_ms(CLOCK_MONOTONIC);
     uint64_t size = 0;
     pf_status_t rc = PF_OK;
     moves_t moves = {0};
@@ -200,10 +201,12 @@ static pf_status_t s_compact(journal_t *self, pf_error_t *err)
     if (self->fd >= 0)
         close(self->fd);
     self->fd = fd;
-    pf_log_info(LOG, "%s: rewritten with the jobs it keeps (%zu): %llu -> %llu bytes", self->path,
+    /* The time is the pause of the broker's loop (docs/reliability.md). */
+    pf_log_info(LOG, "%s: rewritten with the jobs it keeps (%zu): %llu -> %llu bytes in %lld ms", self->path,
                 job_table_count(self->jobs, JOB_QUEUED) + job_table_count(self->jobs, JOB_COLLECTING) +
                     job_table_count(self->jobs, JOB_ANALYZING) + job_table_count(self->jobs, JOB_FINISHED),
-                (unsigned long long) self->size, (unsigned long long) size);
+                (unsigned long long) self->size, (unsigned long long) size,
+                (long long) (s_clock_ms(CLOCK_MONOTONIC) - started_ms));
     self->size = self->compacted = size;
     return PF_OK;
 }
@@ -303,8 +306,12 @@ static uint8_t *s_read_raw(journal_t *self, uint64_t at, size_t len, pf_error_t 
 }
 
 /* Checks that `raw` (from s_read_raw) is `job`'s finished record with a
- * valid Feedback of the length the table knows; copies the feedback to
- * *bytes_p when bytes_p is not NULL. `err` must not be NULL. */
+ * Feedback of the length the table knows. With bytes_p (a feedback about to
+ * be sent) the Feedback is decoded and validated too, and copied to
+ * *bytes_p; without (compaction copying the record) the checksum and the
+ * record's own fields are the check: those bytes were validated when they
+ * were stored, and decoding every retained feedback would lengthen the
+ * rewrite's pause. `err` must not be NULL. */
 static pf_status_t s_check_finished(journal_t *self, const job_t *job, const uint8_t *raw, uint8_t **bytes_p,
                                     pf_error_t *err)
 {
@@ -321,14 +328,14 @@ static pf_status_t s_check_finished(journal_t *self, const job_t *job, const uin
                           self->path, (unsigned long long) job->stored_at, job->id, job->feedback_len);
         goto cleanup;
     }
-    Profeed__Feedback *fb = wire_feedback_unpack(rec->feedback.data, rec->feedback.len, self->opts.max_record, err);
-    if (!fb) {
-        pf_error_prefix(err, "%s: job %s's stored feedback", self->path, job->id);
-        rc = err->code;
-        goto cleanup;
-    }
-    wire_feedback_destroy(&fb);
     if (bytes_p) {
+        Profeed__Feedback *fb = wire_feedback_unpack(rec->feedback.data, rec->feedback.len, self->opts.max_record, err);
+        if (!fb) {
+            pf_error_prefix(err, "%s: job %s's stored feedback", self->path, job->id);
+            rc = err->code;
+            goto cleanup;
+        }
+        wire_feedback_destroy(&fb);
         *bytes_p = malloc(rec->feedback.len ? rec->feedback.len : 1);
         if (!*bytes_p) {
             rc = pf_error_set(err, PF_ENOMEM, "out of memory for job %s's feedback", job->id);
@@ -432,7 +439,7 @@ static pf_status_t s_write_job(journal_t *self, int fd, job_t *job, uint64_t *si
 {
     size_t max_record = self->opts.max_record;
     /* A delivered feedback only the old file holds is copied as it is there,
-     * once read back and checked as journal_feedback_read does; one that
+     * once read back and its frame, checksum and record checked; one that
      * fails is no longer believed, and its job goes. */
     uint8_t *raw = NULL;
     if (job->state == JOB_FINISHED && !job->feedback && job->stored_len > 0) {
