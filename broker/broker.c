@@ -178,18 +178,61 @@ static void s_ack(broker_t *self, zsock_t *sock, zframe_t *peer, const char *job
     s_send(self, sock, peer, &env, "ack", job_id);
 }
 
-/* Sends a finished job's stored Feedback to its agent, as it was packed. */
-static void s_send_feedback(broker_t *self, job_t *job)
+/* Sends `len` bytes of packed Feedback to the job's agent, as they are. */
+static void s_send_packed_feedback(broker_t *self, const job_t *job, const uint8_t *bytes, size_t len)
 {
-    if (!job->feedback || job->agent_len == 0)
+    if (job->agent_len == 0)
         return;
     zframe_t *peer = zframe_new(job->agent, job->agent_len);
     pf_error_t err;
     /* An agent that went away gets its answer when it resubmits the job id. */
-    if (s_splice_send(self, self->agents, peer, PROFEED__ENVELOPE__BODY_FEEDBACK, NULL, 0, job->feedback,
-                      job->feedback_len, &err) != PF_OK)
+    if (s_splice_send(self, self->agents, peer, PROFEED__ENVELOPE__BODY_FEEDBACK, NULL, 0, bytes, len, &err) !=
+        PF_OK)
         pf_log_debug(LOG, "job %s: agent not reachable for feedback: %s", job->id, err.msg);
     zframe_destroy(&peer);
+}
+
+/* A delivered feedback only the journal holds, read back (journal.h: one
+ * bounded read of one record) into *bytes_p for the caller to free. A record
+ * that cannot be read back is no answer: the job is forgotten (logged, and
+ * recorded), so that the agent, told it is unknown, submits it again and it
+ * runs again; the caller must not use `job` after false. */
+static bool s_stored_feedback(broker_t *self, job_t *job, uint8_t **bytes_p, size_t *len_p)
+{
+    pf_error_t err;
+    if (journal_feedback_read(self->journal, job, bytes_p, len_p, &err) == PF_OK) {
+        pf_log_info(LOG, "job %s: its delivered feedback read back from the journal (%zu bytes)", job->id, *len_p);
+        return true;
+    }
+    pf_log_error(LOG, "job %s: its delivered feedback cannot be read back: %s; the job is forgotten "
+                      "(submitted again, it runs again)",
+                 job->id, err.msg);
+    char id[WIRE_MAX_ID_LEN + 1];
+    snprintf(id, sizeof id, "%s", job->id);
+    job_table_forget(self->jobs, job);
+    if (journal_forgotten(self->journal, id, &err) != PF_OK)
+        pf_log_warn(LOG, "job %s: forgetting it is not stored: %s", id, err.msg);
+    return false;
+}
+
+/* Sends a finished job's Feedback to its agent, as it was packed: from
+ * memory, or, once delivered, from the journal. False when that could not be
+ * read back and the job is forgotten (s_stored_feedback). */
+static bool s_send_feedback(broker_t *self, job_t *job)
+{
+    if (job->feedback) {
+        s_send_packed_feedback(self, job, job->feedback, job->feedback_len);
+        return true;
+    }
+    if (job->stored_len == 0)
+        return true; /* out of memory when it finished: nothing to send */
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    if (!s_stored_feedback(self, job, &bytes, &len))
+        return false;
+    s_send_packed_feedback(self, job, bytes, len);
+    free(bytes);
+    return true;
 }
 
 /* ------------------------------------------------------------------------
@@ -651,6 +694,14 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
         return;
     }
     job_t *job = job_table_find(self->jobs, job_id);
+    /* The same request for a job whose feedback only the journal holds: read
+     * it back now, so that a record that cannot be read makes this a new job
+     * (the old one is forgotten) rather than an answer that never comes. */
+    uint8_t *stored = NULL;
+    size_t stored_len = 0;
+    if (job && job->state == JOB_FINISHED && !job->feedback && job->stored_len > 0 && job->request_len == len &&
+        memcmp(job->request_bytes, bytes, len) == 0 && !s_stored_feedback(self, job, &stored, &stored_len))
+        job = NULL;
     if (!job) {
         char reason[1024];
         bool settled = wire_zmq_now_ms() - self->started_ms >= s_grace_ms(self) ||
@@ -673,6 +724,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
     if (!request) {
         pf_log_error(LOG, "job %s: a request that packed does not unpack: %s", job_id, err.msg);
         free(bytes);
+        free(stored);
         return;
     }
     char id[WIRE_MAX_ID_LEN + 1];
@@ -682,6 +734,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
     job_submit_t rc = job_table_submit(self->jobs, &request, bytes, len, zframe_data(peer),
                                        zframe_size(peer), deadline, &job);
     free(bytes);
+    assert(rc == JOB_SUBMIT_SAME || !stored); /* read back only for the same request */
     switch (rc) {
     case JOB_SUBMIT_NOMEM:
         s_refuse(self, self->agents, peer, METRICS_REJECT_OVERLOADED, PROFEED__ERROR_CODE__ERROR_CODE_OVERLOADED,
@@ -696,10 +749,13 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
         pf_log_info(LOG, "job %s from agent %s: resubmitted while %s", id, peer_name, job_state_name(job->state));
         snprintf(job->owner, sizeof job->owner, "%s", caller->owner);
         s_ack(self, self->agents, peer, id, NULL, true);
-        if (job->state == JOB_FINISHED)
+        if (stored)
+            s_send_packed_feedback(self, job, stored, stored_len);
+        else if (job->state == JOB_FINISHED)
             s_send_feedback(self, job);
         else
             s_progress(self, job, job_state_name(job->state));
+        free(stored);
         return;
     case JOB_SUBMIT_NEW:
         snprintf(job->owner, sizeof job->owner, "%s", caller->owner);
@@ -739,9 +795,11 @@ static void s_agent_heartbeat(broker_t *self, zframe_t *peer, const caller_t *ca
         memcpy(job->agent, zframe_data(peer), zframe_size(peer));
         job->agent_len = zframe_size(peer);
         /* An agent still waiting for a finished job missed its feedback (it
-         * was away, or the broker restarted): at least once, it gets it. */
-        if (job->state == JOB_FINISHED)
-            s_send_feedback(self, job);
+         * was away, or the broker restarted): at least once, it gets it. One
+         * whose stored feedback cannot be read back is forgotten: unknown. */
+        if (job->state == JOB_FINISHED && !s_send_feedback(self, job))
+            s_refuse(self, self->agents, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
+                     hb->job_ids[i], "job %s is not known here; submit it again", hb->job_ids[i]);
     }
     Profeed__Heartbeat reply;
     profeed__heartbeat__init(&reply);
