@@ -26,6 +26,12 @@ char *render_markdown(const feedback_t *fb);
 void render_profiled(const feedback_t *fb, char *out, size_t cap);
 const char *render_reference_verdict(double own_ns, double reference_ns, char *out, size_t cap);
 
+/* Shared by the renderers: where a finding's cause is, in words: "line 26
+ * `out[i] = p[i].x * 2.f;` (corpus_v2.cu): 100% of the excess global sectors
+ * (uncoalesced), 4.0 sectors per request". Source text past `text_max` bytes
+ * is cut (on a character boundary) and marked "...". */
+void render_line(const fb_line_t *line, size_t text_max, char *out, size_t cap);
+
 /* Shared by the renderers: "1.23 ms", "850 us", "12.0 s". */
 void render_duration(double ns, char *out, size_t cap);
 

@@ -13,6 +13,8 @@ _Static_assert(RENDER_MIN_CHARS == WIRE_MIN_MAX_CHARS, "the renderer and the wir
 /* Evidence lines shown per finding in text; JSON carries all of them. */
 #define TEXT_EVIDENCE 4
 #define KERNEL_NAME_SHOWN 120
+/* Bytes of a source line shown in text ("Where:"); JSON carries all of it. */
+#define TEXT_SOURCE_SHOWN 80
 
 void render_duration(double ns, char *out, size_t cap)
 {
@@ -38,6 +40,31 @@ static const char *s_profiler_name(const char *profiler)
     if (strcmp(profiler, "vtune") == 0)
         return "Intel VTune";
     return profiler;
+}
+
+void render_line(const fb_line_t *l, size_t text_max, char *out, size_t cap)
+{
+    char text[sizeof l->text + 4];
+    size_t n = strlen(l->text);
+    if (n > text_max) {
+        n = text_max;
+        while (n > 0 && ((unsigned char) l->text[n] & 0xC0) == 0x80)
+            n--; /* not inside a UTF-8 sequence */
+    }
+    snprintf(text, sizeof text, "%.*s%s", (int) n, l->text, n < strlen(l->text) ? "..." : "");
+    char value[64] = "";
+    if (!isnan(l->value))
+        snprintf(value, sizeof value, ", %.1f %s", l->value, l->unit);
+    char stall[48] = "";
+    if (l->stall[0])
+        snprintf(stall, sizeof stall, ", top stall %s", l->stall);
+    char where[sizeof text + sizeof l->file + 48];
+    if (l->line)
+        snprintf(where, sizeof where, "line %u `%s`%s%s%s", l->line, text, l->file[0] ? " (" : "", l->file,
+                 l->file[0] ? ")" : "");
+    else
+        snprintf(where, sizeof where, "SASS 0x%llx `%s`", l->address, text);
+    snprintf(out, cap, "%s: %.0f%% of the %s%s%s", where, 100 * l->share, l->measure, value, stall);
 }
 
 void render_profiled(const feedback_t *fb, char *out, size_t cap)
@@ -155,6 +182,15 @@ static void s_finding(textbuf_t *tb, const fb_finding_t *f, int rank)
         textbuf_append(tb, "      Evidence: ");
         for (size_t e = 0; e < f->evidence_count && e < TEXT_EVIDENCE; e++)
             textbuf_printf(tb, "%s%s", e ? "; " : "", f->evidence[e].text);
+        textbuf_append(tb, "\n");
+    }
+    if (f->line_count > 0) {
+        textbuf_append(tb, "      Where: ");
+        for (size_t i = 0; i < f->line_count; i++) {
+            char line[768];
+            render_line(&f->lines[i], TEXT_SOURCE_SHOWN, line, sizeof line);
+            textbuf_printf(tb, "%s%s", i ? "; " : "", line);
+        }
         textbuf_append(tb, "\n");
     }
     if (f->action[0])
