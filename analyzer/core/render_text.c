@@ -6,9 +6,11 @@
 #include "render.h"
 #include "text_cut.h"
 #include "textbuf.h"
+#include "token_estimate.h"
 #include "wire_check.h"
 
 _Static_assert(RENDER_MIN_CHARS == WIRE_MIN_MAX_CHARS, "the renderer and the wire agree on the smallest budget");
+_Static_assert(RENDER_MIN_TOKENS == WIRE_MIN_MAX_TOKENS, "... and on the smallest token budget");
 
 /* Evidence lines shown per finding in text; JSON carries all of them. */
 #define TEXT_EVIDENCE 4
@@ -289,7 +291,14 @@ static bool s_shrink(const feedback_t *fb, layout_t *layout)
     return false;
 }
 
-char *render_text(const feedback_t *fb, size_t max_chars)
+/* Whether a rendering is over either budget (0: no limit). */
+static bool s_over(const char *text, size_t max_chars, size_t max_tokens)
+{
+    size_t len = strlen(text);
+    return (max_chars > 0 && len > max_chars) || (max_tokens > 0 && token_estimate(text, len) > max_tokens);
+}
+
+char *render_text_within(const feedback_t *fb, size_t max_chars, size_t max_tokens)
 {
     size_t n = feedback_finding_count(fb);
     layout_t layout = {.kernels = feedback_kernel_count(fb), .footer = true};
@@ -299,14 +308,25 @@ char *render_text(const feedback_t *fb, size_t max_chars)
     for (size_t i = 0; i < n; i++)
         layout.included[i] = true;
     char *text = s_render(fb, &layout);
-    while (text && max_chars > 0 && strlen(text) > max_chars && s_shrink(fb, &layout)) {
+    while (text && s_over(text, max_chars, max_tokens) && s_shrink(fb, &layout)) {
         free(text);
         text = s_render(fb, &layout);
     }
     free(layout.included);
     /* Even one kernel does not fit: cut between words, and say so (the
-     * budget is at least RENDER_MIN_CHARS, room for the mark). */
+     * budget is at least RENDER_MIN_CHARS or RENDER_MIN_TOKENS, room for
+     * the mark). A token budget becomes the longest prefix within it. */
+    static const char mark[] = " [...] (cut to fit the length limit)\n";
+    if (text && max_tokens > 0 && s_over(text, 0, max_tokens)) {
+        size_t room = token_estimate_prefix(text, max_tokens - token_estimate(mark, strlen(mark)));
+        text_cut(text, room + strlen(mark), mark);
+    }
     if (text && max_chars > 0)
-        text_cut(text, max_chars, " [...] (cut to fit the length limit)\n");
+        text_cut(text, max_chars, mark);
     return text;
+}
+
+char *render_text(const feedback_t *fb, size_t max_chars)
+{
+    return render_text_within(fb, max_chars, 0);
 }

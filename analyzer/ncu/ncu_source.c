@@ -101,7 +101,8 @@ static void s_fail(page_t *p, pf_status_t code, const char *fmt, ...)
 }
 
 /* Copies `src` into `dst` (capacity `cap`), with runs of whitespace made one
- * space, the ends trimmed, invalid UTF-8 made '?', cut on a character
+ * space, the ends trimmed, invalid UTF-8 and control characters made '?',
+ * cut on a character
  * boundary: the text goes into protobuf strings and JSON. */
 static void s_copy_text(char *dst, size_t cap, const char *src)
 {
@@ -117,6 +118,8 @@ static void s_copy_text(char *dst, size_t cap, const char *src)
             continue;
         }
         size_t len = utf8_sequence_len(s);
+        if ((unsigned char) *s < 0x20 || *s == 0x7f)
+            len = 0; /* a control character: one-line wire strings refuse them */
         const char *from = len ? s : "?";
         size_t take = len ? len : 1;
         if (n + (space ? 1 : 0) + take >= cap)
