@@ -36,8 +36,14 @@ static double s_units(const char *text, size_t len)
             while (j < len && (s[j] & 0xC0) == 0x80)
                 j++;
             units += 1;
+        } else if (c == '\n' || c < 0x20) {
+            units += 1;
         } else {
-            units += 1; /* newline, punctuation, symbol */
+            /* Punctuation and symbols: the tokenizers merge common pairs
+             * ("%)", "`,", "];"), rarely more, so a run costs one per two. */
+            while (j < len && s[j] > 0x20 && s[j] < 0x80 && !s_letter(s[j]) && !s_digit(s[j]))
+                j++;
+            units += (double) ((j - i + 1) / 2);
         }
         i = j;
     }
