@@ -290,3 +290,30 @@ Test(ncu_source, detection_reads_the_first_row)
     free(bytes);
     cr_assert_not(ncu_source_sniff("\"File", 5));
 }
+
+Test(ncu_source, lines_of_two_files_in_one_function_stay_apart)
+{
+    /* Inlined code from a header: ncu gives its lines a "File Path" row of
+     * their own; line 5 of each file is a different line. */
+    const char *page =
+        "\"File Path\",\"/src/k.cu\"\n"
+        "\"Function Name\",\"k(float *)\"\n"
+        "\"Line No\",\"Source\",\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\",\"Instructions Executed\"\n"
+        "\"5\",\"x = f(y);\",\"-\",\"-\",\"10\",\"4\"\n"
+        "\"\",\"\",\"0x10\",\"FADD R1, R2, R3\",\"10\",\"4\"\n"
+        "\"File Path\",\"/inc/f.h\"\n"
+        "\"5\",\"return y * 2;\",\"-\",\"-\",\"30\",\"4\"\n"
+        "\"\",\"\",\"0x20\",\"FMUL R1, R2, 2\",\"30\",\"4\"\n"
+        "\"\",\"\",\"0x20\",\"FMUL R1, R2, 2\",\"30\",\"4\"\n";
+    ncu_source_t *src = ncu_source_new();
+    pf_error_t err;
+    cr_assert_eq(ncu_source_parse(src, "two.csv", page, strlen(page), &err), PF_OK, "%s", err.msg);
+    const ncu_source_kernel_t *k = ncu_source_find(src, "k");
+    cr_assert_not_null(k);
+    cr_assert_eq(k->site_count, 2);
+    cr_assert_str_eq(k->sites[0].file, "/src/k.cu");
+    cr_assert_str_eq(k->sites[1].file, "/inc/f.h");
+    cr_assert_str_eq(k->sites[1].text, "return y * 2;");
+    cr_assert_float_eq(k->sites[1].samples, 30, 0.1); /* its instruction once */
+    ncu_source_destroy(&src);
+}

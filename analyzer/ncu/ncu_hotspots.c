@@ -147,7 +147,7 @@ static void s_attach(fb_finding_t *f, const ncu_source_kernel_t *k, measure_t m)
         memset(l, 0, sizeof *l);
         l->line = s->line;
         l->address = (unsigned long long) s->address;
-        s_copy(l->file, sizeof l->file, s->line ? s_basename(k->file) : "");
+        s_copy(l->file, sizeof l->file, s->line && s->file ? s_basename(s->file) : "");
         s_copy(l->text, sizeof l->text, s->text);
         s_copy(l->sass, sizeof l->sass, s->line ? s->sass : "");
         l->share = best_key / total;

@@ -46,7 +46,8 @@ typedef struct {
     ncu_source_kernel_t pub;
     site_t *sites;
     size_t cap;
-    index_map_t lines;     /* line number -> site */
+    index_map_t lines;     /* (file, line number) -> site */
+    size_t file;           /* the file the rows now come from */
     index_map_t addresses; /* SASS address seen (value unused) */
 } kernel_t;
 
@@ -197,10 +198,18 @@ static void s_map_free(index_map_t *m)
     m->values = NULL;
 }
 
+static void s_files_free(char **files, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(files[i]);
+    free(files);
+}
+
 static void s_kernel_free(kernel_t *k)
 {
     if (!k)
         return;
+    s_files_free(k->pub.files, k->pub.file_count);
     free(k->sites);
     s_map_free(&k->lines);
     s_map_free(&k->addresses);
@@ -289,6 +298,34 @@ static void s_header(page_t *p)
         p->current->pub.has_local_sectors = true;
 }
 
+/* Makes `path` the file the next rows of `k` come from. */
+static bool s_use_file(page_t *p, kernel_t *k, const char *path)
+{
+    char name[sizeof k->pub.file];
+    s_copy_text(name, sizeof name, path);
+    for (size_t i = 0; i < k->pub.file_count; i++)
+        if (strcmp(k->pub.files[i], name) == 0) {
+            k->file = i;
+            return true;
+        }
+    if (k->pub.file_count >= NCU_SOURCE_MAX_FILES) {
+        s_fail(p, PF_ETOOBIG, "more than %d source files in one function", NCU_SOURCE_MAX_FILES);
+        return false;
+    }
+    char **grown = realloc(k->pub.files, (k->pub.file_count + 1) * sizeof *grown);
+    char *copy = strdup(name);
+    if (grown)
+        k->pub.files = grown;
+    if (!grown || !copy) {
+        free(copy);
+        s_fail(p, PF_ENOMEM, "out of memory");
+        return false;
+    }
+    k->file = k->pub.file_count;
+    k->pub.files[k->pub.file_count++] = copy;
+    return true;
+}
+
 static kernel_t *s_start_kernel(page_t *p, const char *function)
 {
     if (p->count >= NCU_SOURCE_MAX_KERNELS) {
@@ -307,6 +344,8 @@ static kernel_t *s_start_kernel(page_t *p, const char *function)
     p->kernels[p->count++] = k;
     s_copy_text(k->pub.function, sizeof k->pub.function, function);
     s_copy_text(k->pub.file, sizeof k->pub.file, p->file);
+    if (!s_use_file(p, k, p->file))
+        return NULL;
     p->current = k;
     p->site = SIZE_MAX;
     p->have_header = false;
@@ -333,6 +372,7 @@ static size_t s_add_site(page_t *p, kernel_t *k, unsigned line, uint64_t address
     site_t *s = &k->sites[k->pub.site_count];
     memset(s, 0, sizeof *s);
     s->pub.line = line;
+    s->pub.file = k->pub.files[k->file];
     s->pub.address = address;
     s_copy_text(s->pub.text, sizeof s->pub.text, text);
     return k->pub.site_count++;
@@ -350,7 +390,8 @@ static void s_line_row(page_t *p, const char *field)
     }
     kernel_t *k = p->current;
     bool oom = false;
-    uint32_t *found = s_map_get(&k->lines, (uint64_t) v, false, 0, &oom);
+    uint64_t key = (uint64_t) k->file << 32 | (uint64_t) v;
+    uint32_t *found = s_map_get(&k->lines, key, false, 0, &oom);
     if (found) {
         p->site = *found;
         return;
@@ -358,7 +399,7 @@ static void s_line_row(page_t *p, const char *field)
     size_t site = s_add_site(p, k, (unsigned) v, 0, s_field(p, p->cols.cuda));
     if (site == SIZE_MAX)
         return;
-    if (!s_map_get(&k->lines, (uint64_t) v, true, (uint32_t) site, &oom)) {
+    if (!s_map_get(&k->lines, key, true, (uint32_t) site, &oom)) {
         s_fail(p, PF_ENOMEM, "out of memory");
         return;
     }
@@ -437,6 +478,10 @@ static void s_row(page_t *p)
     const char *first = s_field(p, 0);
     if (p->field_count == 2 && strcmp(first, "File Path") == 0) {
         snprintf(p->file, sizeof p->file, "%s", s_field(p, 1));
+        /* Within a function: the lines that follow are that file's. */
+        if (p->current)
+            s_use_file(p, p->current, p->file);
+        p->site = SIZE_MAX;
         return;
     }
     if (p->field_count == 2 && strcmp(first, "Function Name") == 0) {
@@ -461,7 +506,9 @@ static void s_row(page_t *p)
     }
     const char *line = s_field(p, p->cols.line);
     const char *address = s_field(p, p->cols.address);
-    if (line[0])
+    if (strcmp(line, "-") == 0)
+        p->site = SIZE_MAX; /* instructions ncu maps to no line: each its own site */
+    else if (line[0])
         s_line_row(p, line);
     else if (address[0] && strcmp(address, "...") != 0 && strcmp(address, "-") != 0)
         s_sass_row(p, address);
@@ -562,6 +609,7 @@ void ncu_source_destroy(ncu_source_t **self_p)
         return;
     for (size_t i = 0; i < self->count; i++) {
         free(self->kernels[i]->sites);
+        s_files_free(self->kernels[i]->files, self->kernels[i]->file_count);
         free(self->kernels[i]);
     }
     free(self->kernels);
@@ -639,6 +687,8 @@ pf_status_t ncu_source_parse(ncu_source_t *self, const char *name, const char *b
             } else {
                 *pub = k->pub;
                 self->kernels[self->count++] = pub;
+                k->pub.files = NULL; /* the public copy owns them now */
+                k->pub.file_count = 0;
             }
         }
         s_kernel_free(k);

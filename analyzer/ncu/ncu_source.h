@@ -9,7 +9,9 @@
  * counted once per address). This module reads that page and adds the SASS
  * rows up per source line ("site"). A build without -lineinfo has no line
  * numbers: every SASS instruction is then a site of its own, and
- * ncu_source_kernel_t.line_info says so.
+ * ncu_source_kernel_t.line_info says so. A function whose code comes from
+ * several files (inlined headers) has a "File Path" row before each file's
+ * lines: a line is known by its file and number.
  *
  * The page is untrusted input: fields, rows, sites and functions are bounded
  * and a row that does not match its header is refused with its line number. */
@@ -29,11 +31,13 @@
 #define NCU_SOURCE_MAX_SITES 65536                        /* sites per function */
 #define NCU_SOURCE_MAX_KERNELS 256                        /* functions per page */
 #define NCU_SOURCE_TEXT_MAX 200                           /* source text kept, bytes */
+#define NCU_SOURCE_MAX_FILES 256                          /* source files per function */
 
 /* What one source line (or, without line info, one SASS instruction) did.
  * Counts are summed over the SASS instructions of the site. */
 typedef struct {
     unsigned line;            /* 1-based source line; 0 without line info */
+    const char *file;         /* the line's source file (owned by the kernel), "" when unnamed */
     uint64_t address;         /* the site's first SASS instruction (its own without line info) */
     char text[NCU_SOURCE_TEXT_MAX + 1]; /* the CUDA line, or the SASS instruction, trimmed */
     char sass[64];            /* the SASS instruction with the most samples, trimmed */
@@ -57,7 +61,9 @@ typedef struct {
 
 typedef struct {
     char function[512];       /* "aos_float3_x(const P3 *, float *, unsigned long)" */
-    char file[512];           /* the source file, "" when the page names none */
+    char file[512];           /* the function's (first) source file, "" when the page names none */
+    char **files;             /* every file its lines come from (inlined code, headers) */
+    size_t file_count;
     bool line_info;           /* the build had -lineinfo: sites are source lines */
     bool has_local_sectors;   /* the page has "L2 Theoretical Sectors Local" */
     ncu_source_site_t *sites;
