@@ -289,6 +289,8 @@ Test(ncu_source, detection_reads_the_first_row)
     cr_assert_not(ncu_source_sniff(bytes, len));
     free(bytes);
     cr_assert_not(ncu_source_sniff("\"File", 5));
+    const char *noisy = "==PROF== Connected to process 7\n==WARNING== something\n\"File Path\",\"/a.cu\"\n";
+    cr_assert(ncu_source_sniff(noisy, strlen(noisy)));
 }
 
 Test(ncu_source, lines_of_two_files_in_one_function_stay_apart)

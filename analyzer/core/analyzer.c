@@ -206,7 +206,7 @@ static pf_status_t s_slurp(const char *path, char **bytes, size_t *len, size_t m
  * instruction and small next to a raw page of many launches. */
 static bool s_is_source_page(const analyzer_file_t *file)
 {
-    char head[256];
+    char head[4096];
     size_t n = s_head(file, head, sizeof head);
     return ncu_source_sniff(head, n);
 }

@@ -617,13 +617,25 @@ void ncu_source_destroy(ncu_source_t **self_p)
     *self_p = NULL;
 }
 
+/* Where the page starts: past a byte order mark and the "==PROF==" /
+ * "==WARNING==" lines ncu may print before it. */
+static size_t s_page_start(const char *bytes, size_t len)
+{
+    size_t i = len >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    while (len - i >= 2 && bytes[i] == '=' && bytes[i + 1] == '=') {
+        const char *nl = memchr(bytes + i, '\n', len - i);
+        if (!nl)
+            return len;
+        i = (size_t) (nl - bytes) + 1;
+    }
+    return i;
+}
+
 bool ncu_source_sniff(const char *head, size_t len)
 {
     static const char *const starts[] = {"\"File Path\",", "\"Function Name\",", "\"Line No\",\"Source\",\"Address\"",
                                          "\"Address\",\"Source\","};
-    size_t i = 0;
-    if (len >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0)
-        i = 3; /* a UTF-8 byte order mark */
+    size_t i = s_page_start(head, len);
     for (size_t s = 0; s < sizeof starts / sizeof starts[0]; s++) {
         size_t n = strlen(starts[s]);
         if (len - i >= n && memcmp(head + i, starts[s], n) == 0)
@@ -643,7 +655,7 @@ pf_status_t ncu_source_parse(ncu_source_t *self, const char *name, const char *b
         return pf_error_set(err, PF_ENOMEM, "out of memory");
     csv_set_realloc_func(&p.csv, s_bounded_realloc);
     csv_set_blk_size(&p.csv, 4096);
-    size_t skip = len >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    size_t skip = s_page_start(bytes, len);
     if (csv_parse(&p.csv, bytes + skip, len - skip, s_on_field, s_on_row, &p) != len - skip && !p.failed) {
         int code = csv_error(&p.csv);
         p.record++;

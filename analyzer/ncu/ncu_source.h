@@ -77,7 +77,8 @@ ncu_source_t *ncu_source_new(void);
 void ncu_source_destroy(ncu_source_t **self_p);
 
 /* True when these first bytes of a file are a source page: they start with
- * its "File Path" / "Function Name" rows or its header. */
+ * its "File Path" / "Function Name" rows or its header (after any
+ * "==PROF==" / "==WARNING==" lines). */
 bool ncu_source_sniff(const char *head, size_t len);
 
 /* Adds the functions of one page. `name` names it in errors. On error the
