@@ -319,3 +319,16 @@ Test(ncu_source, lines_of_two_files_in_one_function_stay_apart)
     cr_assert_float_eq(k->sites[1].samples, 30, 0.1); /* its instruction once */
     ncu_source_destroy(&src);
 }
+
+Test(ncu_source, a_source_page_alone_is_refused_saying_what_is_missing)
+{
+    analyzer_file_t files[] = {{.path = V2 "source_smem_stride4.csv"}};
+    analysis_options_t options;
+    analysis_options_default(&options);
+    analyzer_input_t input = {.files = files, .count = 1, .profiler = "ncu"};
+    feedback_t *fb = NULL;
+    pf_error_t err;
+    cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_EBADINPUT);
+    cr_assert_null(fb);
+    cr_assert(strstr(err.msg, "give the capture's raw page too"), "%s", err.msg);
+}

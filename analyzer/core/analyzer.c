@@ -248,6 +248,10 @@ static pf_status_t s_run_ncu(const analyzer_input_t *input, const analysis_optio
         else
             pages[csv.count++] = input->files[i];
     }
+    if (rc == PF_OK && csv.count == 0 && input->count > 0)
+        rc = pf_error_set(err, PF_EBADINPUT,
+                          "only source pages: they say where in the code, not what limits a kernel; give the "
+                          "capture's raw page too (ncu --import R.ncu-rep --csv --page raw)");
     if (rc == PF_OK)
         rc = s_parse_ncu(&csv, data, err);
     if (rc == PF_OK) {
