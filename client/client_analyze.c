@@ -64,6 +64,9 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
     char why[256];
     const char *wrong = profeed_session_check_max_chars(options->max_chars, s_format_name(options->format), why,
                                                         sizeof why);
+    if (!wrong)
+        wrong = profeed_session_check_max_tokens(options->max_tokens, s_format_name(options->format), why,
+                                                 sizeof why);
     if (wrong) {
         if (error)
             *error = strdup(wrong);
@@ -84,6 +87,8 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
         rc = s_set_number(session, "top", "%zu", options->top);
     if (rc == PROFEED_OK)
         rc = s_set_number(session, "max_chars", "%zu", options->max_chars);
+    if (rc == PROFEED_OK)
+        rc = s_set_number(session, "max_tokens", "%zu", options->max_tokens);
     /* A negative share keeps the default; a share is strict only when the
      * caller says it chose it; the collated data is only JSON's. */
     if (rc == PROFEED_OK && options->min_share >= 0)

@@ -32,6 +32,8 @@ static void s_help(FILE *out)
         "                        (default 5)\n"
         "  --max-chars N         text: keep the most important findings within N characters\n"
         "                        (at least 200; not with json or markdown, which are not cut)\n"
+        "  --max-tokens N        text: the same within N tokens, as estimated on the safe side\n"
+        "                        of the cl100k/o200k tokenizers (at least 64; docs/benchmarks.md)\n"
         "  --device NAME         GPU name when the capture does not carry it (for peaks)\n"
         "  --pci-id ID           PCI device id (0xe20b), for Intel GPU roofs\n"
         "  --cpu-model TEXT      CPU model, which names an integrated Intel GPU\n"
@@ -66,13 +68,14 @@ int cmd_analyze(int argc, char **argv)
 {
     enum {
         OPT_PROFILER = 256, OPT_FORMAT, OPT_TOP, OPT_MAX_CHARS, OPT_MIN_SHARE, OPT_DEVICE, OPT_COLLATED,
-        OPT_LANGUAGE, OPT_ARCH, OPT_PCI, OPT_CPU, OPT_REFERENCE, OPT_ALL_SEGMENTS
+        OPT_LANGUAGE, OPT_ARCH, OPT_PCI, OPT_CPU, OPT_REFERENCE, OPT_ALL_SEGMENTS, OPT_MAX_TOKENS
     };
     static const struct option longopts[] = {
         {"profiler", required_argument, NULL, OPT_PROFILER},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"top", required_argument, NULL, OPT_TOP},
         {"max-chars", required_argument, NULL, OPT_MAX_CHARS},
+        {"max-tokens", required_argument, NULL, OPT_MAX_TOKENS},
         {"min-share", required_argument, NULL, OPT_MIN_SHARE},
         {"device", required_argument, NULL, OPT_DEVICE},
         {"collated", no_argument, NULL, OPT_COLLATED},
@@ -121,6 +124,10 @@ int cmd_analyze(int argc, char **argv)
             break;
         case OPT_MAX_CHARS:
             if (s_parse_size(optarg, "--max-chars", &options.max_chars))
+                return 2;
+            break;
+        case OPT_MAX_TOKENS:
+            if (s_parse_size(optarg, "--max-tokens", &options.max_tokens))
                 return 2;
             break;
         case OPT_MIN_SHARE: {

@@ -37,6 +37,9 @@ static void s_help(FILE *out)
             "                       Markdown for people; --json is --format json\n"
             "  --max-chars N        text: keep the most important findings within N characters\n"
             "                       (at least 200; not with json or markdown, which are not cut)\n"
+            "  --max-tokens N       text: the same within N estimated tokens (at least 64)\n"
+            "  --source             ncu: add a source pass (--import-source yes, the source page per\n"
+            "                       kernel) so findings name their CUDA lines (build with -lineinfo)\n"
             "  --top N              analyze at most N kernels (default: all above --min-share)\n"
             "  --min-share PCT      analyze kernels taking at least PCT%% of profiled time\n"
             "                       (default 5, where the busiest kernel is analyzed anyway)\n"
@@ -233,7 +236,7 @@ int cmd_submit(int argc, char **argv)
 {
     enum { O_LANG = 256, O_ARCH, O_PROFILER, O_JSON, O_ENDPOINT, O_JOBID, O_TIMEOUT, O_WAIT, O_LOCAL, O_REPLAY,
            O_DELAY, O_KERNEL, O_PROBLEM, O_PLAN, O_ROUND, O_REGEX, O_NVTX, O_SKIP, O_COUNT, O_SECRET, O_BROKER_KEY,
-           O_INSECURE, O_FORMAT, O_MAX_CHARS, O_TOP, O_MIN_SHARE };
+           O_INSECURE, O_FORMAT, O_MAX_CHARS, O_TOP, O_MIN_SHARE, O_MAX_TOKENS, O_SOURCE };
     static const struct option longopts[] = {
         {"language", required_argument, NULL, O_LANG},
         {"arch", required_argument, NULL, O_ARCH},
@@ -241,6 +244,8 @@ int cmd_submit(int argc, char **argv)
         {"json", no_argument, NULL, O_JSON},
         {"format", required_argument, NULL, O_FORMAT},
         {"max-chars", required_argument, NULL, O_MAX_CHARS},
+        {"max-tokens", required_argument, NULL, O_MAX_TOKENS},
+        {"source", no_argument, NULL, O_SOURCE},
         {"top", required_argument, NULL, O_TOP},
         {"min-share", required_argument, NULL, O_MIN_SHARE},
         {"endpoint", required_argument, NULL, O_ENDPOINT},
@@ -297,6 +302,12 @@ int cmd_submit(int argc, char **argv)
             if (!cli_parse_int("profeed submit", "--max-chars", optarg, 200, 1 << 30, &v))
                 return 2;
             job.max_chars = (size_t) v;
+            break;
+        case O_SOURCE: job.source = 1; break;
+        case O_MAX_TOKENS:
+            if (!cli_parse_int("profeed submit", "--max-tokens", optarg, 64, 1 << 30, &v))
+                return 2;
+            job.max_tokens = (size_t) v;
             break;
         case O_TOP:
             if (!cli_parse_int("profeed submit", "--top", optarg, 1, 1000000, &v))
@@ -358,8 +369,9 @@ int cmd_submit(int argc, char **argv)
         default: s_help(stderr); return 2;
         }
     }
-    if (job.max_chars && format != PROFEED_FORMAT_TEXT) {
-        fprintf(stderr, "profeed submit: --max-chars bounds the text format only; JSON and Markdown are never cut\n");
+    if ((job.max_chars || job.max_tokens) && format != PROFEED_FORMAT_TEXT) {
+        fprintf(stderr, "profeed submit: --%s bounds the text format only; JSON and Markdown are never cut\n",
+                job.max_chars ? "max-chars" : "max-tokens");
         return 2;
     }
     if (!job.language) {

@@ -46,6 +46,7 @@ typedef struct {
     /* min_share was chosen (not the default): kept strictly, even when no
      * kernel reaches it; with the default the busiest kernel is analyzed. */
     int min_share_given;
+    size_t max_tokens;      /* text only, 0 or >= 64: as max_chars, in estimated tokens (token_estimate.h) */
 } profeed_analyze_options_t;
 
 /* Fills `options` with the defaults. */
@@ -110,6 +111,8 @@ typedef struct {
     unsigned top;
     double min_share;
     int min_share_given;
+    size_t max_tokens;        /* as max_chars, in estimated tokens (0: no limit, else >= 64; text only) */
+    int source;               /* ncu: add a source pass, so findings name their source lines */
 } profeed_job_t;
 
 /* Called on every progress report: state is "queued", "collecting",

@@ -34,7 +34,7 @@ typedef struct {
 typedef struct {
     char *profiler, *language, *gpu_arch, *device, *pci_id, *cpu_model;
     profeed_format_t format;
-    size_t top, max_chars;
+    size_t top, max_chars, max_tokens;
     double min_share;
     bool min_share_strict, with_collated, all_segments;
 } s_options_t;
@@ -201,6 +201,8 @@ profeed_result_t profeed_session_set(profeed_session_t *self, const char *key, c
         return s_set_size(self, &o->top, key, value);
     if (strcmp(key, "max_chars") == 0)
         return s_set_size(self, &o->max_chars, key, value);
+    if (strcmp(key, "max_tokens") == 0)
+        return s_set_size(self, &o->max_tokens, key, value);
     if (strcmp(key, "with_collated") == 0)
         return s_set_bool(self, &o->with_collated, key, value);
     if (strcmp(key, "all_segments") == 0)
@@ -225,7 +227,7 @@ profeed_result_t profeed_session_set(profeed_session_t *self, const char *key, c
         return PROFEED_OK;
     }
     s_error(self, "unknown option \"%s\" (options: profiler, language, gpu_arch, format, top, min_share, "
-                  "min_share_strict, max_chars, device, pci_id, cpu_model, with_collated, all_segments)",
+                  "min_share_strict, max_chars, max_tokens, device, pci_id, cpu_model, with_collated, all_segments)",
             key);
     return PROFEED_BAD_INPUT;
 }
@@ -339,7 +341,7 @@ static char *s_render(const profeed_session_t *self, profeed_format_t format)
     case PROFEED_FORMAT_MARKDOWN: return render_markdown(self->feedback);
     case PROFEED_FORMAT_TEXT: break;
     }
-    return render_text(self->feedback, self->options.max_chars);
+    return render_text_within(self->feedback, self->options.max_chars, self->options.max_tokens);
 }
 
 /* A feedback that only says the input was bad, so a JSON consumer gets a
@@ -364,6 +366,21 @@ const char *profeed_session_check_max_chars(size_t max_chars, const char *format
     else if (max_chars < RENDER_MIN_CHARS)
         snprintf(buf, cap, "max chars %zu is too small: a feedback needs at least %d characters", max_chars,
                  RENDER_MIN_CHARS);
+    else
+        return NULL;
+    return buf;
+}
+
+const char *profeed_session_check_max_tokens(size_t max_tokens, const char *format, char *buf, size_t cap)
+{
+    assert(buf && cap > 0);
+    if (max_tokens == 0)
+        return NULL;
+    if (!format || strcmp(format, "text") != 0)
+        snprintf(buf, cap, "max tokens bounds the text format only; JSON and Markdown are never cut");
+    else if (max_tokens < RENDER_MIN_TOKENS)
+        snprintf(buf, cap, "max tokens %zu is too small: a feedback needs at least %d tokens", max_tokens,
+                 RENDER_MIN_TOKENS);
     else
         return NULL;
     return buf;
@@ -396,7 +413,10 @@ profeed_result_t profeed_session_run(profeed_session_t *self)
     char why[PF_ERROR_MSG_MAX];
     if (profeed_session_check_max_chars(self->options.max_chars,
                                         self->options.format == PROFEED_FORMAT_TEXT ? "text" : "json", why,
-                                        sizeof why)) {
+                                        sizeof why) ||
+        profeed_session_check_max_tokens(self->options.max_tokens,
+                                         self->options.format == PROFEED_FORMAT_TEXT ? "text" : "json", why,
+                                         sizeof why)) {
         s_error(self, "%s", why);
         self->feedback = s_bad_input(self, self->error);
         return self->result = s_render_output(self, PROFEED_BAD_INPUT);

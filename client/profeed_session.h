@@ -63,6 +63,7 @@ void profeed_session_destroy(profeed_session_t **self_p);
  *   min_share_strict  0: the default share's leniency for the share set (0 or 1)
  *   max_chars     text: keep the most important findings within this (0: all,
  *                 else at least 200; the run refuses it for json and markdown)
+ *   max_tokens    the same in estimated tokens (token_estimate.h; at least 64)
  *   device        GPU name (KernelFoundry's worker_info gpu_name)
  *   pci_id        PCI device id (worker_info device_id)
  *   cpu_model     CPU model (worker_info cpu_info)
@@ -78,6 +79,9 @@ profeed_result_t profeed_session_set(profeed_session_t *self, const char *key, c
  * bounds the text only, and a feedback needs 200 characters. For callers
  * that check options before any work; profeed_session_run() checks too. */
 const char *profeed_session_check_max_chars(size_t max_chars, const char *format, char *buf, size_t cap);
+
+/* The same for `max_tokens` (a feedback needs 64 estimated tokens). */
+const char *profeed_session_check_max_tokens(size_t max_tokens, const char *format, char *buf, size_t cap);
 
 /* Adds one file of pass `pass_key` (NULL: none, as on a command line) named
  * `name`, copying its `len` bytes (which may hold NUL bytes). PROFEED_BAD_INPUT

@@ -455,6 +455,13 @@ static pf_status_t s_check_shape(const Profeed__FeedbackShape *shape, const char
     if (shape->has_max_chars && shape->max_chars != 0 && shape->has_text_format &&
         shape->text_format == PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN)
         return s_fail(err, PF_EBADINPUT, where, "max_chars", "bounds plain text only; Markdown is never cut");
+    if (shape->has_max_tokens && shape->max_tokens != 0 && shape->max_tokens < WIRE_MIN_MAX_TOKENS)
+        return s_fail(err, PF_EBADINPUT, where, "max_tokens",
+                      "%u is too small: a feedback needs at least %d tokens (0 = no limit)",
+                      (unsigned) shape->max_tokens, WIRE_MIN_MAX_TOKENS);
+    if (shape->has_max_tokens && shape->max_tokens != 0 && shape->has_text_format &&
+        shape->text_format == PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN)
+        return s_fail(err, PF_EBADINPUT, where, "max_tokens", "bounds plain text only; Markdown is never cut");
     return PF_OK;
 }
 
@@ -575,6 +582,19 @@ static pf_status_t s_check_finding(const Profeed__Finding *f, const char *where,
             rc = s_check_str(ev->unit, path, "unit", WIRE_MAX_SHORT_LEN, STR_LINE, err);
         if (rc == PF_OK)
             rc = s_check_str(ev->text, path, "text", WIRE_MAX_LINE_LEN, 0, err);
+    }
+    if (rc == PF_OK)
+        rc = s_check_count(f->n_lines, WIRE_MAX_LINES, where, "lines", err);
+    for (size_t i = 0; rc == PF_OK && i < f->n_lines; i++) {
+        const Profeed__SourceLine *l = f->lines[i];
+        char path[PATH_LEN];
+        s_path(path, sizeof path, "%s.lines[%zu]", where, i);
+        if (l->has_share && !(l->share >= 0 && l->share <= 1))
+            rc = s_fail(err, PF_EBADINPUT, path, "share", "%g is outside 0..1", l->share);
+        const char *const texts[] = {l->file, l->text, l->sass, l->measure, l->unit, l->stall};
+        static const char *const names[] = {"file", "text", "sass", "measure", "unit", "stall"};
+        for (size_t t = 0; rc == PF_OK && t < sizeof texts / sizeof texts[0]; t++)
+            rc = s_check_str(texts[t], path, names[t], WIRE_MAX_LINE_LEN, STR_LINE, err);
     }
     if (rc == PF_OK)
         rc = s_check_str(f->action, where, "action", WIRE_MAX_LINE_LEN, 0, err);

@@ -30,6 +30,23 @@ typedef struct {
     char text[200];    /* for people: "DRAM throughput 71.8% of peak" */
 } fb_evidence_t;
 
+#define FB_LINES_MAX 3
+
+/* A place in the kernel's code that causes a finding (from a source page):
+ * a CUDA source line, or a SASS instruction when the build had no line info. */
+typedef struct {
+    unsigned line;           /* 1-based; 0: no line info, `text` is the SASS instruction */
+    unsigned long long address; /* its (first) SASS instruction */
+    char file[128];          /* the source file's name, "" when unknown */
+    char text[201];          /* the source line (or SASS instruction), trimmed */
+    char sass[64];           /* the line's SASS instruction with the most samples */
+    double share;            /* 0..1 of `measure` this line accounts for */
+    char measure[64];        /* "excess global sectors", "warp stall samples", ... */
+    double value;            /* a number that shows it on this line, NAN when none */
+    char unit[32];           /* value's unit: "sectors/request", "of 32 lanes active" */
+    char stall[32];          /* the line's top stall reason ("long_sb"), "" when not sampled */
+} fb_line_t;
+
 typedef struct {
     size_t kernel;           /* index into the feedback's kernels */
     char category[32];       /* stable key: "uncoalesced_access", "dram_bound", ... */
@@ -41,6 +58,8 @@ typedef struct {
     char source[128];        /* "profeed" or "ncu:RuleName[,RuleName]" */
     fb_evidence_t evidence[FB_EVIDENCE_MAX];
     size_t evidence_count;
+    fb_line_t lines[FB_LINES_MAX]; /* where in the code, the largest share first */
+    size_t line_count;
 } fb_finding_t;
 
 #define FB_KERNEL_METRICS 24

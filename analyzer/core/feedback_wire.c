@@ -91,6 +91,33 @@ static Profeed__Evidence *s_evidence(const fb_evidence_t *ev, bool *oom)
     return msg;
 }
 
+static Profeed__SourceLine *s_line(const fb_line_t *l, bool *oom)
+{
+    Profeed__SourceLine *msg = malloc(sizeof *msg);
+    if (!msg) {
+        *oom = true;
+        return NULL;
+    }
+    profeed__source_line__init(msg);
+    msg->has_line = l->line != 0;
+    msg->line = l->line;
+    msg->has_address = 1;
+    msg->address = l->address;
+    msg->file = s_dup(l->file, oom);
+    msg->text = s_dup(l->text, oom);
+    msg->sass = s_dup(l->sass, oom);
+    msg->has_share = isfinite(l->share);
+    msg->share = l->share;
+    msg->measure = s_dup(l->measure, oom);
+    if (isfinite(l->value)) {
+        msg->has_value = 1;
+        msg->value = l->value;
+    }
+    msg->unit = s_dup(l->unit, oom);
+    msg->stall = s_dup(l->stall, oom);
+    return msg;
+}
+
 static Profeed__Finding *s_finding(const feedback_t *fb, const fb_finding_t *f, bool *oom)
 {
     Profeed__Finding *msg = malloc(sizeof *msg);
@@ -122,6 +149,16 @@ static Profeed__Finding *s_finding(const feedback_t *fb, const fb_finding_t *f, 
             msg->evidence[msg->n_evidence] = s_evidence(&f->evidence[i], oom);
             if (msg->evidence[msg->n_evidence])
                 msg->n_evidence++;
+        }
+    }
+    if (f->line_count > 0) {
+        msg->lines = calloc(f->line_count, sizeof *msg->lines);
+        if (!msg->lines)
+            *oom = true;
+        for (size_t i = 0; msg->lines && i < f->line_count; i++) {
+            msg->lines[msg->n_lines] = s_line(&f->lines[i], oom);
+            if (msg->lines[msg->n_lines])
+                msg->n_lines++;
         }
     }
     return msg;

@@ -114,6 +114,37 @@ static void s_finding(textbuf_t *tb, const fb_finding_t *f)
         textbuf_append(tb, "}");
     }
     textbuf_printf(tb, "%s]", f->evidence_count ? "\n          " : "");
+    /* Only from a source page: feedback without one keeps its shape. */
+    if (f->line_count > 0) {
+        s_key(tb, 5, "lines", false);
+        textbuf_append(tb, "[");
+        for (size_t i = 0; i < f->line_count; i++) {
+            const fb_line_t *l = &f->lines[i];
+            textbuf_printf(tb, "%s\n%12s{\"line\": ", i ? "," : "", "");
+            if (l->line)
+                textbuf_printf(tb, "%u", l->line);
+            else
+                textbuf_append(tb, "null");
+            textbuf_printf(tb, ", \"address\": \"0x%llx\", \"file\": ", l->address);
+            s_string(tb, l->file);
+            textbuf_append(tb, ", \"source\": ");
+            s_string(tb, l->line ? l->text : "");
+            textbuf_append(tb, ", \"sass\": ");
+            s_string(tb, l->line ? l->sass : l->text);
+            textbuf_append(tb, ", \"share\": ");
+            s_number(tb, l->share);
+            textbuf_append(tb, ", \"measure\": ");
+            s_string(tb, l->measure);
+            textbuf_append(tb, ", \"value\": ");
+            s_number(tb, l->value);
+            textbuf_append(tb, ", \"unit\": ");
+            s_string(tb, l->unit);
+            textbuf_append(tb, ", \"stall\": ");
+            s_string(tb, l->stall);
+            textbuf_append(tb, "}");
+        }
+        textbuf_append(tb, "\n          ]");
+    }
     s_key(tb, 5, "action", false);
     s_string(tb, f->action);
     s_key(tb, 5, "source", false);

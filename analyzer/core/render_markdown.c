@@ -73,6 +73,12 @@ char *render_markdown(const feedback_t *fb)
                     textbuf_append(&tb, "<br>");
                 s_cell(&tb, f->evidence[e].text);
             }
+            for (size_t i = 0; i < f->line_count; i++) {
+                char line[768];
+                render_line(&f->lines[i], 120, line, sizeof line);
+                textbuf_append(&tb, i == 0 && f->evidence_count == 0 ? "Where: " : i == 0 ? "<br>Where: " : "<br>");
+                s_cell(&tb, line);
+            }
             textbuf_append(&tb, " | ");
             s_cell(&tb, f->action);
             textbuf_append(&tb, " |\n");

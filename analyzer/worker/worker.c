@@ -349,6 +349,7 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
         options.min_share_strict = true;
     }
     size_t max_chars = shape && shape->has_max_chars ? shape->max_chars : 0;
+    size_t max_tokens = shape && shape->has_max_tokens ? shape->max_tokens : 0;
     bool markdown = shape && shape->has_text_format && shape->text_format == PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN;
     feedback_t *fb = NULL;
     pf_error_t err;
@@ -391,7 +392,7 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
                 feedback_add_error(fb, "pass %s: %s", pass->pass_key, pass_plan_permission_advice());
             s_check_requested(fb, pass);
         }
-        char *text = markdown ? render_markdown(fb) : render_text(fb, max_chars);
+        char *text = markdown ? render_markdown(fb) : render_text_within(fb, max_chars, max_tokens);
         char *json = render_json(fb, false);
         if (text && json)
             msg = feedback_wire_new(fb, job->job_id, text, json);

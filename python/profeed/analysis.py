@@ -152,7 +152,7 @@ def analyze(outputs: Mapping[str, Mapping[str, Any]], worker_info: Optional[Mapp
             language: Optional[str] = None, profiler: Optional[str] = None, fmt: str = "text",
             gpu_arch: Optional[str] = None, top: Optional[int] = None, min_share: Optional[float] = None,
             max_chars: Optional[int] = None, all_segments: bool = False,
-            launches: bool = False) -> tuple[dict, str]:
+            launches: bool = False, max_tokens: Optional[int] = None) -> tuple[dict, str]:
     """Analyzes one job's passes and returns (collated, feedback).
 
     `feedback` is profeed's feedback in `fmt` ("text" for an LLM prompt,
@@ -160,6 +160,10 @@ def analyze(outputs: Mapping[str, Mapping[str, Any]], worker_info: Optional[Mapp
     document: status, device, kernels, findings, notes). With `launches`,
     it also holds the collated per-launch data under "collated" (ncu and
     vtune; it costs about as much again as the analysis, so it is asked for).
+    `max_chars` / `max_tokens` bound the text (tokens as estimated on the safe
+    side of the cl100k/o200k tokenizers; at least 64), the least important
+    findings left out first. An ncu source page among the files
+    (--page source) makes findings name their source lines.
 
     worker_info's `gpu_name`, `cpu_info` and `device_id` name the GPU (Intel
     rooflines need them). `language` with `gpu_arch` picks the profiler
@@ -171,6 +175,7 @@ def analyze(outputs: Mapping[str, Mapping[str, Any]], worker_info: Optional[Mapp
     """
     opts = _options(worker_info, language, profiler, fmt,
                     {"gpu_arch": gpu_arch, "top": top, "min_share": min_share, "max_chars": max_chars,
+                     "max_tokens": max_tokens,
                      "all_segments": all_segments or None, "with_collated": launches or None})
     with _native.Session() as s:
         for key, value in opts:

@@ -213,7 +213,8 @@ class Farm:
                  agent_id: Optional[str], timeout_s: Optional[int], plan: Optional[PlanArg], round: Optional[int],
                  kernel_regex: Optional[str], nvtx_range: Optional[str], launch_skip: Optional[int],
                  launch_count: Optional[int], progress: bool, fmt: str, max_chars: Optional[int],
-                 top: Optional[int], min_share: Optional[float]) -> "pb.JobRequest":
+                 top: Optional[int], min_share: Optional[float], max_tokens: Optional[int] = None,
+                 source: bool = False) -> "pb.JobRequest":
         if language not in LANGUAGES:
             raise BadInput(f"unknown language {language!r} ({', '.join(LANGUAGES)})")
         if profiler is not None and profiler not in PROFILERS:
@@ -278,6 +279,14 @@ class Farm:
             if not 200 <= int(max_chars) <= 0xFFFFFFFF:
                 raise BadInput(f"max_chars {max_chars} is too small: a feedback needs at least 200 characters")
             req.shape.max_chars = int(max_chars)
+        if max_tokens:
+            if fmt != "text":
+                raise BadInput("max_tokens bounds the text format only; JSON and Markdown are never cut")
+            if not 64 <= int(max_tokens) <= 0xFFFFFFFF:
+                raise BadInput(f"max_tokens {max_tokens} is too small: a feedback needs at least 64 tokens")
+            req.shape.max_tokens = int(max_tokens)
+        if source:
+            req.source = True
         if fmt == "markdown":
             req.shape.text_format = pb.TEXT_FORMAT_MARKDOWN
         if top:
@@ -295,7 +304,8 @@ class Farm:
                kernel_regex: Optional[str] = None, nvtx_range: Optional[str] = None,
                launch_skip: Optional[int] = None, launch_count: Optional[int] = None, fmt: str = "text",
                max_chars: Optional[int] = None, top: Optional[int] = None, min_share: Optional[float] = None,
-               progress: Optional[ProgressFn] = None, wait_s: Optional[float] = None) -> Feedback:
+               progress: Optional[ProgressFn] = None, wait_s: Optional[float] = None,
+               max_tokens: Optional[int] = None, source: bool = False) -> Feedback:
         """Submits a job and waits for its feedback.
 
         A command job: `argv` ["./bench", "--n", "4096"]. A kernel + problem
@@ -303,7 +313,8 @@ class Farm:
         (file name, source) pair. The other arguments are `profeed submit`'s
         options; `plan` names a plan ("core") or, beyond the command line,
         gives custom passes [(name, [profiler args])] as the wire protocol has them; `fmt` "markdown" makes Feedback.text Markdown, and `max_chars`,
-        `top`, `min_share` shape the feedback as profeed analyze's do. `progress(job_id, state, done, count)` is called on each
+        `max_tokens`, `top`, `min_share` shape the feedback as profeed analyze's do;
+        `source` (ncu) adds a source pass so findings name their source lines. `progress(job_id, state, done, count)` is called on each
         progress report. `wait_s` bounds the whole wait (default: the job's
         timeout_s + 60 s, else 660 s).
 
@@ -317,7 +328,7 @@ class Farm:
         job_id = job_id or str(uuid.uuid4())
         req = self._request(argv, kernel, problem, language, gpu_arch, profiler, job_id, agent_id, timeout_s,
                             plan, round, kernel_regex, nvtx_range, launch_skip, launch_count, progress is not None,
-                            fmt, max_chars, top, min_share)
+                            fmt, max_chars, top, min_share, max_tokens, source)
         if wait_s is None:
             wait_s = (timeout_s or 600) + 60
         if wait_s <= 0:

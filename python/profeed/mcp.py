@@ -65,6 +65,9 @@ TOOLS = [
                 "format": _FORMAT,
                 "top": {"type": "integer", "minimum": 0, "description": "analyze at most this many kernels"},
                 "max_chars": {"type": "integer", "minimum": 0, "description": "text: keep the feedback within this"},
+                "max_tokens": {"type": "integer", "minimum": 0,
+                               "description": "text: within this many tokens, estimated on the safe side (0: all, "
+                                              "else >= 64)"},
                 **_WORKER,
             },
         },
@@ -96,6 +99,10 @@ TOOLS = [
                 "launch_count": {"type": "integer", "minimum": 1},
                 "format": {"type": "string", "enum": ["text", "json", "markdown"], "default": "text"},
                 "max_chars": {"type": "integer", "minimum": 0, "description": "text: within this (0: all, else >= 200)"},
+                "max_tokens": {"type": "integer", "minimum": 0, "description": "text: within this many tokens (0: all, "
+                                                                               "else >= 64)"},
+                "source": {"type": "boolean", "description": "ncu: add a source pass so findings name their "
+                                                            "source lines (build with -lineinfo)"},
                 "top": {"type": "integer", "minimum": 0},
                 "min_share": {"type": "number", "minimum": 0, "maximum": 1},
             },
@@ -227,7 +234,8 @@ class Server:
             raise ToolError("give files (paths) or content (inline files)")
         worker = {k: args[k] for k in _WORKER if args.get(k)}
         common = dict(language=args.get("language"), profiler=args.get("profiler"), fmt=args.get("format", "text"),
-                      gpu_arch=args.get("gpu_arch"), top=args.get("top"), max_chars=args.get("max_chars"))
+                      gpu_arch=args.get("gpu_arch"), top=args.get("top"), max_chars=args.get("max_chars"),
+                      max_tokens=args.get("max_tokens"))
         if files:
             if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
                 raise ToolError("files: expected a list of paths")
@@ -258,7 +266,7 @@ class Server:
         command, kernel, problem = args.get("command"), args.get("kernel_file"), args.get("problem_file")
         options = {k: args[k] for k in ("language", "gpu_arch", "profiler", "job_id", "timeout_s", "wait_s", "plan",
                                         "round", "kernel_regex", "nvtx_range", "launch_skip", "launch_count",
-                                        "max_chars", "top", "min_share")
+                                        "max_chars", "max_tokens", "source", "top", "min_share")
                    if args.get(k) is not None}
         fmt = args.get("format", "text")
         with self._farm(args) as farm:

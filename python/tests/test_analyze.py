@@ -36,6 +36,27 @@ def test_a_text_budget_is_for_text_only():
         profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {}, max_chars=10)
 
 
+def test_a_token_budget_is_kept_and_checked():
+    _, short = profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {}, max_tokens=120)
+    _, full = profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {})
+    assert len(short) < len(full)
+    assert "left out to fit the length limit" in short or "cut to fit" in short, short
+    with pytest.raises(profeed.BadInput, match="never cut"):
+        profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {}, fmt="json", max_tokens=400)
+    with pytest.raises(profeed.BadInput, match="at least 64 tokens"):
+        profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {}, max_tokens=10)
+
+
+def test_a_source_page_names_the_line():
+    v2 = FIXTURES / "ncu/h200-v2"
+    collated, _ = profeed.analyze({"ncu.000": {"full_raw.csv": (v2 / "full_raw.csv").read_text(),
+                                               "full_details.csv": (v2 / "full_details.csv").read_text()},
+                                   "ncu.001": {"source.csv": (v2 / "source_smem_stride4.csv").read_text()}},
+                                  {}, fmt="json", min_share=0)
+    conflicts = [f for k in collated["kernels"] for f in k["findings"] if f["category"] == "bank_conflicts"]
+    assert conflicts and conflicts[0]["lines"][0]["line"] == 62, conflicts
+
+
 def test_bytes_are_taken_as_text():
     a = profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {})[1]
     b = profeed.analyze({"ncu.000": {"ncu_report.csv": RAW.encode()}}, {})[1]

@@ -176,6 +176,18 @@ def test_feedback_shape_is_asked_for(farm_procs):
     assert short.status == "ok" and len(short.text) <= 400, len(short.text)
 
 
+def test_a_source_pass_is_asked_for(farm_procs):
+    """The replay map's corpus_v2 records a source pass, served only to jobs
+    that ask for one, as a real collector runs it only then."""
+    with profeed.Farm(farm_procs.agents) as farm:
+        plain = farm.submit(["corpus_v2"], wait_s=30)
+        lined = farm.submit(["corpus_v2"], source=True, max_tokens=3000, wait_s=30)
+    assert plain.status == "ok" and "Where:" not in plain.text
+    assert lined.status == "ok" and "Where: line " in lined.text, lined.text[:2000]
+    found = [f for k in lined.json["kernels"] for f in k["findings"] if f.get("lines")]
+    assert found and found[0]["lines"][0]["line"] > 0, lined.json["kernels"][0]
+
+
 def test_a_profiler_error_is_feedback_not_an_exception(farm_procs):
     fb = profeed.farm.submit(farm_procs.agents, ["crash"], language="cuda", wait_s=30)
     assert fb.status == "profiler_error", fb
