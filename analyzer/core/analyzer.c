@@ -248,10 +248,14 @@ static pf_status_t s_run_ncu(const analyzer_input_t *input, const analysis_optio
         else
             pages[csv.count++] = input->files[i];
     }
-    if (rc == PF_OK && csv.count == 0 && input->count > 0)
+    if (rc == PF_OK && csv.count == 0 && input->count > 0) {
+        char first[512];
+        s_source(&input->files[0], first, sizeof first);
         rc = pf_error_set(err, PF_EBADINPUT,
-                          "only source pages: they say where in the code, not what limits a kernel; give the "
-                          "capture's raw page too (ncu --import R.ncu-rep --csv --page raw)");
+                          "%s%s: only source pages, which say where in the code, not what limits a kernel; "
+                          "give the capture's raw page too (ncu --import R.ncu-rep --csv --page raw)", first,
+                          input->count > 1 ? " and the other files" : "");
+    }
     if (rc == PF_OK)
         rc = s_parse_ncu(&csv, data, err);
     if (rc == PF_OK) {
