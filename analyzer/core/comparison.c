@@ -224,7 +224,10 @@ static size_t s_leftovers(const feedback_t *fb, const bool *used, leftover_t *ou
 
 /* Matches kernels: the same name and launch configuration first, then the
  * same name, then what is left by launch order when both sides have as many
- * left (a renamed kernel); the rest appeared or disappeared. */
+ * left and the two are recognisably one program (some kernel matched by
+ * name, or one kernel on each side is left: a renamed kernel); the rest
+ * appeared or disappeared. Two programs with no name in common are not
+ * paired off by position. */
 static bool s_match(fb_comparison_t *self, const feedback_t *baseline, const feedback_t *now)
 {
     size_t nb = feedback_kernel_count(baseline), na = feedback_kernel_count(now);
@@ -248,7 +251,7 @@ static bool s_match(fb_comparison_t *self, const feedback_t *baseline, const fee
     }
     if (ok) {
         size_t lb = s_leftovers(baseline, used_b, left_b), la = s_leftovers(now, used_a, left_a);
-        if (lb == la) {
+        if (lb == la && (self->kernel_count > 0 || la == 1)) {
             for (size_t i = 0; ok && i < la; i++) {
                 ok = s_pair(self, baseline, left_b[i].index, now, left_a[i].index, "launch order");
                 used_b[left_b[i].index] = used_a[left_a[i].index] = true;

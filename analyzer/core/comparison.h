@@ -3,8 +3,9 @@
  * An agent profiles round after round; the feedback of round N opens with
  * the change since round N-1 (docs/baselines.md). Kernels are matched by
  * name (then launch configuration), and the ones left over on both sides by
- * the order of their first launch when there are as many of each (an agent
- * renamed them); what is left after that appeared or disappeared. For each
+ * the order of their first launch when there are as many of each and the
+ * two are one program (a kernel matched by name, or a single kernel each:
+ * an agent renamed it); what is left after that appeared or disappeared. For each
  * pair: the mean time of one launch before and after, a noise band from the
  * launches measured (or COMPARISON_DEFAULT_BAND), the limiter before and
  * after, the findings resolved, new and unchanged, and a verdict. */
