@@ -112,8 +112,7 @@ void render_manifest(textbuf_t *tb, const feedback_t *fb)
                    m->clock_control[0] ? m->clock_control : "unknown", m->plan[0] ? m->plan : "unknown");
     if (m->metrics_hash[0])
         textbuf_printf(tb, " (%zu metrics, hash %s)", m->metrics_count, m->metrics_hash);
-    textbuf_printf(tb, "; profeed %s", m->profeed_version);
-    if (m->target[0])
-        textbuf_printf(tb, "; target: %.300s%s", m->target, strlen(m->target) > 300 ? "..." : "");
-    textbuf_append(tb, "\n");
+    /* The target (command line or files) is in the JSON and the wire only:
+     * the agent knows what it ran, and a prompt need not spend on it. */
+    textbuf_printf(tb, "; profeed %s\n", m->profeed_version);
 }
