@@ -412,3 +412,20 @@ Test(ceiling, a_real_capture_gets_each_kernels_ceiling)
     cr_assert(seen);
     feedback_destroy(&fb);
 }
+
+Test(ceiling, a_unit_busy_with_waste_is_not_a_reason_to_stop)
+{
+    /* strided_copy on the H200 keeps L2 96% busy with sectors it mostly
+     * throws away: near that ceiling, yet coalescing would make it ~4x faster. */
+    spec_t k = {"strided_copy", 1, 1000, NAN, 0, "uncoalesced_access", ""};
+    feedback_t *fb = s_feedback("ncu", &k, 1);
+    feedback_kernel_ceiling(feedback_kernel(fb, 0), "L2 cache", 96);
+    fb_finding_t *f = feedback_add_finding(fb, 0, "uncoalesced_access", 75, "uncoalesced", "coalesce");
+    f->speedup = 75;
+    ceiling_judge(fb, 0.05, CEILING_STOP_WITHIN_DEFAULT);
+    const char *text;
+    cr_assert_not(feedback_stop(fb, &text));
+    cr_assert(strstr(text, "but uncoalesced_access would still make it up to 4.00x faster"), "%s", text);
+    cr_assert_float_eq(ceiling_kernel_left(fb, 0), 4, 1e-9);
+    feedback_destroy(&fb);
+}
