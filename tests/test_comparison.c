@@ -429,3 +429,21 @@ Test(ceiling, a_unit_busy_with_waste_is_not_a_reason_to_stop)
     cr_assert_float_eq(ceiling_kernel_left(fb, 0), 4, 1e-9);
     feedback_destroy(&fb);
 }
+
+Test(comparison, a_device_name_from_a_file_goes_on_the_wire_as_one_clean_line)
+{
+    /* The manifest's GPU can come from the capture, which is untrusted. */
+    spec_t k = {"k", 1, 1000, NAN, 0, "dram_bound", ""};
+    feedback_t *fb = s_feedback("ncu", &k, 1);
+    snprintf(feedback_manifest(fb)->gpu, sizeof feedback_manifest(fb)->gpu, "NVIDIA\nH200 \xff");
+    Profeed__Feedback *msg = feedback_wire_new(fb, "job-1", "text", "{}");
+    cr_assert_not_null(msg);
+    cr_assert_str_eq(msg->manifest->gpu, "NVIDIA?H200 ?");
+    size_t len = 0;
+    pf_error_t err;
+    uint8_t *bytes = wire_feedback_pack(msg, WIRE_MAX_MSG, &len, &err);
+    cr_assert_not_null(bytes, "%s", err.msg);
+    free(bytes);
+    feedback_wire_destroy(&msg);
+    feedback_destroy(&fb);
+}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "comparison.h"
+#include "textbuf.h"
 #include "wire_check.h"
 
 Profeed__FeedbackStatus feedback_wire_status(fb_status_t status)
@@ -157,6 +158,24 @@ static Profeed__KernelSummary *s_kernel(const fb_kernel_t *k, bool *oom)
     return msg;
 }
 
+/* s_dup for a one-line wire field whose text may come from a capture (the
+ * device name in the manifest, and the differences quoting it): valid UTF-8,
+ * control characters as '?', as the wire's one-line rule wants. */
+static char *s_dup_line(const char *text, bool *oom)
+{
+    if (!text || !*text)
+        return NULL;
+    char *clean = textbuf_utf8_clean(text);
+    if (!clean) {
+        *oom = true;
+        return NULL;
+    }
+    for (char *p = clean; *p; p++)
+        if ((unsigned char) *p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return clean;
+}
+
 static Profeed__KernelTiming *s_timing(const fb_kernel_t *k, bool *oom)
 {
     Profeed__KernelTiming *msg = malloc(sizeof *msg);
@@ -186,21 +205,21 @@ static Profeed__Manifest *s_manifest(const feedback_t *fb, size_t kernels, bool 
         return NULL;
     }
     profeed__manifest__init(msg);
-    msg->gpu = s_dup(m->gpu, oom);
-    msg->driver_version = s_dup(m->driver_version, oom);
+    msg->gpu = s_dup_line(m->gpu, oom);
+    msg->driver_version = s_dup_line(m->driver_version, oom);
     Profeed__Profiler profiler = feedback_wire_profiler(feedback_profiler(fb));
     msg->has_profiler = profiler != PROFEED__PROFILER__PROFILER_UNSPECIFIED;
     msg->profiler = profiler;
-    msg->profiler_version = s_dup(m->profiler_version, oom);
-    msg->clock_control = s_dup(m->clock_control, oom);
-    msg->plan = s_dup(m->plan, oom);
-    msg->metrics_hash = s_dup(m->metrics_hash, oom);
+    msg->profiler_version = s_dup_line(m->profiler_version, oom);
+    msg->clock_control = s_dup_line(m->clock_control, oom);
+    msg->plan = s_dup_line(m->plan, oom);
+    msg->metrics_hash = s_dup_line(m->metrics_hash, oom);
     if (m->metrics_count > 0) {
         msg->has_metrics_count = 1;
         msg->metrics_count = (uint32_t) (m->metrics_count < UINT32_MAX ? m->metrics_count : UINT32_MAX);
     }
-    msg->profeed_version = s_dup(m->profeed_version, oom);
-    msg->target = s_dup(m->target, oom);
+    msg->profeed_version = s_dup_line(m->profeed_version, oom);
+    msg->target = s_dup_line(m->target, oom);
     if (kernels > 0 && (msg->kernel_timings = calloc(kernels, sizeof *msg->kernel_timings)) == NULL)
         *oom = true;
     for (size_t i = 0; msg->kernel_timings && i < kernels; i++) {
@@ -300,8 +319,8 @@ static Profeed__Comparison *s_comparison(const fb_comparison_t *c, bool *oom)
         return NULL;
     }
     profeed__comparison__init(msg);
-    msg->baseline = s_dup(c->baseline, oom);
-    msg->problem = s_dup(c->problem, oom);
+    msg->baseline = s_dup_line(c->baseline, oom);
+    msg->problem = s_dup_line(c->problem, oom);
     Profeed__ChangeVerdict v = s_verdict(c->verdict);
     msg->has_verdict = !c->problem[0] && v != PROFEED__CHANGE_VERDICT__CHANGE_VERDICT_UNSPECIFIED;
     msg->verdict = v;
@@ -315,7 +334,12 @@ static Profeed__Comparison *s_comparison(const fb_comparison_t *c, bool *oom)
             msg->n_kernels++;
     msg->appeared = s_strings(c->appeared, c->appeared_count, WIRE_MAX_KERNELS, &msg->n_appeared, oom);
     msg->disappeared = s_strings(c->disappeared, c->disappeared_count, WIRE_MAX_KERNELS, &msg->n_disappeared, oom);
-    msg->differences = s_strings(c->differences, c->difference_count, WIRE_MAX_NOTES, &msg->n_differences, oom);
+    size_t nd = c->difference_count < WIRE_MAX_NOTES ? c->difference_count : WIRE_MAX_NOTES;
+    if (nd > 0 && (msg->differences = calloc(nd, sizeof *msg->differences)) == NULL)
+        *oom = true;
+    for (size_t i = 0; msg->differences && i < nd; i++)
+        if ((msg->differences[msg->n_differences] = s_dup_line(c->differences[i], oom)) != NULL)
+            msg->n_differences++;
     return msg;
 }
 
