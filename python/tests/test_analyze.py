@@ -118,3 +118,15 @@ def test_a_baseline_opens_the_feedback_with_the_change():
                                            baseline=[str(FIXTURES / "ncu/h200-v2/no-such.csv")])
     assert "not compared: its files could not be analyzed" in text, text[:600]
     assert collated["kernels"], "the plain feedback stays"
+
+
+def test_the_mcp_tool_takes_baseline_files():
+    import io
+    from profeed import mcp
+    server = mcp.Server("ipc:///nonexistent", io.BytesIO())
+    text, collated = server.analyze_profile(
+        {"files": [str(FIXTURES / "ncu/h200-v2/capture-2026-12-01/core_raw.csv")],
+         "baseline_files": [str(FIXTURES / "ncu/h200-v2/core_raw.csv")]}, None)
+    assert "Change since baseline files " in text and collated["comparison"]["kernels"], text[:400]
+    with pytest.raises(mcp.ToolError, match="baseline_files"):
+        server.analyze_profile({"content": [{"name": "a.csv", "text": "x"}], "baseline_files": ["b.csv"]}, None)
