@@ -8,7 +8,8 @@
 #  3. kernels that are in only one of the two are listed as appeared and
 #     disappeared;
 #  4. after a kill -9 and restart of the broker, job 1 still serves as a
-#     baseline (its feedback came back from the journal's FINISHED record).
+#     baseline (its feedback came back from the journal's FINISHED record);
+#  5. a baseline still collecting is said to be not finished.
 #
 #   tests/baseline_test.sh BUILD_DIR REPLAY_MAP
 set -u
@@ -24,6 +25,7 @@ workers="ipc://$dir/workers"
 workers_start() {
   "$build/collector/profeed-collector" --broker "$worker_ep" --worker-id c1 --replay "$map" "${hb[@]}" \
     >>"$dir/c1.log" 2>&1 &
+  c1_pid=$!
   pids+=("$!")
   "$build/analyzer/profeed-analyzer" --broker "$worker_ep" --worker-id a1 "${hb[@]}" >>"$dir/a1.log" 2>&1 &
   pids+=("$!")
@@ -88,4 +90,19 @@ sleep 1
 submit after job-r3 round2 --agent-id loop --baseline-job job-r1
 check "after a broker kill -9, round 1 is still a baseline" \
   grep -q "^Change since baseline job job-r1: within noise" "$dir/after.out"
+
+# A collector with two slots whose passes take 1.5 s each: the three-pass
+# job is still collecting when the one-pass job that names it is analyzed.
+kill -TERM "$c1_pid"
+"$build/collector/profeed-collector" --broker "$worker_ep" --worker-id c2 --replay "$map" --slots 2 \
+  --pass-delay-ms 1500 "${hb[@]}" >>"$dir/c2.log" 2>&1 &
+pids+=("$!")
+sleep 1
+submit slow job-slow slow --agent-id loop &
+slow_pid=$!
+for _ in $(seq 50); do grep -q "job job-slow: attempt 1 on collector c2" "$dir/broker.log" && break; sleep 0.1; done
+submit early job-early round2 --agent-id loop --baseline-job job-slow
+wait "$slow_pid"
+check "a baseline still collecting is not finished, and the job gets its plain feedback" \
+  bash -c "grep -q 'not compared: job job-slow has not finished yet (collecting)' '$dir/early.out' && grep -q '^1\. local_array_dyn' '$dir/early.out'"
 exit "$fail"
