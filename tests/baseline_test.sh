@@ -30,6 +30,10 @@ workers_start() {
   "$build/analyzer/profeed-analyzer" --broker "$worker_ep" --worker-id a1 "${hb[@]}" >>"$dir/a1.log" 2>&1 &
   pids+=("$!")
 }
+logged() { # logged PATTERN N: until the broker's log has N lines matching PATTERN (20 s at most)
+  for _ in $(seq 200); do [ "$(grep -c "$1" "$dir/broker.log")" -ge "$2" ] && return 0; sleep 0.1; done
+  return 1
+}
 submit() { # submit NAME JOB_ID PROGRAM [flags]: the feedback in $dir/NAME.out
   local name=$1 id=$2 program=$3
   shift 3
@@ -39,6 +43,7 @@ submit() { # submit NAME JOB_ID PROGRAM [flags]: the feedback in $dir/NAME.out
 
 farm_broker "$agents" "$workers" --state-dir "$dir/state"
 workers_start
+logged "worker c1 .* ready" 1 && logged "worker a1 .* ready" 1 || farm_die "the workers did not register"
 submit round1 job-r1 round1 --agent-id loop
 check "round 1 gets its feedback, with a manifest" \
   bash -c "grep -q '^1\. local_array_dyn' '$dir/round1.out' && grep -q '^Manifest: gpu NVIDIA H200; .* plan default; profeed ' '$dir/round1.out'"
@@ -86,7 +91,7 @@ check "kernels of only one side are listed as appeared and disappeared" \
 kill -KILL "$broker_pid"
 wait "$broker_pid" 2>/dev/null
 farm_broker "$agents" "$workers" --state-dir "$dir/state"
-sleep 1
+logged "worker c1 .* ready" 2 && logged "worker a1 .* ready" 2 || farm_die "the workers did not come back"
 submit after job-r3 round2 --agent-id loop --baseline-job job-r1
 check "after a broker kill -9, round 1 is still a baseline" \
   grep -q "^Change since baseline job job-r1: within noise" "$dir/after.out"
@@ -97,10 +102,10 @@ kill -TERM "$c1_pid"
 "$build/collector/profeed-collector" --broker "$worker_ep" --worker-id c2 --replay "$map" --slots 2 \
   --pass-delay-ms 1500 "${hb[@]}" >>"$dir/c2.log" 2>&1 &
 pids+=("$!")
-sleep 1
+logged "worker c1 .* lost" 1 && logged "worker c2 .* ready" 1 || farm_die "c1 was not replaced by c2"
 submit slow job-slow slow --agent-id loop &
 slow_pid=$!
-for _ in $(seq 50); do grep -q "job job-slow: attempt 1 on collector c2" "$dir/broker.log" && break; sleep 0.1; done
+logged "job job-slow: attempt 1 on collector c2" 1 || farm_die "job-slow did not start on c2"
 submit early job-early round2 --agent-id loop --baseline-job job-slow
 wait "$slow_pid"
 check "a baseline still collecting is not finished, and the job gets its plain feedback" \
