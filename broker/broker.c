@@ -300,9 +300,73 @@ static void s_finish_failed(broker_t *self, job_t *job, Profeed__FeedbackStatus 
     free(bytes);
 }
 
+/* The request's pass plan as the manifest names it: the plan a single
+ * spec without arguments names, "custom" for passes with arguments, and
+ * "default" (the collector's: core for ncu) when the request named none. */
+static const char *s_plan_name(const Profeed__JobRequest *req)
+{
+    if (req->n_passes == 0)
+        return "default";
+    if (req->n_passes == 1 && req->passes[0]->n_args == 0 && req->passes[0]->name && *req->passes[0]->name)
+        return req->passes[0]->name;
+    return "custom";
+}
+
+/* What the job runs, in one line for the manifest: its command line, or
+ * its kernel and problem files. Control characters become '?' (a line on
+ * the wire has none). */
+static void s_target(const Profeed__JobRequest *req, char *out, size_t cap)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    if (req->target_case == PROFEED__JOB_REQUEST__TARGET_COMMAND && req->command) {
+        for (size_t i = 0; i < req->command->n_argv && used + 1 < cap; i++) {
+            int w = snprintf(out + used, cap - used, "%s%s", i ? " " : "", req->command->argv[i]);
+            used = w > 0 ? used + (size_t) w : cap;
+        }
+    } else if (req->target_case == PROFEED__JOB_REQUEST__TARGET_KERNEL && req->kernel) {
+        snprintf(out, cap, "kernel %s, problem %s",
+                 req->kernel->kernel_file && req->kernel->kernel_file->name ? req->kernel->kernel_file->name : "?",
+                 req->kernel->problem_file && req->kernel->problem_file->name ? req->kernel->problem_file->name : "?");
+    }
+    for (char *p = out; *p; p++)
+        if ((unsigned char) *p < 0x20 || *p == 0x7f)
+            *p = '?';
+}
+
+/* Whether `base` may serve as `job`'s baseline, and if not, why (in
+ * `problem`). With CURVE a job is its key's (issue 15's owners); without,
+ * nothing proves who an agent is across connections, so the agent_id the
+ * two requests name must agree. */
+static const uint8_t *s_baseline(broker_t *self, const job_t *job, size_t *len, char *problem, size_t cap)
+{
+    const char *id = job->request->baseline_job_id;
+    job_t *base = job_table_find(self->jobs, id);
+    const char *mine = job->request->agent_id ? job->request->agent_id : "";
+    *len = 0;
+    if (strcmp(id, job->id) == 0) {
+        snprintf(problem, cap, "a job cannot be its own baseline");
+    } else if (!base) {
+        snprintf(problem, cap, "job %s is not known to the broker (never submitted here, or forgotten after its "
+                 "retention)", id);
+    } else if (self->auth ? !base->owner[0] || strcmp(base->owner, job->owner) != 0
+                          : strcmp(base->request->agent_id ? base->request->agent_id : "", mine) != 0) {
+        /* Said like an unknown job's refusal elsewhere would leak that the id
+         * exists; it names only what the agent may know: that it is not its. */
+        snprintf(problem, cap, "job %s is not this agent's (another agent's job cannot be a baseline)", id);
+    } else if (base->state != JOB_FINISHED || !base->feedback) {
+        snprintf(problem, cap, "job %s has not finished yet (%s): submit after its feedback arrived", id,
+                 job_state_name(base->state));
+    } else {
+        *len = base->feedback_len;
+        return base->feedback;
+    }
+    return NULL;
+}
+
 /* Sends the job's retained passes (all, or only the last one) to its analyzer:
- * each as Dispatch{attempt, pass_count, metadata, language, pass_output} with
- * the pass spliced in as the collector packed it. */
+ * each as Dispatch{attempt, pass_count, metadata, language, context,
+ * pass_output} with the pass spliced in as the collector packed it. */
 static void s_send_passes(broker_t *self, job_t *job, bool all)
 {
     worker_t *a = worker_pool_find(self->pool, job->analyzer);
@@ -318,7 +382,35 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
     head.has_language = 1;
     head.language = job->request->language;
     head.shape = job->request->shape;
+    Profeed__AnalysisContext context;
+    profeed__analysis_context__init(&context);
+    char target[4096], problem[512] = "";
+    size_t baseline_len = 0;
+    s_target(job->request, target, sizeof target);
+    context.plan = (char *) s_plan_name(job->request);
+    context.target = target[0] ? target : NULL;
+    if (job->request->baseline_job_id && *job->request->baseline_job_id) {
+        size_t len = 0;
+        const uint8_t *bytes = s_baseline(self, job, &len, problem, sizeof problem);
+        context.baseline_job_id = job->request->baseline_job_id;
+        context.has_baseline_feedback = bytes != NULL;
+        context.baseline_feedback.data = (uint8_t *) bytes;
+        context.baseline_feedback.len = baseline_len = len;
+        context.baseline_problem = problem[0] ? problem : NULL;
+    }
+    head.context = &context;
     for (size_t i = all ? 0 : job->pass_len - 1; i < job->pass_len; i++) {
+        /* The baseline rides with the first pass only (an analyzer that gets
+         * the passes again gets that one too), and only where the two fit
+         * in one message: a pass must never fail to go for its baseline. */
+        bool with_baseline = i == 0 && baseline_len > 0 &&
+                             baseline_len + job->passes[i].len + 65536 <= self->config->max_msg;
+        context.has_baseline_feedback = with_baseline;
+        context.baseline_feedback.len = with_baseline ? baseline_len : 0;
+        if (i == 0 && baseline_len > 0 && !with_baseline)
+            context.baseline_problem = (char *) "its feedback and this job's first pass do not fit in one message";
+        else if (i > 0)
+            context.baseline_problem = problem[0] ? problem : NULL;
         pf_error_t err;
         if (s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH, &head.base,
                           PROFEED__DISPATCH__WORK_PASS_OUTPUT, job->passes[i].bytes, job->passes[i].len,

@@ -334,9 +334,10 @@ void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer)
 {
     assert(self && job && analyzer);
     (void) self; /* used only by the asserts */
-    /* A requeued job keeps its pin while QUEUED, so its analyzer may die
-     * then: unpinning is allowed there, pinning only once passes come. */
-    assert(job->state == JOB_COLLECTING || job->state == JOB_ANALYZING || (job->state == JOB_QUEUED && !*analyzer));
+    /* A job is pinned while it collects or is analyzed; a requeued job keeps
+     * its pin (its next attempt's passes go to the same analyzer), so the
+     * death of that analyzer unpins a QUEUED job too. */
+    assert(analyzer[0] ? job->state == JOB_COLLECTING || job->state == JOB_ANALYZING : job->state != JOB_FINISHED);
     snprintf(job->analyzer, sizeof job->analyzer, "%s", analyzer);
 }
 

@@ -140,8 +140,8 @@ job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *coll
                                  const char *pass_key, Profeed__Profiler profiler,
                                  const uint8_t *bytes, size_t len, zframe_t **frame_p, pf_error_t *err);
 
-/* Pins the job to an analyzer ("" unpins it: the analyzer died). A
- * requeued job keeps its pin, so a QUEUED one may be unpinned too. */
+/* Pins a COLLECTING or ANALYZING job to an analyzer; "" unpins any
+ * unfinished job (the analyzer died; a requeued job keeps its pin). */
 void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer);
 
 /* The job's collector died or gave up: COLLECTING -> QUEUED with the retained

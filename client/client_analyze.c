@@ -104,6 +104,10 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
         rc = profeed_session_add_path(session, paths[i], 0);
     for (size_t i = 0; rc == PROFEED_OK && i < options->reference_count; i++)
         rc = profeed_session_add_path(session, options->reference_paths[i], 1);
+    for (size_t i = 0; rc == PROFEED_OK && i < options->baseline_count; i++)
+        rc = profeed_session_add_baseline_path(session, options->baseline_paths[i]);
+    if (rc == PROFEED_OK && options->stop_within > 0)
+        rc = s_set_number(session, "stop_within", "%.17g", options->stop_within);
     if (rc == PROFEED_OK)
         rc = profeed_session_run(session);
     const char *message = profeed_session_error(session);

@@ -295,6 +295,7 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         snprintf(job_id_out, WIRE_MAX_ID_LEN + 1, "%s", id);
     req.job_id = id;
     req.agent_id = (char *) job->agent_id;
+    req.baseline_job_id = (char *) job->baseline_job_id;
     req.has_language = 1;
     req.has_profiler = 1;
     if (!s_language(job->language, &req.language)) {

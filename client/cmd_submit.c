@@ -59,6 +59,12 @@ static void s_help(FILE *out)
             "                       the collector's wrapper profiles one launch after warm-up\n"
             "  --plan NAME          a named pass plan: ncu core (default), sol, full\n"
             "  --round N            the optimisation round, kept in the feedback's metadata\n"
+            "  --baseline-job ID    compare with this earlier job of yours (finished, still\n"
+            "                       retained by the broker): the feedback opens with the change\n"
+            "                       since it; a baseline that cannot be used is said in a note\n"
+            "                       and the job still gets its plain feedback (docs/baselines.md)\n"
+            "  --agent-id ID        who the job is for (the broker's backpressure counts by it;\n"
+            "                       without CURVE keys, a baseline must have the same agent id)\n"
             "  --kernel-regex RE    profile only kernels whose names match RE\n"
             "  --nvtx-range R       profile only launches in NVTX range R (\"name/\" for push/pop)\n"
             "  --launch-skip N      skip the first N launches\n"
@@ -236,7 +242,7 @@ int cmd_submit(int argc, char **argv)
 {
     enum { O_LANG = 256, O_ARCH, O_PROFILER, O_JSON, O_ENDPOINT, O_JOBID, O_TIMEOUT, O_WAIT, O_LOCAL, O_REPLAY,
            O_DELAY, O_KERNEL, O_PROBLEM, O_PLAN, O_ROUND, O_REGEX, O_NVTX, O_SKIP, O_COUNT, O_SECRET, O_BROKER_KEY,
-           O_INSECURE, O_FORMAT, O_MAX_CHARS, O_TOP, O_MIN_SHARE, O_MAX_TOKENS, O_SOURCE };
+           O_INSECURE, O_FORMAT, O_MAX_CHARS, O_TOP, O_MIN_SHARE, O_MAX_TOKENS, O_SOURCE, O_BASELINE_JOB, O_AGENT_ID };
     static const struct option longopts[] = {
         {"language", required_argument, NULL, O_LANG},
         {"arch", required_argument, NULL, O_ARCH},
@@ -248,6 +254,8 @@ int cmd_submit(int argc, char **argv)
         {"source", no_argument, NULL, O_SOURCE},
         {"top", required_argument, NULL, O_TOP},
         {"min-share", required_argument, NULL, O_MIN_SHARE},
+        {"baseline-job", required_argument, NULL, O_BASELINE_JOB},
+        {"agent-id", required_argument, NULL, O_AGENT_ID},
         {"endpoint", required_argument, NULL, O_ENDPOINT},
         {"job-id", required_argument, NULL, O_JOBID},
         {"timeout-s", required_argument, NULL, O_TIMEOUT},
@@ -327,6 +335,8 @@ int cmd_submit(int argc, char **argv)
         }
         case O_ENDPOINT: endpoint = optarg; break;
         case O_JOBID: job.job_id = optarg; break;
+        case O_BASELINE_JOB: job.baseline_job_id = optarg; break;
+        case O_AGENT_ID: job.agent_id = optarg; break;
         case O_TIMEOUT:
             if (!cli_parse_int("profeed submit", "--timeout-s", optarg, 1, 86400, &v))
                 return 2;

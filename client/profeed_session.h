@@ -69,6 +69,8 @@ void profeed_session_destroy(profeed_session_t **self_p);
  *   cpu_model     CPU model (worker_info cpu_info)
  *   with_collated json: include the collated per-launch data (0 or 1)
  *   all_segments  unitrace: every benchmark window (0 or 1)
+ *   stop_within   say "consider stopping" when every kernel that matters is
+ *                 within this factor of its ceiling (>= 1; default 1.15)
  * A NULL or empty value restores the default. PROFEED_BAD_INPUT for an
  * unknown key or a value it does not take, with profeed_session_error()
  * naming both. */
@@ -93,6 +95,15 @@ profeed_result_t profeed_session_add(profeed_session_t *self, const char *pass_k
  * (an ncu capture streams, it is never held whole). `reference`: the file is
  * of the reference implementation's profile. */
 profeed_result_t profeed_session_add_path(profeed_session_t *self, const char *path, int reference);
+
+/* Adds one file of the baseline's capture (an earlier round of the same
+ * kernel), in memory or by path, as profeed_session_add() and _add_path()
+ * do. With any, the feedback opens with the change since the baseline
+ * (docs/baselines.md); a baseline that cannot be read or compared is said
+ * in a note, and the run still gives its plain feedback. ABI 2. */
+profeed_result_t profeed_session_add_baseline(profeed_session_t *self, const char *pass_key, const char *name,
+                                              const void *bytes, size_t len);
+profeed_result_t profeed_session_add_baseline_path(profeed_session_t *self, const char *path);
 
 /* Runs the analysis. Returns what profeed_analyze_files() would: PROFEED_OK
  * (feedback, also "no kernels"), PROFEED_PROFILER_ERROR, PROFEED_BAD_INPUT,

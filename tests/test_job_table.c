@@ -237,6 +237,23 @@ Test(job_table, collector_loss_requeues_collecting_to_queued)
 /* ---------------------------------------------------------------------------
  * Queue order */
 
+Test(job_table, a_requeued_job_keeps_its_analyzer_until_that_analyzer_dies)
+{
+    /* farm_faults: the collector and then the analyzer of a job died; the
+     * broker unpins the requeued job, which must not trip an assertion. */
+    job_table_t *table = job_table_new();
+    job_t *job = s_collecting(table, "job-1", "c1", 3);
+    pf_error_t err;
+    cr_assert_eq(s_pass(table, job, "c1", "ncu.000", &err), JOB_PASS_NEW, "%s", err.msg);
+    job_table_set_analyzer(table, job, "a1");
+    cr_assert(job_table_requeue(table, job, MAX_ATTEMPTS));
+    cr_assert_eq(job->state, JOB_QUEUED);
+    cr_assert_str_eq(job->analyzer, "a1");
+    job_table_set_analyzer(table, job, "");
+    cr_assert_str_empty(job->analyzer);
+    job_table_destroy(&table);
+}
+
 Test(job_table, queued_jobs_come_out_in_submission_order_and_a_requeued_job_keeps_its_place)
 {
     job_table_t *table = job_table_new();

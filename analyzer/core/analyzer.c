@@ -14,11 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ceiling.h"
+#include "comparison.h"
 #include "ncu_analyze.h"
 #include "ncu_csv.h"
 #include "ncu_hotspots.h"
 #include "ncu_source.h"
 #include "select.h"
+#include "text_cut.h"
 #include "unitrace_analyze.h"
 #include "vtune_analyze.h"
 #include "vtune_report.h"
@@ -413,6 +416,48 @@ static pf_status_t s_run_one(const analyzer_input_t *input, const char *profiler
                         profiler, analyzer_profilers());
 }
 
+/* The manifest as the files tell it: the device, the profiler, the files
+ * themselves. A farm worker overrides what its passes say better (the
+ * worker's GPU, driver and profiler versions, the plan, clock control). */
+static void s_manifest(feedback_t *fb, const analyzer_input_t *input)
+{
+    fb_manifest_t *m = feedback_manifest(fb);
+    snprintf(m->gpu, sizeof m->gpu, "%s", feedback_device(fb));
+    snprintf(m->clock_control, sizeof m->clock_control, "%s",
+             strcmp(feedback_profiler(fb), "ncu") == 0
+                 ? "unknown: the files do not record it (profeed's collector runs ncu with --clock-control none)"
+                 : "unknown: the files do not record it");
+    size_t used = 0;
+    m->target[0] = '\0';
+    for (size_t i = 0; i < input->count && used + 1 < sizeof m->target; i++) {
+        const analyzer_file_t *file = &input->files[i];
+        const char *name = file->path ? file->path : (file->name ? file->name : "input");
+        int w = snprintf(m->target + used, sizeof m->target - used, "%s%s", i ? " " : "", name);
+        used = w > 0 ? used + (size_t) w : sizeof m->target;
+    }
+    if (used >= sizeof m->target)
+        text_cut(m->target, sizeof m->target - 1, "...");
+}
+
+void analyzer_compare_files(feedback_t *fb, const analyzer_input_t *baseline, const analysis_options_t *options,
+                            const char *name)
+{
+    assert(fb && baseline && options);
+    feedback_t *before = NULL;
+    pf_error_t err;
+    pf_error_clear(&err);
+    fb_comparison_t *comparison = NULL;
+    if (analyzer_run(baseline, options, &before, &err) == PF_OK) {
+        comparison = comparison_new(before, fb, name);
+    } else {
+        char problem[1024];
+        snprintf(problem, sizeof problem, "its files could not be analyzed: %.900s", err.msg);
+        comparison = comparison_new_problem(name, problem);
+    }
+    comparison_attach(fb, &comparison, name);
+    feedback_destroy(&before);
+}
+
 pf_status_t analyzer_run(const analyzer_input_t *input, const analysis_options_t *options,
                          feedback_t **out, pf_error_t *err)
 {
@@ -447,6 +492,10 @@ pf_status_t analyzer_run(const analyzer_input_t *input, const analysis_options_t
     part.files = split;
     part.count = own;
     pf_status_t rc = s_run_one(&part, profiler, options, out, err);
+    if (rc == PF_OK) {
+        s_manifest(*out, &part);
+        ceiling_judge(*out, options->min_share, options->stop_within);
+    }
     if (rc == PF_OK && ref > 0) {
         analyzer_input_t refpart = *input;
         refpart.files = split + own;

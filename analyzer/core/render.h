@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "feedback.h"
+#include "textbuf.h"
 
 /* The smallest text budget that holds a header and a first kernel; callers
  * refuse smaller ones (wire_check.h: WIRE_MIN_MAX_CHARS is the same). */
@@ -37,6 +38,14 @@ const char *render_reference_verdict(double own_ns, double reference_ns, char *o
  * (uncoalesced), 4.0 sectors per request". Source text past `text_max` bytes
  * is cut (on a character boundary) and marked "...". */
 void render_line(const fb_line_t *line, size_t text_max, char *out, size_t cap);
+/* Shared by the renderers (render_change.c, docs/baselines.md): the change
+ * since the baseline (nothing without one), each kernel's line opened with
+ * `bullet`; the stop verdict; the manifest; and a kernel's ceiling
+ * ("DRAM at 88% of peak: at most 1.14x left", "" when not measured). */
+void render_change(textbuf_t *tb, const feedback_t *fb, const char *bullet);
+void render_stop(textbuf_t *tb, const feedback_t *fb);
+void render_manifest(textbuf_t *tb, const feedback_t *fb);
+void render_ceiling(const fb_kernel_t *kernel, char *out, size_t cap);
 
 /* Shared by the renderers: "1.23 ms", "850 us", "12.0 s". */
 void render_duration(double ns, char *out, size_t cap);

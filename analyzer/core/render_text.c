@@ -133,6 +133,8 @@ static void s_header(textbuf_t *tb, const feedback_t *fb)
             textbuf_printf(tb, "; %s", verdict);
         textbuf_append(tb, "\n");
     }
+    render_change(tb, fb, "- ");
+    render_stop(tb, fb);
 }
 
 static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k)
@@ -159,6 +161,10 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k)
     if (kernel->grid[0] || kernel->block[0])
         textbuf_printf(tb, ", grid %s x block %s", kernel->grid, kernel->block);
     textbuf_append(tb, ")\n");
+    char ceiling[160];
+    render_ceiling(kernel, ceiling, sizeof ceiling);
+    if (ceiling[0])
+        textbuf_printf(tb, "   Ceiling: %s\n", ceiling);
 }
 
 static void s_finding(textbuf_t *tb, const fb_finding_t *f, int rank)
@@ -214,6 +220,8 @@ static void s_footer(textbuf_t *tb, const feedback_t *fb, size_t omitted, size_t
         for (size_t i = 0; i < feedback_note_count(fb); i++)
             textbuf_printf(tb, "- %s\n", feedback_note(fb, i));
     }
+    textbuf_append(tb, "\n");
+    render_manifest(tb, fb);
 }
 
 /* What the text shows: every kernel up to `kernels`, the findings marked

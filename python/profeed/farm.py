@@ -305,7 +305,8 @@ class Farm:
                launch_skip: Optional[int] = None, launch_count: Optional[int] = None, fmt: str = "text",
                max_chars: Optional[int] = None, top: Optional[int] = None, min_share: Optional[float] = None,
                progress: Optional[ProgressFn] = None, wait_s: Optional[float] = None,
-               max_tokens: Optional[int] = None, source: bool = False) -> Feedback:
+               max_tokens: Optional[int] = None, source: bool = False,
+               baseline_job: Optional[str] = None) -> Feedback:
         """Submits a job and waits for its feedback.
 
         A command job: `argv` ["./bench", "--n", "4096"]. A kernel + problem
@@ -315,7 +316,9 @@ class Farm:
         gives custom passes [(name, [profiler args])] as the wire protocol has them; `fmt` "markdown" makes Feedback.text Markdown, and `max_chars`,
         `max_tokens`, `top`, `min_share` shape the feedback as profeed analyze's do;
         `source` (ncu) adds a source pass so findings name their source lines. `progress(job_id, state, done, count)` is called on each
-        progress report. `wait_s` bounds the whole wait (default: the job's
+        progress report. `baseline_job`: an earlier finished job of this
+        agent (its job id); the feedback opens with the change since it, and
+        Feedback.json["comparison"] holds it (docs/baselines.md). `wait_s` bounds the whole wait (default: the job's
         timeout_s + 60 s, else 660 s).
 
         Returns the Feedback (its status may say the profiler failed, or the
@@ -329,6 +332,11 @@ class Farm:
         req = self._request(argv, kernel, problem, language, gpu_arch, profiler, job_id, agent_id, timeout_s,
                             plan, round, kernel_regex, nvtx_range, launch_skip, launch_count, progress is not None,
                             fmt, max_chars, top, min_share, max_tokens, source)
+        if baseline_job is not None:
+            if not _ID.match(baseline_job):
+                raise BadInput(f"baseline_job {baseline_job!r}: 1..128 of [A-Za-z0-9._:-], starting with a letter "
+                               "or digit")
+            req.baseline_job_id = baseline_job
         if wait_s is None:
             wait_s = (timeout_s or 600) + 60
         if wait_s <= 0:

@@ -5,7 +5,7 @@ import os
 import pytest
 
 import profeed
-from profeed import _native
+from profeed import _native, analysis
 from conftest import FIXTURES
 
 RAW = (FIXTURES / "ncu/h200/full_raw.csv").read_text()
@@ -123,3 +123,31 @@ def test_library_comes_from_the_installation():
     lib_path = _native._candidates()[0]
     assert os.environ["PROFEED_TEST_ROOT"] in lib_path
     assert os.path.exists(lib_path)
+
+
+def test_a_baseline_opens_the_feedback_with_the_change():
+    before = {"ncu.000": {"ncu_report.csv": (FIXTURES / "ncu/h200-v2/core_raw.csv").read_text()}}
+    after = {"ncu.000": {"ncu_report.csv": (FIXTURES / "ncu/h200-v2/capture-2026-12-01/core_raw.csv").read_text()}}
+    collated, text = profeed.analyze(after, {}, baseline=before, stop_within=1.2)
+    assert "Change since baseline files ncu_report.csv: within noise" in text, text[:600]
+    comparison = collated["comparison"]
+    assert comparison["problem"] is None and len(comparison["kernels"]) == 5, comparison
+    assert collated["manifest"]["profeed_version"], collated["manifest"]
+    _, plain = profeed.analyze(after, {})
+    assert "Change since" not in plain
+    collated, text = analysis.analyze_files([str(FIXTURES / "ncu/h200-v2/capture-2026-12-01/core_raw.csv")],
+                                           baseline=[str(FIXTURES / "ncu/h200-v2/no-such.csv")])
+    assert "not compared: its files could not be analyzed" in text, text[:600]
+    assert collated["kernels"], "the plain feedback stays"
+
+
+def test_the_mcp_tool_takes_baseline_files():
+    import io
+    from profeed import mcp
+    server = mcp.Server("ipc:///nonexistent", io.BytesIO())
+    text, collated = server.analyze_profile(
+        {"files": [str(FIXTURES / "ncu/h200-v2/capture-2026-12-01/core_raw.csv")],
+         "baseline_files": [str(FIXTURES / "ncu/h200-v2/core_raw.csv")]}, None)
+    assert "Change since baseline files " in text and collated["comparison"]["kernels"], text[:400]
+    with pytest.raises(mcp.ToolError, match="baseline_files"):
+        server.analyze_profile({"content": [{"name": "a.csv", "text": "x"}], "baseline_files": ["b.csv"]}, None)

@@ -165,6 +165,23 @@ def test_the_request_is_the_one_profeed_submit_sends(farm_procs):
     assert cli.stdout.rstrip("\n") == fb.text.rstrip("\n")
 
 
+def test_a_baseline_job_gives_the_change_since_it(farm_procs):
+    # raw and full are the same nine H200 kernels captured under two plans.
+    with profeed.Farm(farm_procs.agents) as farm:
+        first = farm.submit(["raw"], job_id="py-round1", agent_id="py-loop", wait_s=30)
+        second = farm.submit(["full"], job_id="py-round2", agent_id="py-loop", baseline_job="py-round1", wait_s=30)
+        stranger = farm.submit(["full"], agent_id="py-other", baseline_job="py-round1", wait_s=30)
+    assert first.status == "ok" and "Change since" not in first.text
+    assert "Change since baseline job py-round1: " in second.text, second.text[:600]
+    comparison = second.json["comparison"]
+    assert comparison["problem"] is None and len(comparison["kernels"]) == len(second.json["kernels"]), comparison
+    assert second.json["manifest"]["plan"] == "default", second.json["manifest"]
+    assert stranger.status == "ok" and "is not this agent's" in stranger.text, stranger.text[:600]
+    with pytest.raises(profeed.BadInput, match="baseline_job"):
+        with profeed.Farm(farm_procs.agents) as farm:
+            farm.submit(["raw"], baseline_job="no spaces", wait_s=5)
+
+
 def test_feedback_shape_is_asked_for(farm_procs):
     with profeed.Farm(farm_procs.agents) as farm:
         md = farm.submit(["full"], fmt="markdown", top=1, wait_s=30)
