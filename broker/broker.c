@@ -338,12 +338,14 @@ static void s_target(const Profeed__JobRequest *req, char *out, size_t cap)
  * `problem`). With CURVE a job is its key's (issue 15's owners); without,
  * nothing proves who an agent is across connections, so the agent_id the
  * two requests name must agree. */
-static const uint8_t *s_baseline(broker_t *self, const job_t *job, size_t *len, char *problem, size_t cap)
+static const uint8_t *s_baseline(broker_t *self, const job_t *job, size_t *len, uint8_t **owned, char *problem,
+                                 size_t cap)
 {
     const char *id = job->request->baseline_job_id;
     job_t *base = job_table_find(self->jobs, id);
     const char *mine = job->request->agent_id ? job->request->agent_id : "";
     *len = 0;
+    *owned = NULL;
     if (strcmp(id, job->id) == 0) {
         snprintf(problem, cap, "a job cannot be its own baseline");
     } else if (!base) {
@@ -354,12 +356,16 @@ static const uint8_t *s_baseline(broker_t *self, const job_t *job, size_t *len, 
         /* Said like an unknown job's refusal elsewhere would leak that the id
          * exists; it names only what the agent may know: that it is not its. */
         snprintf(problem, cap, "job %s is not this agent's (another agent's job cannot be a baseline)", id);
-    } else if (base->state != JOB_FINISHED || !base->feedback) {
+    } else if (base->state != JOB_FINISHED || (!base->feedback && base->stored_len == 0)) {
         snprintf(problem, cap, "job %s has not finished yet (%s): submit after its feedback arrived", id,
                  job_state_name(base->state));
-    } else {
+    } else if (base->feedback) {
         *len = base->feedback_len;
         return base->feedback;
+    } else if (s_stored_feedback(self, base, owned, len)) {
+        return *owned; /* delivered: only the journal holds it (issue 15) */
+    } else {
+        snprintf(problem, cap, "job %s's feedback could not be read back from the broker's journal", id);
     }
     return NULL;
 }
@@ -386,12 +392,13 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
     profeed__analysis_context__init(&context);
     char target[4096], problem[512] = "";
     size_t baseline_len = 0;
+    uint8_t *baseline_owned = NULL; /* a baseline read back from the journal */
     s_target(job->request, target, sizeof target);
     context.plan = (char *) s_plan_name(job->request);
     context.target = target[0] ? target : NULL;
     if (job->request->baseline_job_id && *job->request->baseline_job_id) {
         size_t len = 0;
-        const uint8_t *bytes = s_baseline(self, job, &len, problem, sizeof problem);
+        const uint8_t *bytes = s_baseline(self, job, &len, &baseline_owned, problem, sizeof problem);
         context.baseline_job_id = job->request->baseline_job_id;
         context.has_baseline_feedback = bytes != NULL;
         context.baseline_feedback.data = (uint8_t *) bytes;
@@ -418,6 +425,7 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
             pf_log_warn(LOG, "job %s: could not send pass %s to analyzer %s: %s", job->id,
                         job->passes[i].pass_key, a->ready->worker_id, err.msg);
     }
+    free(baseline_owned);
 }
 
 /* Pins the job to an analyzer when it has none and sends what it must see. */
