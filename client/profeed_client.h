@@ -110,6 +110,11 @@ typedef struct {
     unsigned top;
     double min_share;
     int min_share_given;
+    /* With the JSON format: the feedback's JSON also carries "collated", the
+     * capture's per-launch values, as profeed_analyze_options_t's
+     * with_collated (left out, with a note, past the analyzer's message
+     * limit; docs/protocol.md). */
+    int collated;
 } profeed_job_t;
 
 /* Called on every progress report: state is "queued", "collecting",

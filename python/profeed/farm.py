@@ -213,7 +213,7 @@ class Farm:
                  agent_id: Optional[str], timeout_s: Optional[int], plan: Optional[PlanArg], round: Optional[int],
                  kernel_regex: Optional[str], nvtx_range: Optional[str], launch_skip: Optional[int],
                  launch_count: Optional[int], progress: bool, fmt: str, max_chars: Optional[int],
-                 top: Optional[int], min_share: Optional[float]) -> "pb.JobRequest":
+                 top: Optional[int], min_share: Optional[float], collated: bool = False) -> "pb.JobRequest":
         if language not in LANGUAGES:
             raise BadInput(f"unknown language {language!r} ({', '.join(LANGUAGES)})")
         if profiler is not None and profiler not in PROFILERS:
@@ -286,6 +286,8 @@ class Farm:
             if not 0 <= float(min_share) <= 1:
                 raise BadInput(f"min_share {min_share} is not a share of time in 0..1")
             req.shape.min_share = float(min_share)
+        if collated:
+            req.shape.collated = True
         return req
 
     def submit(self, argv: Optional[Sequence[str]] = None, *, kernel: Optional[FileArg] = None,
@@ -295,7 +297,8 @@ class Farm:
                kernel_regex: Optional[str] = None, nvtx_range: Optional[str] = None,
                launch_skip: Optional[int] = None, launch_count: Optional[int] = None, fmt: str = "text",
                max_chars: Optional[int] = None, top: Optional[int] = None, min_share: Optional[float] = None,
-               progress: Optional[ProgressFn] = None, wait_s: Optional[float] = None) -> Feedback:
+               collated: bool = False, progress: Optional[ProgressFn] = None,
+               wait_s: Optional[float] = None) -> Feedback:
         """Submits a job and waits for its feedback.
 
         A command job: `argv` ["./bench", "--n", "4096"]. A kernel + problem
@@ -303,7 +306,9 @@ class Farm:
         (file name, source) pair. The other arguments are `profeed submit`'s
         options; `plan` names a plan ("core") or, beyond the command line,
         gives custom passes [(name, [profiler args])] as the wire protocol has them; `fmt` "markdown" makes Feedback.text Markdown, and `max_chars`,
-        `top`, `min_share` shape the feedback as profeed analyze's do. `progress(job_id, state, done, count)` is called on each
+        `top`, `min_share` shape the feedback as profeed analyze's do; `collated` puts the capture's per-launch
+        values in Feedback.json["collated"] (left out, with a note in Feedback.notes, when they would pass the
+        analyzer's message limit). `progress(job_id, state, done, count)` is called on each
         progress report. `wait_s` bounds the whole wait (default: the job's
         timeout_s + 60 s, else 660 s).
 
@@ -317,7 +322,7 @@ class Farm:
         job_id = job_id or str(uuid.uuid4())
         req = self._request(argv, kernel, problem, language, gpu_arch, profiler, job_id, agent_id, timeout_s,
                             plan, round, kernel_regex, nvtx_range, launch_skip, launch_count, progress is not None,
-                            fmt, max_chars, top, min_share)
+                            fmt, max_chars, top, min_share, bool(collated))
         if wait_s is None:
             wait_s = (timeout_s or 600) + 60
         if wait_s <= 0:
