@@ -409,6 +409,7 @@ Test(ncu_csv, parallel_pass_parsing_equals_sequential)
 {
     const char *names[] = {"pass1_sol.csv", "pass2_memory.csv", "pass3_warps_occupancy.csv", "full_details.csv"};
     ncu_data_t *data = ncu_data_new();
+    ncu_data_keep_raw(data); /* as analyzer_run() does for the collated data */
     analyzer_file_t files[4];
     memset(files, 0, sizeof files);
     char paths[4][512];

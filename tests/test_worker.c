@@ -212,6 +212,15 @@ Test(worker, collated_is_in_the_feedback_json_only_when_the_job_asks)
                      "atomic_hist(const int *, int *, unsigned long)");
     json_t *sm = json_object_get(json_object_get(last, "metrics"), "sm__throughput.avg.pct_of_peak_sustained_elapsed");
     cr_expect(json_is_number(sm) && json_number_value(sm) == 0.524209, "sm__throughput of the last launch");
+    /* ... and its row as ncu printed it, with the units row: what a reader of
+     * the CSV itself (KernelAgent) would see. */
+    json_t *raw = json_object_get(last, "raw");
+    cr_expect_str_eq(json_string_value(json_object_get(raw, "dram__bytes_read.sum")), "0.268450");
+    cr_expect_str_eq(json_string_value(json_object_get(raw, "Kernel Name")),
+                     "atomic_hist(const int *, int *, unsigned long)");
+    json_t *units = json_object_get(json_object_get(doc, "collated"), "raw_units");
+    cr_expect_str_eq(json_string_value(json_object_get(units, "dram__bytes_read.sum")), "Gbyte");
+    cr_expect_eq(json_object_size(raw), json_object_size(units), "a cell for every column of the raw page");
     cr_expect(!s_has_note(asked->feedback, "collated"), "a note about collated data that fits");
     /* Everything else is the same feedback. */
     cr_expect_str_eq(asked->feedback->text, plain->feedback->text);

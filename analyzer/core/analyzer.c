@@ -167,6 +167,8 @@ static pf_status_t s_parse_ncu(const analyzer_input_t *input, ncu_data_t *data, 
     for (size_t i = 0; i < n; i++) {
         tasks[i].file = &input->files[i];
         tasks[i].data = i == 0 ? data : ncu_data_new();
+        if (i > 0 && tasks[i].data && ncu_data_keeps_raw(data))
+            ncu_data_keep_raw(tasks[i].data);
         if (i > 0)
             started[i] = pthread_create(&threads[i], NULL, s_ncu_task, &tasks[i]) == 0;
         if (i > 0 && !started[i])
@@ -204,6 +206,8 @@ static pf_status_t s_run_ncu(const analyzer_input_t *input, const analysis_optio
     ncu_data_t *data = ncu_data_new();
     if (!data)
         return pf_error_set(err, PF_ENOMEM, "out of memory");
+    if (input->with_collated)
+        ncu_data_keep_raw(data); /* the collated data carries the cells as printed */
     pf_status_t rc = s_parse_ncu(input, data, err);
     if (rc == PF_OK) {
         *out = ncu_analyze(data, options, input->device);

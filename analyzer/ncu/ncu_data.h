@@ -37,6 +37,9 @@ typedef struct {
     double v[NM__COUNT];
     ncu_rule_t *rules;
     size_t rule_count, rule_cap;
+    /* With ncu_data_keep_raw(): the launch's raw-page row as ncu printed it,
+     * {column: cell} (a jansson object), else NULL. */
+    struct json_t *raw;
 } ncu_launch_t;
 
 typedef struct ncu_data_t ncu_data_t;
@@ -76,6 +79,25 @@ const char *ncu_data_cc(const ncu_data_t *self);
  * already measured keeps its first value), rules and messages are added.
  * Returns false when memory ran out or a limit was reached. */
 bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from);
+
+/* The collated data of `profeed analyze --collated` carries, beside the
+ * values in base units, every raw-page cell as ncu printed it (in the units
+ * of its units row), so a reader that wants the capture's own numbers, as
+ * KernelAgent reads them, gets them. Off by default: it costs memory in
+ * proportion to the capture, not to the metrics profeed keeps. Call before
+ * parsing. */
+void ncu_data_keep_raw(ncu_data_t *self);
+bool ncu_data_keeps_raw(const ncu_data_t *self);
+
+/* Adds the cells of a raw-page row, {column: cell}, to a launch (takes
+ * *row_p): a cell the launch holds already keeps its first value, as metrics
+ * do. The units row's cells go to the data set the same way. False when
+ * memory ran out. */
+bool ncu_data_add_raw(ncu_launch_t *launch, struct json_t **row_p);
+bool ncu_data_add_raw_unit(ncu_data_t *self, const char *column, const char *unit);
+
+/* The raw pages' units row, {column: unit}, or NULL when none was kept. */
+struct json_t *ncu_data_raw_units(const ncu_data_t *self);
 
 /* True once ncu said "No kernels were profiled". */
 void ncu_data_set_no_kernels(ncu_data_t *self);
