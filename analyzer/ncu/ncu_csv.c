@@ -91,6 +91,7 @@ struct ncu_csv_t {
      * the raw-page row being read, {column: cell}. */
     json_t *names;
     json_t *raw_row;
+    size_t raw_bytes; /* of cell text in raw_row */
 
     /* The record being read. */
     row_kind_t row;
@@ -248,7 +249,9 @@ static void s_reset_record(ncu_csv_t *self)
             self->values[m] = NAN;
     json_decref(self->raw_row);
     self->raw_row = NULL;
-    if (self->names && self->table == TABLE_RAW && self->row == ROW_DATA && !(self->raw_row = json_object()))
+    self->raw_bytes = 0;
+    bool keep = self->names && ncu_data_keeps_raw(self->data) && self->table == TABLE_RAW && self->row == ROW_DATA;
+    if (keep && !(self->raw_row = json_object()))
         s_fail(self, PF_ENOMEM, "out of memory keeping the raw row");
 }
 
@@ -436,6 +439,7 @@ static void s_on_field(void *s, size_t len, void *arg)
         const char *name = self->raw_row && self->col < self->columns ? s_raw_name(self) : NULL;
         if (name && json_object_set_new(self->raw_row, name, s_raw_text(field)) != 0)
             s_fail(self, PF_ENOMEM, "out of memory keeping the raw row");
+        self->raw_bytes += name ? len : 0;
         if (self->col < self->columns && self->roles[self->col] == COL_ID)
             s_id_field(self, field, len);
         else if (self->table == TABLE_RAW)
@@ -469,7 +473,7 @@ static void s_raw_row_end(ncu_csv_t *self)
     for (int m = 0; m < NM__COUNT; m++)
         if (isnan(launch->v[m]) && !isnan(self->values[m]))
             launch->v[m] = self->values[m];
-    if (!ncu_data_add_raw(launch, &self->raw_row))
+    if (!ncu_data_add_raw(self->data, launch, &self->raw_row, self->raw_bytes))
         s_fail(self, PF_ENOMEM, "out of memory keeping the raw row");
     ncu_data_set_device(self->data, self->device_name, self->cc);
 }

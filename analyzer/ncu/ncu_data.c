@@ -29,6 +29,7 @@ struct ncu_data_t {
     bool no_kernels;
     bool keep_raw;
     json_t *raw_units; /* {column: unit} of the raw pages, with keep_raw */
+    size_t raw_bytes;  /* of cell text kept, for NCU_MAX_RAW_BYTES */
 };
 
 ncu_data_t *ncu_data_new(void)
@@ -270,12 +271,38 @@ void ncu_data_keep_raw(ncu_data_t *self) { self->keep_raw = true; }
 bool ncu_data_keeps_raw(const ncu_data_t *self) { return self->keep_raw; }
 json_t *ncu_data_raw_units(const ncu_data_t *self) { return self->raw_units; }
 
-bool ncu_data_add_raw(ncu_launch_t *launch, json_t **row_p)
+/* Drops every raw cell kept: all launches have theirs or none does, so a
+ * reader never takes a launch with cells for the last one. */
+static void s_drop_raw(ncu_data_t *self, bool say)
+{
+    for (size_t i = 0; i < self->count; i++) {
+        json_decref(self->launches[i].raw);
+        self->launches[i].raw = NULL;
+    }
+    json_decref(self->raw_units);
+    self->raw_units = NULL;
+    self->keep_raw = false;
+    if (say)
+        ncu_data_add_message(self, NCU_MSG_NOTE,
+                             "the collated data carries no raw-page cells: the capture holds more than %u MiB "
+                             "of them; its values are there in base units",
+                             NCU_MAX_RAW_BYTES >> 20);
+}
+
+bool ncu_data_add_raw(ncu_data_t *self, ncu_launch_t *launch, json_t **row_p, size_t bytes)
 {
     json_t *row = *row_p;
     *row_p = NULL;
-    if (!row)
+    if (!row || !self->keep_raw) {
+        json_decref(row);
         return true;
+    }
+    self->raw_bytes += bytes;
+    if (self->raw_bytes > NCU_MAX_RAW_BYTES) {
+        json_decref(row);
+        s_drop_raw(self, true);
+        return true;
+    }
     if (!launch->raw) {
         launch->raw = row;
         return true;
@@ -287,6 +314,8 @@ bool ncu_data_add_raw(ncu_launch_t *launch, json_t **row_p)
 
 bool ncu_data_add_raw_unit(ncu_data_t *self, const char *column, const char *unit)
 {
+    if (!self->keep_raw)
+        return true;
     if (!self->raw_units && !(self->raw_units = json_object()))
         return false;
     if (json_object_get(self->raw_units, column))
@@ -296,6 +325,13 @@ bool ncu_data_add_raw_unit(ncu_data_t *self, const char *column, const char *uni
 
 bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from)
 {
+    /* A pass that dropped its cells (and said so: its note is merged below)
+     * leaves the job without any, as do passes over the budget together. */
+    if (self->keep_raw && !from->keep_raw)
+        s_drop_raw(self, false);
+    self->raw_bytes += from->raw_bytes;
+    if (self->keep_raw && self->raw_bytes > NCU_MAX_RAW_BYTES)
+        s_drop_raw(self, true);
     for (size_t i = 0; i < from->count; i++) {
         const ncu_launch_t *src = &from->launches[i];
         bool added = false;
@@ -305,8 +341,8 @@ bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from)
         for (int m = 0; m < NM__COUNT; m++)
             if (isnan(dst->v[m]) && !isnan(src->v[m]))
                 dst->v[m] = src->v[m];
-        json_t *raw = src->raw ? json_deep_copy(src->raw) : NULL;
-        if ((src->raw && !raw) || !ncu_data_add_raw(dst, &raw))
+        json_t *raw = src->raw && self->keep_raw ? json_deep_copy(src->raw) : NULL;
+        if ((src->raw && self->keep_raw && !raw) || !ncu_data_add_raw(self, dst, &raw, 0))
             return false;
         for (size_t r = 0; r < src->rule_count; r++) {
             const ncu_rule_t *rule = &src->rules[r];

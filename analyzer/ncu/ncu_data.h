@@ -17,6 +17,12 @@
 #define NCU_MAX_LAUNCHES 1000000
 #define NCU_MAX_RULES_PER_LAUNCH 256
 #define NCU_MAX_MESSAGES 64
+/* Raw-page cells kept for the collated data (ncu_data_keep_raw), in bytes of
+ * cell text. Kept as JSON they take some 25 times that in memory, so a
+ * capture past it keeps none (and says so) rather than growing without
+ * bound: 4 MiB holds KernelAgent's 29 metrics for 10,000 launches, or a
+ * --set full capture of a hundred. */
+#define NCU_MAX_RAW_BYTES (4u << 20)
 
 /* Rule strings are interned in the data set: 5,000 launches of one kernel
  * repeat the same texts, which are kept once. */
@@ -89,11 +95,12 @@ bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from);
 void ncu_data_keep_raw(ncu_data_t *self);
 bool ncu_data_keeps_raw(const ncu_data_t *self);
 
-/* Adds the cells of a raw-page row, {column: cell}, to a launch (takes
- * *row_p): a cell the launch holds already keeps its first value, as metrics
- * do. The units row's cells go to the data set the same way. False when
- * memory ran out. */
-bool ncu_data_add_raw(ncu_launch_t *launch, struct json_t **row_p);
+/* Adds the cells of a raw-page row, {column: cell} holding `bytes` of cell
+ * text, to a launch (takes *row_p): a cell the launch holds already keeps
+ * its first value, as metrics do. The units row's cells go to the data set
+ * the same way. Past NCU_MAX_RAW_BYTES every raw cell is dropped, a note
+ * says so and no more are kept. False only when memory ran out. */
+bool ncu_data_add_raw(ncu_data_t *self, ncu_launch_t *launch, struct json_t **row_p, size_t bytes);
 bool ncu_data_add_raw_unit(ncu_data_t *self, const char *column, const char *unit);
 
 /* The raw pages' units row, {column: unit}, or NULL when none was kept. */
