@@ -407,7 +407,9 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         result = PROFEED_BAD_INPUT;
         goto done;
     }
-    if (format == PROFEED_FORMAT_MARKDOWN || job->max_chars || job->max_tokens || job->top || job->min_share_given) {
+    bool collated = job->collated && format == PROFEED_FORMAT_JSON; /* only JSON shows it */
+    if (format == PROFEED_FORMAT_MARKDOWN || job->max_chars || job->max_tokens || job->top || job->min_share_given ||
+        collated) {
         shape.has_text_format = format == PROFEED_FORMAT_MARKDOWN;
         shape.text_format = PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN;
         shape.has_max_chars = job->max_chars != 0;
@@ -418,6 +420,8 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         shape.top = job->top;
         shape.has_min_share = job->min_share_given != 0;
         shape.min_share = job->min_share;
+        shape.has_collated = collated;
+        shape.collated = collated;
         req.shape = &shape;
     }
     /* Nobody to show progress to: ask the broker not to send it. */

@@ -43,6 +43,8 @@ static void s_help(FILE *out)
             "  --top N              analyze at most N kernels (default: all above --min-share)\n"
             "  --min-share PCT      analyze kernels taking at least PCT%% of profiled time\n"
             "                       (default 5, where the busiest kernel is analyzed anyway)\n"
+            "  --collated           JSON: include the collated per-launch metrics (left out,\n"
+            "                       with a note, when they would pass the message limit)\n"
             "  --endpoint E         the broker's agent endpoint (default tcp://127.0.0.1:5555)\n"
             "  --job-id ID          a job id of your own (default: a new UUID); submitting the\n"
             "                       same id again returns the same feedback\n"
@@ -242,7 +244,8 @@ int cmd_submit(int argc, char **argv)
 {
     enum { O_LANG = 256, O_ARCH, O_PROFILER, O_JSON, O_ENDPOINT, O_JOBID, O_TIMEOUT, O_WAIT, O_LOCAL, O_REPLAY,
            O_DELAY, O_KERNEL, O_PROBLEM, O_PLAN, O_ROUND, O_REGEX, O_NVTX, O_SKIP, O_COUNT, O_SECRET, O_BROKER_KEY,
-           O_INSECURE, O_FORMAT, O_MAX_CHARS, O_TOP, O_MIN_SHARE, O_MAX_TOKENS, O_SOURCE, O_BASELINE_JOB, O_AGENT_ID };
+           O_INSECURE, O_FORMAT, O_MAX_CHARS, O_TOP, O_MIN_SHARE, O_MAX_TOKENS, O_SOURCE, O_BASELINE_JOB, O_AGENT_ID,
+           O_COLLATED };
     static const struct option longopts[] = {
         {"language", required_argument, NULL, O_LANG},
         {"arch", required_argument, NULL, O_ARCH},
@@ -256,6 +259,7 @@ int cmd_submit(int argc, char **argv)
         {"min-share", required_argument, NULL, O_MIN_SHARE},
         {"baseline-job", required_argument, NULL, O_BASELINE_JOB},
         {"agent-id", required_argument, NULL, O_AGENT_ID},
+        {"collated", no_argument, NULL, O_COLLATED},
         {"endpoint", required_argument, NULL, O_ENDPOINT},
         {"job-id", required_argument, NULL, O_JOBID},
         {"timeout-s", required_argument, NULL, O_TIMEOUT},
@@ -333,6 +337,7 @@ int cmd_submit(int argc, char **argv)
             job.min_share_given = 1;
             break;
         }
+        case O_COLLATED: job.collated = 1; break;
         case O_ENDPOINT: endpoint = optarg; break;
         case O_JOBID: job.job_id = optarg; break;
         case O_BASELINE_JOB: job.baseline_job_id = optarg; break;

@@ -123,6 +123,11 @@ typedef struct {
     /* An earlier finished job of this agent to compare with (the feedback
      * opens with the change since it; docs/baselines.md); NULL: none. */
     const char *baseline_job_id;
+    /* With the JSON format: the feedback's JSON also carries "collated", the
+     * capture's per-launch values, as profeed_analyze_options_t's
+     * with_collated (left out, with a note, past the analyzer's message
+     * limit; docs/protocol.md). */
+    int collated;
 } profeed_job_t;
 
 /* Called on every progress report: state is "queued", "collecting",

@@ -172,6 +172,8 @@ static pf_status_t s_parse_ncu(const analyzer_input_t *input, ncu_data_t *data, 
     for (size_t i = 0; i < n; i++) {
         tasks[i].file = &input->files[i];
         tasks[i].data = i == 0 ? data : ncu_data_new();
+        if (i > 0 && tasks[i].data && ncu_data_keeps_raw(data))
+            ncu_data_keep_raw(tasks[i].data);
         if (i > 0)
             started[i] = pthread_create(&threads[i], NULL, s_ncu_task, &tasks[i]) == 0;
         if (i > 0 && !started[i])
@@ -240,6 +242,8 @@ static pf_status_t s_run_ncu(const analyzer_input_t *input, const analysis_optio
         rc = pf_error_set(err, PF_ENOMEM, "out of memory");
         goto cleanup;
     }
+    if (input->with_collated)
+        ncu_data_keep_raw(data); /* the collated data carries the cells as printed */
     /* Source pages go to their own parser; the raw and details pages to
      * ncu_csv as before. */
     analyzer_input_t csv = *input;

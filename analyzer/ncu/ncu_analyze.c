@@ -215,7 +215,11 @@ json_t *ncu_analyze_collated(const ncu_data_t *data)
                 json_object_set_new(metrics, ncu_metric_info((ncu_metric_t) m)->name, json_real(l->v[m]));
         json_object_set_new(launch, "metrics", metrics);
         json_object_set_new(launch, "rule_results", json_integer((json_int_t) l->rule_count));
+        if (l->raw)
+            json_object_set(launch, "raw", l->raw);
     }
+    if (ncu_data_raw_units(data))
+        json_object_set(root, "raw_units", ncu_data_raw_units(data));
     return root;
 }
 

@@ -374,7 +374,59 @@ static void s_compare(feedback_t *fb, const Profeed__AnalysisContext *context, s
     comparison_attach(fb, &comparison, name);
 }
 
-/* Collates and analyzes a job whose passes are all in; builds its Feedback. */
+/* The worker the passes ran on and the request's metadata, on a Feedback
+ * that does not carry them yet. */
+static void s_attach_context(Profeed__Feedback *msg, const job_passes_t *job)
+{
+    const Profeed__PassOutput *first = job->passes[0]->dispatch->pass_output;
+    if (!msg->worker && first->worker)
+        msg->worker = s_copy_worker(first->worker);
+    if (!msg->metadata)
+        msg->metadata = s_feedback_metadata(job);
+}
+
+/* The packed size of `msg` inside the Envelope that carries it. */
+static size_t s_envelope_size(Profeed__Feedback *msg)
+{
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_FEEDBACK;
+    env.feedback = msg;
+    return protobuf_c_message_get_packed_size(&env.base);
+}
+
+/* The Feedback of an analysis, rendered with the job's shape. With the
+ * collated data asked for, it must still fit the `max_msg` this analyzer
+ * sends (the broker and the agent keep the same limit by default): when it
+ * would not, the collated data is left out and a note says so, since the
+ * findings are worth more than the raw values and the capture can still be
+ * collated offline. NULL only when memory ran out. */
+static Profeed__Feedback *s_render(feedback_t *fb, const job_passes_t *job, bool markdown, size_t max_chars,
+                                   size_t max_tokens, bool collated, size_t max_msg)
+{
+    for (;;) {
+        char *text = markdown ? render_markdown(fb) : render_text_within(fb, max_chars, max_tokens);
+        char *json = render_json(fb, collated);
+        Profeed__Feedback *msg = text && json ? feedback_wire_new(fb, job->job_id, text, json) : NULL;
+        free(text);
+        free(json);
+        if (!msg)
+            return NULL;
+        s_attach_context(msg, job);
+        size_t size = collated ? s_envelope_size(msg) : 0;
+        if (size <= max_msg)
+            return msg;
+        feedback_wire_destroy(&msg);
+        collated = false;
+        feedback_add_note(fb, "the collated per-launch data was left out of this feedback: with it the feedback "
+                              "takes %zu bytes, more than this analyzer's message limit of %zu; profile fewer "
+                              "launches, or run `profeed analyze --collated` on the capture",
+                          size, max_msg);
+    }
+}
+
+/* Collates and analyzes a job whose passes are all in; builds its Feedback
+ * (NULL when memory ran out). */
 static Profeed__Feedback *s_analyze(job_passes_t *job, size_t max_msg)
 {
     qsort(job->passes, job->pass_len, sizeof *job->passes, s_pass_order);
@@ -442,6 +494,8 @@ static Profeed__Feedback *s_analyze(job_passes_t *job, size_t max_msg)
         options.min_share = shape->min_share;
         options.min_share_strict = true;
     }
+    bool collated = shape && shape->has_collated && shape->collated;
+    input.with_collated = collated;
     size_t max_chars = shape && shape->has_max_chars ? shape->max_chars : 0;
     size_t max_tokens = shape && shape->has_max_tokens ? shape->max_tokens : 0;
     bool markdown = shape && shape->has_text_format && shape->text_format == PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN;
@@ -489,18 +543,11 @@ static Profeed__Feedback *s_analyze(job_passes_t *job, size_t max_msg)
         const Profeed__AnalysisContext *context = s_context(job);
         s_manifest(fb, job, worker, context);
         s_compare(fb, context, max_msg);
-        char *text = markdown ? render_markdown(fb) : render_text_within(fb, max_chars, max_tokens);
-        char *json = render_json(fb, false);
-        if (text && json)
-            msg = feedback_wire_new(fb, job->job_id, text, json);
-        free(text);
-        free(json);
+        msg = s_render(fb, job, markdown, max_chars, max_tokens, collated, max_msg);
         feedback_destroy(&fb);
     }
-    if (msg && first->worker)
-        msg->worker = s_copy_worker(first->worker);
     if (msg)
-        msg->metadata = s_feedback_metadata(job);
+        s_attach_context(msg, job);
     return msg;
 }
 

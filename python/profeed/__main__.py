@@ -64,6 +64,7 @@ def main(argv: "list[str] | None" = None) -> int:
     s.add_argument("--source", action="store_true", help="ncu: add a source pass (source lines in findings)")
     s.add_argument("--top", type=int)
     s.add_argument("--min-share", type=float, help="a fraction of the time, 0..1")
+    s.add_argument("--collated", action="store_true", help="JSON: include the collated per-launch metrics")
     s.add_argument("--job-id")
     s.add_argument("--timeout-s", type=int)
     s.add_argument("--wait-s", type=float)
@@ -111,6 +112,7 @@ def main(argv: "list[str] | None" = None) -> int:
                          launch_skip=args.launch_skip, launch_count=args.launch_count,
                          fmt="markdown" if args.format == "markdown" else "text", max_chars=args.max_chars,
                          top=args.top, min_share=args.min_share, max_tokens=args.max_tokens, source=args.source,
+                         collated=args.collated and (args.json or args.format == "json"),
                          progress=(lambda j, state, d, c: print(f"[{j}] {state} {d}/{c}", file=sys.stderr))
                          if sys.stderr.isatty() else None, wait_s=args.wait_s)
         as_json = args.json or args.format == "json"

@@ -214,7 +214,7 @@ class Farm:
                  kernel_regex: Optional[str], nvtx_range: Optional[str], launch_skip: Optional[int],
                  launch_count: Optional[int], progress: bool, fmt: str, max_chars: Optional[int],
                  top: Optional[int], min_share: Optional[float], max_tokens: Optional[int] = None,
-                 source: bool = False) -> "pb.JobRequest":
+                 source: bool = False, collated: bool = False) -> "pb.JobRequest":
         if language not in LANGUAGES:
             raise BadInput(f"unknown language {language!r} ({', '.join(LANGUAGES)})")
         if profiler is not None and profiler not in PROFILERS:
@@ -295,6 +295,8 @@ class Farm:
             if not 0 <= float(min_share) <= 1:
                 raise BadInput(f"min_share {min_share} is not a share of time in 0..1")
             req.shape.min_share = float(min_share)
+        if collated:
+            req.shape.collated = True
         return req
 
     def submit(self, argv: Optional[Sequence[str]] = None, *, kernel: Optional[FileArg] = None,
@@ -306,7 +308,7 @@ class Farm:
                max_chars: Optional[int] = None, top: Optional[int] = None, min_share: Optional[float] = None,
                progress: Optional[ProgressFn] = None, wait_s: Optional[float] = None,
                max_tokens: Optional[int] = None, source: bool = False,
-               baseline_job: Optional[str] = None) -> Feedback:
+               baseline_job: Optional[str] = None, collated: bool = False) -> Feedback:
         """Submits a job and waits for its feedback.
 
         A command job: `argv` ["./bench", "--n", "4096"]. A kernel + problem
@@ -315,6 +317,8 @@ class Farm:
         options; `plan` names a plan ("core") or, beyond the command line,
         gives custom passes [(name, [profiler args])] as the wire protocol has them; `fmt` "markdown" makes Feedback.text Markdown, and `max_chars`,
         `max_tokens`, `top`, `min_share` shape the feedback as profeed analyze's do;
+        `collated` puts the capture's per-launch values in Feedback.json["collated"] (left out,
+        with a note in Feedback.notes, when they would pass the analyzer's message limit);
         `source` (ncu) adds a source pass so findings name their source lines. `progress(job_id, state, done, count)` is called on each
         progress report. `baseline_job`: an earlier finished job of this
         agent (its job id); the feedback opens with the change since it, and
@@ -331,7 +335,7 @@ class Farm:
         job_id = job_id or str(uuid.uuid4())
         req = self._request(argv, kernel, problem, language, gpu_arch, profiler, job_id, agent_id, timeout_s,
                             plan, round, kernel_regex, nvtx_range, launch_skip, launch_count, progress is not None,
-                            fmt, max_chars, top, min_share, max_tokens, source)
+                            fmt, max_chars, top, min_share, max_tokens, source, bool(collated))
         if baseline_job is not None:
             if not _ID.match(baseline_job):
                 raise BadInput(f"baseline_job {baseline_job!r}: 1..128 of [A-Za-z0-9._:-], starting with a letter "

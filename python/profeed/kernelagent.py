@@ -228,6 +228,36 @@ def read_ncu_csv(text: str) -> "tuple[Any, Optional[dict]]":
     return {name: values}, row
 
 
+def collated_csv(collated: Any) -> Optional[str]:
+    """The raw page the farm's collated data carries (Feedback.json's
+    "collated" of a job submitted with collated=True: every launch's cells as
+    ncu printed them, under "raw", and the units row, "raw_units"), as a CSV
+    that read_ncu_csv reads as it reads ncu's own: launches in capture order,
+    columns in the units row's order. None when it carries no raw page (a
+    details-only capture, or a farm that sent no collated data)."""
+    launches = collated.get("launches") if isinstance(collated, dict) else None
+    units = collated.get("raw_units") if isinstance(collated, dict) else None
+    if not isinstance(launches, list) or not isinstance(units, dict):
+        return None
+    rows = [launch["raw"] for launch in launches if isinstance(launch, dict) and isinstance(launch.get("raw"), dict)]
+    if not rows:
+        return None
+    columns = list(units)
+    known = set(columns)
+    for row in rows:
+        for column in row:
+            if column not in known:
+                known.add(column)
+                columns.append(column)
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerow([str(units.get(c, "")) for c in columns])
+    for row in rows:
+        writer.writerow([str(row.get(c, "")) for c in columns])
+    return out.getvalue()
+
+
 def _metrics_df(row: Optional[dict]) -> Any:
     try:
         import pandas as pd  # KernelAgent's type; profeed does not depend on it
@@ -481,7 +511,10 @@ class KernelProfiler:
         return [("kernelagent", ["--kernel-name-base", "demangled", "--metrics", ",".join(METRICS)])]
 
     def _profile_on_farm(self, kernel: Path, problem: Path, round_num: int) -> Optional[ProfilerResults]:
-        options: "dict[str, Any]" = {"language": "triton", "timeout_s": self.ncu_timeout_seconds, "fmt": "text"}
+        # collated: the capture's cells come back as ncu printed them, so the
+        # metrics are KernelAgent's reading of the same CSV (collated_csv).
+        options: "dict[str, Any]" = {"language": "triton", "timeout_s": self.ncu_timeout_seconds, "fmt": "text",
+                                     "collated": True}
         options.update(self.farm_options)
         options.setdefault("wait_s", options["timeout_s"] + 60)
         options.setdefault("job_id", f"ka-r{round_num:03d}-{uuid.uuid4().hex[:12]}")
@@ -500,25 +533,38 @@ class KernelProfiler:
         if fb.status != "ok" or not isinstance(top, dict):
             return self._fail(f"[Round {round_num}] the farm profiled no kernel (job {fb.job_id}, "
                               f"{fb.status}): {fb.text[:300]}")
-        # The farm returns feedback, not ncu's CSV: the values it carries are
-        # those of the analysed kernels. The busiest stands for KernelAgent's
-        # one row; its metrics that are among the 29 are kept, as measured.
-        carried = top.get("metrics") if isinstance(top.get("metrics"), dict) else {}
-        values = {m: _safe(carried[m]) for m in METRICS
-                  if isinstance(carried.get(m), (int, float)) and not isinstance(carried.get(m), bool)}
-        name = str(top.get("name", ""))
-        metrics = {name: values}
+        raw = collated_csv(fb.json.get("collated"))
+        metrics, row, notes = None, None, []
+        if raw is not None:
+            try:
+                metrics, row = read_ncu_csv(raw)  # the last launch, as on this host
+            except ValueError as e:
+                notes.append(f"the farm's raw page could not be read as KernelAgent reads ncu's CSV: {e}")
+        if not metrics:
+            # No raw page came back (the analyzer left the collated data out,
+            # see the feedback's notes, or the capture had none): the values
+            # the feedback carries for its busiest kernel stand in for the row.
+            carried = top.get("metrics") if isinstance(top.get("metrics"), dict) else {}
+            values = {m: _safe(carried[m]) for m in METRICS
+                      if isinstance(carried.get(m), (int, float)) and not isinstance(carried.get(m), bool)}
+            row = {"Kernel Name": str(top.get("name", "")), **values}
+            metrics = {row["Kernel Name"]: values}
+            notes.append(f"the farm sent no raw page of the capture; the feedback's values stand in: "
+                         f"{len(values)} of KernelAgent's {len(METRICS)} metrics, for its busiest kernel "
+                         f"{row['Kernel Name']}, in profeed's base units")
+            self.logger.warning(notes[-1])
         version = fb.worker.get("profiler_version") or None
         results = ProfilerResults(
-            metrics_df=_metrics_df({"Kernel Name": name, **values}), metrics=metrics,
+            metrics_df=_metrics_df(row), metrics=metrics,
             metadata=ProfilerMetadata(kernel_file=str(kernel), problem_file=str(problem), round_num=round_num,
                                       timestamp=_timestamp(), ncu_version=version),
-            feedback=fb.text, feedback_json=fb.json, source="farm", job_id=fb.job_id,
-            notes=[f"the farm's feedback carries {len(values)} of KernelAgent's {len(METRICS)} metrics "
-                   f"for {name} ({top.get('launches', 0)} launch(es))"])
+            # The raw page served its purpose: the document is the feedback,
+            # as on this host.
+            feedback=fb.text, feedback_json={k: v for k, v in fb.json.items() if k != "collated"},
+            source="farm", job_id=fb.job_id, notes=notes)
         self._save(results)
         self.logger.info(f"profiling on the farm completed for round {round_num} (job {fb.job_id})")
         return results
 
 
-__all__ = ["KernelProfiler", "ProfilerResults", "ProfilerMetadata", "METRICS", "read_ncu_csv"]
+__all__ = ["KernelProfiler", "ProfilerResults", "ProfilerMetadata", "METRICS", "read_ncu_csv", "collated_csv"]

@@ -87,19 +87,38 @@ def test_farm_writes_kernelagents_json_with_the_captures_numbers(ka_farm, job_fi
     name, values = check_shape(doc, 7)
     assert doc["metadata"]["kernel_file"] == str(kernel) and doc["metadata"]["problem_file"] == str(problem)
     assert doc["metadata"]["ncu_version"] == "replay"  # the collector's WorkerInfo.profiler_version
-    # The busiest kernel of the feedback, with the capture's own numbers.
-    assert name == results.feedback_json["kernels"][0]["name"]
-    row = next(r for r in capture_rows(CAPTURE) if r["Kernel Name"] == name)
-    assert len(values) == 8, values  # those of the 29 the feedback carries for a --set full capture
-    assert "sm__throughput.avg.pct_of_peak_sustained_elapsed" in values, values   # KernelAgent's roofline reads
-    assert "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed" in values, values  # these two
+    # KernelAgent's row: the capture's last launch, every one of the 29 the capture has, as printed.
+    last = capture_rows(CAPTURE)[-1]
+    assert name == last["Kernel Name"]
+    assert list(values) == [m for m in METRICS if m in last] and len(values) == 18, values
     for metric, value in values.items():
-        assert value == pytest.approx(round(float(row[metric].replace(",", "")), 3), rel=1e-5), metric
+        assert value == pytest.approx(round(float(last[metric]), 3)), metric
+    assert values["dram__bytes_read.sum"] == 0.268  # in the capture's Gbyte, as KernelAgent reads it
+    assert isinstance(values["launch__registers_per_thread"], int)
+    assert doc["metrics"] == read_ncu_csv(CAPTURE.read_text())[0]
+    assert results.notes == [], results.notes
     # profeed's feedback beside them, in the file and on the object.
     assert doc["profeed"]["source"] == "farm" and doc["profeed"]["job_id"] == results.job_id
     assert doc["profeed"]["feedback"] == results.feedback and "replayed" in results.feedback
-    assert doc["profeed"]["document"]["kernels"][0]["name"] == name
+    assert "collated" not in doc["profeed"]["document"]  # the raw page is not kept twice
     assert results.metrics == doc["metrics"] and results.to_dict() == doc
+
+
+def test_farm_and_host_give_the_same_metrics_for_the_same_capture(ka_farm, job_files, tmp_path):
+    """The farm path's JSON metrics are the host path's, byte for byte, for
+    the capture the farm replays and the stand-in ncu writes here."""
+    kernel, problem = job_files
+    with profeed.Farm(ka_farm.agents) as farm:
+        on_farm = KernelProfiler(tmp_path / "farm", farm=farm, farm_options={"wait_s": 30})
+        farm_results = on_farm.profile_kernel(kernel, problem, 5)
+    assert farm_results is not None, on_farm.last_error
+    here = KernelProfiler(tmp_path / "host", ncu_bin_path=str(stand_in_ncu(tmp_path, CAPTURE)))
+    host_results = here.profile_kernel(kernel, problem, 5)
+    assert host_results is not None, here.last_error
+    farm_doc = json.loads((tmp_path / "farm" / "round005_ncu_metrics.json").read_text())
+    host_doc = json.loads((tmp_path / "host" / "round005_ncu_metrics.json").read_text())
+    assert json.dumps(farm_doc["metrics"]) == json.dumps(host_doc["metrics"])  # values, types and order
+    assert len(next(iter(farm_doc["metrics"].values()))) == 18
 
 
 def test_farm_request_is_kernelagents_plan_and_window(job_files, tmp_path):
@@ -121,6 +140,7 @@ def test_farm_request_is_kernelagents_plan_and_window(job_files, tmp_path):
     (name, args), = seen["plan"]
     assert args == ["--kernel-name-base", "demangled", "--metrics", ",".join(METRICS)] and len(METRICS) == 29
     assert seen["launch_count"] == 20 and "launch_skip" not in seen  # the wrapper's NVTX range skips warm-ups
+    assert seen["collated"] is True  # the raw page comes back (FeedbackShape.collated)
 
 
 def test_farm_that_does_not_answer_returns_none(job_files, tmp_path, caplog):
