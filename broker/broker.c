@@ -55,6 +55,12 @@ typedef struct {
     worker_pool_t *pool;
     int64_t next_tick_ms;
     int64_t started_ms;
+    /* The last time collectors may have been away though alive: the start,
+     * or the loss of a collector (a pause of this loop longer than the
+     * liveness window loses every worker at once, and they come straight
+     * back). New jobs are judged against the registered collectors only a
+     * grace after it (s_grace_ms). */
+    int64_t returning_ms;
     bool judged;                /* every live worker had the time to return; the queue was judged */
     broker_metrics_t metrics;
     broker_http_t *http;        /* NULL when metrics are not served */
@@ -536,6 +542,8 @@ static void s_worker_lost(broker_t *self, const char *key, const char *why)
     pf_log_warn(LOG, "worker %s (%s, peer %s) lost: %s", w->ready->worker_id,
                 w->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR ? "collector" : "analyzer", key, why);
     self->metrics.workers_lost++;
+    if (w->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR)
+        self->returning_ms = wire_zmq_now_ms();
     zlistx_t *affected = zlistx_new();
     for (job_t *job = job_table_first(self->jobs); job; job = job_table_next(self->jobs)) {
         if ((job->state == JOB_COLLECTING && strcmp(job->collector, key) == 0) ||
@@ -723,8 +731,9 @@ static bool s_busy(broker_t *self, zframe_t *peer, const Profeed__JobRequest *re
 }
 
 /* Just after a start, workers are still coming back (a restarted broker's
- * did not die with it): jobs are judged against the workers only once they
- * had the time to register. */
+ * did not die with it), and so they are just after a collector was lost
+ * (its loss may be this broker's pause, not its death): new jobs are judged
+ * against the workers only once they had the time to register. */
 static int64_t s_grace_ms(const broker_t *self)
 {
     return 2 * (int64_t) self->config->heartbeat_ms * self->config->liveness + 1000;
@@ -804,7 +813,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
         job = NULL;
     if (!job) {
         char reason[1024];
-        bool settled = wire_zmq_now_ms() - self->started_ms >= s_grace_ms(self) ||
+        bool settled = wire_zmq_now_ms() - self->returning_ms >= s_grace_ms(self) ||
                        worker_pool_count(self->pool, PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR) > 0;
         if (settled && !s_servable(self, submitted, reason, sizeof reason)) {
             pf_log_info(LOG, "job %s from agent %s refused: %s", job_id, peer_name, reason);
@@ -1340,6 +1349,7 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
 {
     assert(config);
     broker_t self = {.config = config, .started_ms = wire_zmq_now_ms()};
+    self.returning_ms = self.started_ms;
     broker_metrics_init(&self.metrics);
     int rc = -1;
     self.agents = zsock_new(ZMQ_ROUTER);
