@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "host_info.h"
 #include "pirate.h"
+#include "pass_chunk.h"
 #include "pass_plan.h"
 #include "pf_log.h"
 #include "proc_run.h"
@@ -139,7 +141,20 @@ typedef struct {
     atomic_bool cancelled;
     Profeed__JobRequest *request; /* as the broker sent it (decoded, checked): owned */
     const collector_info_t *info;
+    /* Streamed passes (issue 20): the broker's chunk size (0: send passes
+     * whole), and the receipts the loop thread hands the job thread. */
+    uint32_t chunk_bytes;
+    pthread_mutex_t lock;
+    pthread_cond_t acked_cond;
+    char stream_pass[WIRE_MAX_ID_LEN + 1]; /* the pass being streamed */
+    uint32_t acked;                        /* its chunks the broker confirmed: seq + 1 of the latest */
+    bool refused;                          /* the broker refused the stream: stop it */
 } job_run_t;
+
+/* Chunks a pass may have unconfirmed: the collector reads and sends ahead of
+ * the analyzer by at most this many, so the bytes in flight per job are
+ * bounded by the window, not by the capture. */
+#define CHUNK_WINDOW 4
 
 /* ------------------------------------------------------------------------
  * The job thread */
@@ -306,6 +321,193 @@ static bool s_sleep(job_run_t *run, int ms)
     return !atomic_load(&run->cancelled);
 }
 
+/* Waits until the broker confirmed `want` chunks of the pass being streamed;
+ * false when the stream must stop (refused, cancelled, or no receipt for a
+ * stall's worth of time: the broker lost it, and requeues the job when our
+ * heartbeats stop naming it). */
+static bool s_wait_acked(job_run_t *run, uint32_t want, int stall_ms, char *why, size_t cap)
+{
+    int64_t until = wire_zmq_now_ms() + stall_ms;
+    bool ok = true;
+    pthread_mutex_lock(&run->lock);
+    while (run->acked < want) {
+        if (run->refused || atomic_load(&run->cancelled)) {
+            snprintf(why, cap, "%s", run->refused ? "the broker refused the stream" : "cancelled");
+            ok = false;
+            break;
+        }
+        if (wire_zmq_now_ms() >= until) {
+            snprintf(why, cap, "no receipt for chunk %u of pass %s in %d ms", (unsigned) want - 1, run->stream_pass,
+                     stall_ms);
+            ok = false;
+            break;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50 * 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&run->acked_cond, &run->lock, &ts);
+    }
+    pthread_mutex_unlock(&run->lock);
+    return ok;
+}
+
+/* Reads up to `cap` bytes, retrying short reads: a chunk is full unless the
+ * file ends. -1 on a read error. */
+static ssize_t s_read_full(int fd, uint8_t *buf, size_t cap)
+{
+    size_t have = 0;
+    while (have < cap) {
+        ssize_t got = read(fd, buf + have, cap - have);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            break;
+        have += (size_t) got;
+    }
+    return (ssize_t) have;
+}
+
+/* Sends one pass as a stream of chunks (issue 20): each file read a chunk at
+ * a time, compressed, sent when the window allows; then a last chunk with the
+ * pass's other fields (`head`, whose files are named without contents).
+ * Holds one chunk and its compressed copy, whatever the files' size. Returns
+ * 0 when every chunk was confirmed, 1 when the stream stopped for a reason the
+ * broker knows (refused, cancelled, stalled: `why` says which), -1 on a local
+ * failure to report (`why`). */
+static int s_stream_pass(zsock_t *pipe, job_run_t *run, Profeed__PassOutput *head, char *const *names,
+                         char *const *paths, size_t n)
+{
+    const collector_config_t *config = run->info->config;
+    int stall_ms = config->heartbeat_ms * config->liveness * 10;
+    char why[PF_ERROR_MSG_MAX + 4096 + 64];
+    pf_error_t err;
+    pass_chunk_codec_t *codec = pass_chunk_codec_new(run->chunk_bytes, &err);
+    uint8_t *buf = codec ? malloc(run->chunk_bytes) : NULL;
+    int rc = 0;
+    if (!buf) {
+        snprintf(why, sizeof why, "pass %s: cannot stream: %s", head->pass_key, codec ? "out of memory" : err.msg);
+        rc = -1;
+        goto done;
+    }
+    pthread_mutex_lock(&run->lock);
+    snprintf(run->stream_pass, sizeof run->stream_pass, "%s", head->pass_key);
+    run->acked = 0;
+    pthread_mutex_unlock(&run->lock);
+    uint32_t seq = 0;
+    uint64_t raw_total = 0, z_total = 0;
+    for (size_t f = 0; f < n && rc == 0; f++) {
+        int fd = open(paths[f], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            snprintf(why, sizeof why, "cannot open %s: %s", paths[f], strerror(errno));
+            rc = -1;
+            break;
+        }
+        uint64_t offset = 0;
+        while (rc == 0) {
+            ssize_t got = s_read_full(fd, buf, run->chunk_bytes);
+            if (got < 0) {
+                snprintf(why, sizeof why, "cannot read %s: %s", paths[f], strerror(errno));
+                rc = -1;
+                break;
+            }
+            if (got == 0 && offset > 0)
+                break; /* an empty file still sends one chunk: the analyzer makes the file */
+            const uint8_t *z = NULL;
+            size_t zlen = 0;
+            if (got > 0 && pass_chunk_codec_pack(codec, buf, (size_t) got, &z, &zlen, &err) != PF_OK) {
+                snprintf(why, sizeof why, "%s: %s", paths[f], err.msg);
+                rc = -1;
+                break;
+            }
+            if (seq >= CHUNK_WINDOW && !s_wait_acked(run, seq - CHUNK_WINDOW + 1, stall_ms, why, sizeof why)) {
+                rc = 1;
+                break;
+            }
+            Profeed__PassChunk c;
+            profeed__pass_chunk__init(&c);
+            c.job_id = run->job_id;
+            c.pass_key = head->pass_key;
+            c.has_seq = c.has_offset = c.has_raw_size = c.has_compressed_size = c.has_attempt = c.has_profiler = 1;
+            c.seq = seq++;
+            c.file_name = names[f];
+            c.offset = offset;
+            c.raw_size = (uint32_t) got;
+            c.compressed_size = (uint32_t) zlen;
+            c.has_data = zlen > 0;
+            c.data.data = (uint8_t *) z;
+            c.data.len = zlen;
+            c.attempt = run->attempt;
+            c.profiler = head->profiler;
+            Profeed__Envelope env;
+            wire_envelope_init(&env);
+            env.body_case = PROFEED__ENVELOPE__BODY_PASS_CHUNK;
+            env.pass_chunk = &c;
+            s_send_env(pipe, &env, config->max_msg, run->job_id);
+            offset += (uint64_t) got;
+            raw_total += (uint64_t) got;
+            z_total += zlen;
+            if ((size_t) got < run->chunk_bytes)
+                break;
+        }
+        close(fd);
+    }
+    if (rc == 0 && seq >= CHUNK_WINDOW && !s_wait_acked(run, seq - CHUNK_WINDOW + 1, stall_ms, why, sizeof why))
+        rc = 1;
+    if (rc == 0) {
+        Profeed__PassChunk c;
+        profeed__pass_chunk__init(&c);
+        c.job_id = run->job_id;
+        c.pass_key = head->pass_key;
+        c.has_seq = c.has_raw_size = c.has_compressed_size = c.has_attempt = c.has_profiler = 1;
+        c.seq = seq++;
+        c.has_last = c.last = 1;
+        c.pass = head;
+        c.attempt = run->attempt;
+        c.profiler = head->profiler;
+        Profeed__Envelope env;
+        wire_envelope_init(&env);
+        env.body_case = PROFEED__ENVELOPE__BODY_PASS_CHUNK;
+        env.pass_chunk = &c;
+        s_send_env(pipe, &env, config->max_msg, run->job_id);
+        if (!s_wait_acked(run, seq, stall_ms, why, sizeof why))
+            rc = 1;
+    }
+    if (rc == 0) {
+        pf_log_info(LOG, "job %s: pass %s streamed: %u chunks, %llu bytes as %llu (%.1fx)", run->job_id, head->pass_key,
+                    (unsigned) seq, (unsigned long long) raw_total, (unsigned long long) z_total,
+                    z_total ? (double) raw_total / (double) z_total : 0.0);
+    }
+done:
+    if (rc == 1)
+        pf_log_warn(LOG, "job %s: pass %s: stream stopped: %s", run->job_id, head->pass_key, why);
+    else if (rc < 0)
+        s_job_error(pipe, why);
+    free(buf);
+    pass_chunk_codec_destroy(&codec);
+    return rc;
+}
+
+/* Whether a pass of these files goes as chunks: the broker asked for them
+ * and the files hold more than one chunk. */
+static bool s_should_stream(const job_run_t *run, char *const *paths, size_t n)
+{
+    if (run->chunk_bytes == 0)
+        return false;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISREG(st.st_mode))
+            total += (uint64_t) st.st_size;
+    }
+    return total > run->chunk_bytes;
+}
+
 static void s_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest *req)
 {
     const collector_info_t *info = run->info;
@@ -350,7 +552,20 @@ static void s_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobReques
         size_t used = (size_t) snprintf(source, sizeof source, "%s:", replay_path(info->replay));
         bool ok = true;
         char why[512];
-        for (size_t f = 0; f < rp->file_count; f++) {
+        /* A streamed pass reads its files a chunk at a time, so the
+         * whole-pass limit (max-output-mb) is not what bounds it. */
+        bool stream = s_should_stream(run, rp->files, rp->file_count);
+        char *names[REPLAY_MAX_FILES];
+        for (size_t f = 0; stream && f < rp->file_count; f++) {
+            profeed__file__init(&files[f]);
+            files[f].name = names[f] = (char *) s_basename(rp->files[f]);
+            file_ptrs[f] = &files[f];
+            if (used < sizeof source) {
+                int n = snprintf(source + used, sizeof source - used, " %s", rp->files[f]);
+                used = n > 0 ? used + (size_t) n : sizeof source;
+            }
+        }
+        for (size_t f = 0; !stream && f < rp->file_count; f++) {
             size_t len = 0;
             if (!s_read_file(rp->files[f], config->max_output, &datas[f], &len, why, sizeof why)) {
                 ok = false;
@@ -382,7 +597,12 @@ static void s_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobReques
             pass.duration_ms = (uint64_t) config->pass_delay_ms;
             pass.worker = &worker;
             pass.replay_source = source;
-            s_send_pass(pipe, run, &pass, config->max_msg);
+            if (stream) {
+                if (s_stream_pass(pipe, run, &pass, names, rp->files, rp->file_count) != 0)
+                    return;
+            } else {
+                s_send_pass(pipe, run, &pass, config->max_msg);
+            }
         }
         for (size_t f = 0; f < rp->file_count; f++)
             free(datas[f]);
@@ -1005,6 +1225,8 @@ typedef struct {
 
 static void s_run_free(job_run_t *run)
 {
+    pthread_mutex_destroy(&run->lock);
+    pthread_cond_destroy(&run->acked_cond);
     close(run->cancel[0]);
     close(run->cancel[1]);
     wire_job_request_destroy(&run->request);
@@ -1068,6 +1290,7 @@ static void s_send_ready(collector_t *self)
     ready.n_profilers = self->info.profiler_count;
     ready.has_slots = 1;
     ready.slots = self->config->slots;
+    ready.has_chunks = ready.chunks = 1;
     /* Jobs still running (the broker restarted under them): a broker that
      * counted these slots free would send work they must refuse. */
     char *ids[1024];
@@ -1155,6 +1378,9 @@ static void s_on_dispatch(collector_t *self, Profeed__Dispatch *d)
     d->work_case = PROFEED__DISPATCH__WORK__NOT_SET;
     run->attempt = attempt;
     run->info = &self->info;
+    run->chunk_bytes = d->has_chunk_bytes ? d->chunk_bytes : 0;
+    pthread_mutex_init(&run->lock, NULL);
+    pthread_cond_init(&run->acked_cond, NULL);
     atomic_init(&run->cancelled, false);
     if (!self->threads[free_slot]) {
         self->threads[free_slot] = zactor_new(s_slot_actor, NULL);
@@ -1172,6 +1398,30 @@ static void s_on_dispatch(collector_t *self, Profeed__Dispatch *d)
                 self->info.replay ? "replay" : "ncu");
 }
 
+/* The running attempt of `job_id`, or NULL. */
+static job_run_t *s_run_of(collector_t *self, const char *job_id)
+{
+    for (size_t i = 0; job_id && i < self->config->slots; i++) {
+        if (self->runs[i] && streq(self->runs[i]->job_id, job_id))
+            return self->runs[i];
+    }
+    return NULL;
+}
+
+/* The broker's receipt for chunks: credit for the job thread's window. */
+static void s_on_chunk_ack(collector_t *self, const Profeed__ChunkAck *ack)
+{
+    job_run_t *run = s_run_of(self, ack->job_id);
+    if (!run || (ack->has_attempt && ack->attempt != run->attempt))
+        return;
+    pthread_mutex_lock(&run->lock);
+    if (streq(run->stream_pass, ack->pass_key) && ack->seq + 1 > run->acked) {
+        run->acked = ack->seq + 1;
+        pthread_cond_signal(&run->acked_cond);
+    }
+    pthread_mutex_unlock(&run->lock);
+}
+
 static void s_on_broker(collector_t *self)
 {
     pf_error_t err;
@@ -1186,9 +1436,19 @@ static void s_on_broker(collector_t *self)
     case PROFEED__ENVELOPE__BODY_DISPATCH: s_on_dispatch(self, env->dispatch); break;
     case PROFEED__ENVELOPE__BODY_HEARTBEAT:
     case PROFEED__ENVELOPE__BODY_ACK: break;
+    case PROFEED__ENVELOPE__BODY_CHUNK_ACK: s_on_chunk_ack(self, env->chunk_ack); break;
     case PROFEED__ENVELOPE__BODY_ERROR:
         if (env->error->job_id) {
             pf_log_warn(LOG, "job %s: broker says: %s", env->error->job_id, env->error->text ? env->error->text : "");
+            /* A stream the broker refused stops (the job moved on, or
+             * failed): its job thread is waiting for receipts. */
+            job_run_t *run = s_run_of(self, env->error->job_id);
+            if (run) {
+                pthread_mutex_lock(&run->lock);
+                run->refused = run->stream_pass[0] != '\0';
+                pthread_cond_signal(&run->acked_cond);
+                pthread_mutex_unlock(&run->lock);
+            }
         } else {
             pf_log_warn(LOG, "broker says: %s", env->error->text ? env->error->text : "");
             /* Most likely a restarted broker that does not know us yet. */

@@ -1,5 +1,7 @@
 #include "wire_check.h"
 
+#include "pass_chunk.h"
+
 #include "utf8.h"
 #include "wire_path.h"
 
@@ -710,12 +712,18 @@ static pf_status_t s_check_heartbeat(const Profeed__Heartbeat *hb, const char *w
     return rc;
 }
 
+static pf_status_t s_check_pass_chunk(const Profeed__PassChunk *c, const char *where, pf_error_t *err);
+
 static pf_status_t s_check_dispatch(const Profeed__Dispatch *d, const char *where, pf_error_t *err)
 {
     char path[PATH_LEN];
     pf_status_t rc = PF_OK;
     if (d->has_attempt && d->attempt == 0)
         rc = s_fail(err, PF_EBADINPUT, where, "attempt", "0; attempts count from 1");
+    if (rc == PF_OK && d->has_chunk_bytes && (d->chunk_bytes < PASS_CHUNK_MIN_RAW || d->chunk_bytes > WIRE_MAX_CHUNK_RAW)) {
+        rc = s_fail(err, PF_EBADINPUT, where, "chunk_bytes", "%u; expected %zu to %zu", (unsigned) d->chunk_bytes,
+                    (size_t) PASS_CHUNK_MIN_RAW, (size_t) WIRE_MAX_CHUNK_RAW);
+    }
     if (rc != PF_OK)
         return rc;
     switch (d->work_case) {
@@ -738,8 +746,24 @@ static pf_status_t s_check_dispatch(const Profeed__Dispatch *d, const char *wher
             rc = s_check_shape(d->shape, path, err);
         }
         return rc;
+    case PROFEED__DISPATCH__WORK_PASS_CHUNK:
+        s_path(path, sizeof path, "%s.pass_chunk", where);
+        rc = s_check_pass_chunk(d->pass_chunk, path, err);
+        if (rc == PF_OK && (!d->has_pass_count || d->pass_count == 0)) {
+            rc = s_fail(err, PF_EBADINPUT, where, "pass_count",
+                        "missing or 0: the analyzer must know how many passes to wait for");
+        }
+        if (rc == PF_OK && d->metadata) {
+            s_path(path, sizeof path, "%s.metadata", where);
+            rc = s_check_metadata(d->metadata, path, err);
+        }
+        if (rc == PF_OK && d->shape) {
+            s_path(path, sizeof path, "%s.shape", where);
+            rc = s_check_shape(d->shape, path, err);
+        }
+        return rc;
     default:
-        return s_fail(err, PF_EBADINPUT, where, "work", "neither job nor pass_output is set");
+        return s_fail(err, PF_EBADINPUT, where, "work", "neither job, pass_output nor pass_chunk is set");
     }
 }
 
