@@ -409,8 +409,15 @@ static void s_worker_lost(broker_t *self, const char *key, const char *why)
     }
     for (job_t *job = zlistx_first(affected); job; job = zlistx_next(affected)) {
         if (strcmp(job->analyzer, key) == 0 && job->streamed) {
-            /* Its chunks were passed through, not kept: collect it again. */
+            /* Its chunks were passed through, not kept: collect it again.
+             * A collector still streaming it is told to stop, so its slot
+             * frees now rather than when its window times out. */
             job_table_set_analyzer(self->jobs, job, "");
+            worker_t *c = job->state == JOB_COLLECTING ? worker_pool_find(self->pool, job->collector) : NULL;
+            if (c)
+                s_refuse(self, self->workers, c->routing_id, METRICS_REJECT_UNKNOWN_JOB,
+                         PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB, job->id,
+                         "job %s: its analyzer died; stop streaming it, it is collected again", job->id);
             s_release(self, job); /* the collector's slot, while it still streams */
             s_collection_lost(self, job, false, "its analyzer died with a streamed pass, which the broker does not keep");
             continue;
@@ -1014,14 +1021,35 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
         job->profiler = chunk->profiler;
     if (!job->analyzer[0]) {
         worker_t *a = worker_pool_pick_analyzer(self->pool, job->profiler, true);
-        if (!a) {
-            /* Nothing may wait here: the chunk is not kept. The collector's
-             * window stalls and the attempt is retried when one registers. */
-            pf_log_warn(LOG, "job %s: no analyzer that takes streamed passes (Ready.chunks) for %s; chunk %u dropped",
-                        job->id, worker_pool_profiler_name(job->profiler), (unsigned) chunk->seq);
+        if (!a && worker_pool_pick_analyzer(self->pool, job->profiler, false)) {
+            /* Only analyzers from before streamed passes: say so, rather
+             * than let the job wait out its time limit. */
+            char why[256];
+            snprintf(why, sizeof why,
+                     "the capture is streamed in chunks (it is over the broker's chunk-kb) and no registered %s "
+                     "analyzer takes streamed passes (Ready.chunks); upgrade the analyzers",
+                     worker_pool_profiler_name(job->profiler));
             s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
-                     job->id, "job %s: no registered analyzer takes streamed passes (Ready.chunks); upgrade the analyzers",
+                     job->id, "%s", why);
+            s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT, why);
+            s_dispatch(self);
+            return;
+        }
+        if (!a) {
+            /* No analyzer yet (a restart: they come back). The chunk cannot
+             * wait here, as it is not kept: the stream stops and the job is
+             * dispatched again after a backoff, as a collector's OVERLOADED
+             * refusal is, without spending an attempt. */
+            uint32_t shift = job->refusals < 5 ? job->refusals : 5;
+            pf_log_info(LOG, "job %s: no analyzer for %s streams yet; stream stopped, dispatched again in %d ms",
+                        job->id, worker_pool_profiler_name(job->profiler), 50 << shift);
+            s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
+                     job->id, "job %s: no analyzer takes streamed passes yet; stop streaming, it is dispatched again",
                      job->id);
+            s_release(self, job);
+            job_table_refused(self->jobs, job, wire_zmq_now_ms() + (50 << shift));
+            pf_error_t err;
+            s_journal_note(job, journal_requeued(self->journal, job, &err), &err);
             return;
         }
         job_table_set_analyzer(self->jobs, job, a->key);

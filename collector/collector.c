@@ -1350,7 +1350,12 @@ static void s_on_dispatch(collector_t *self, Profeed__Dispatch *d)
     for (size_t i = 0; i < self->config->slots; i++) {
         job_run_t *run = self->runs[i];
         if (run && streq(run->job_id, job_id)) {
-            if (attempt <= run->attempt) {
+            /* A stream the broker stopped may be dispatched again under
+             * its attempt (no analyzer was there yet, issue 20). */
+            pthread_mutex_lock(&run->lock);
+            bool refused = run->refused;
+            pthread_mutex_unlock(&run->lock);
+            if (attempt < run->attempt || (attempt == run->attempt && !refused)) {
                 pf_log_info(LOG, "job %s: attempt %u already running; duplicate ignored", job_id, (unsigned) attempt);
                 return;
             }
@@ -1451,7 +1456,20 @@ static void s_on_broker(collector_t *self)
             }
         } else {
             pf_log_warn(LOG, "broker says: %s", env->error->text ? env->error->text : "");
-            /* Most likely a restarted broker that does not know us yet. */
+            /* Most likely a restarted broker that does not know us yet. It
+             * kept no chunk of a stream in flight: those streams stop, and
+             * it collects their jobs again. */
+            for (size_t i = 0; i < self->config->slots; i++) {
+                job_run_t *run = self->runs[i];
+                if (!run)
+                    continue;
+                pthread_mutex_lock(&run->lock);
+                if (run->stream_pass[0]) {
+                    run->refused = true;
+                    pthread_cond_signal(&run->acked_cond);
+                }
+                pthread_mutex_unlock(&run->lock);
+            }
             if (wire_zmq_now_ms() - self->last_ready_ms >= self->config->heartbeat_ms)
                 s_send_ready(self);
         }

@@ -4,7 +4,10 @@
 # goes through a broker, a replay collector and an analyzer as real
 # processes, in zstd chunks; the feedback equals `profeed analyze` on the same
 # files, and no process's peak RSS (VmHWM) grows by 64 MB or more, though the
-# capture is 82 MB.
+# capture is 82 MB. Then, with chunks of 64 KiB so that a stream lasts
+# long enough to be cut, kill -9 of the analyzer, the collector and the
+# (journaled) broker in the middle of a job's stream: each job is collected
+# again and returns one feedback, equal to the offline analysis.
 #
 #   tests/stream_test.sh BUILD_DIR [LAUNCHES]
 set -u
@@ -29,14 +32,21 @@ hwm_kb() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$1/status"; }
 rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$1/status"; }
 
 farm_ports stream 2
-farm_broker "tcp://127.0.0.1:${ports[0]}" "tcp://127.0.0.1:${ports[1]}"
-"$build/collector/profeed-collector" --broker "$worker_ep" --worker-id c1 --replay "$dir/big.map" "${hb[@]}" \
-  >>"$dir/c1.log" 2>&1 &
-collector_pid=$!
-pids+=("$collector_pid")
-"$build/analyzer/profeed-analyzer" --broker "$worker_ep" --worker-id a1 "${hb[@]}" >>"$dir/a1.log" 2>&1 &
-analyzer_pid=$!
-pids+=("$analyzer_pid")
+agents=tcp://127.0.0.1:${ports[0]} workers=tcp://127.0.0.1:${ports[1]}
+farm_broker "$agents" "$workers" --state-dir "$dir/state"
+start_collector() {
+  "$build/collector/profeed-collector" --broker "$worker_ep" --worker-id c1 --replay "$dir/big.map" "${hb[@]}" \
+    >>"$dir/c1.log" 2>&1 &
+  collector_pid=$!
+  pids+=("$collector_pid")
+}
+start_analyzer() {
+  "$build/analyzer/profeed-analyzer" --broker "$worker_ep" --worker-id a1 "${hb[@]}" >>"$dir/a1.log" 2>&1 &
+  analyzer_pid=$!
+  pids+=("$analyzer_pid")
+}
+start_collector
+start_analyzer
 for _ in $(seq 100); do
   [ "$(grep -c 'registered' "$dir/broker.log")" -ge 2 ] && break
   sleep 0.1
@@ -70,7 +80,8 @@ done
   >"$dir/offline.json" 2>"$dir/offline.err"
 # The farm's document carries the worker, metadata and the replay note; the
 # findings and kernels must be the offline analysis's.
-python3 - "$dir/farm.json" "$dir/offline.json" <<'PY'
+same_as_offline() { # same_as_offline FARM_JSON
+python3 - "$1" "$dir/offline.json" <<'PY'
 import json, sys
 farm = json.load(open(sys.argv[1]))
 off = json.load(open(sys.argv[2]))
@@ -87,5 +98,57 @@ if not f["kernels"]:
 n = sum(len(k.get("findings", [])) for k in f["kernels"])
 print(f"# {len(f['kernels'])} kernels, {n} findings, equal")
 PY
+}
+same_as_offline "$dir/farm.json"
 check "the farm's feedback equals profeed analyze on the same files" test $? -eq 0
+
+# kill -9 mid-stream. Small chunks make the stream last a few seconds.
+kill -KILL "$broker_pid"
+wait "$broker_pid" 2>/dev/null
+farm_broker "$agents" "$workers" --state-dir "$dir/state" --chunk-kb 64
+# A streamed job that finds no analyzer (they are coming back) waits for one
+# without spending an attempt: its chunks are not kept, so the stream stops
+# and the job is dispatched again.
+kill -KILL "$analyzer_pid"
+wait "$analyzer_pid" 2>/dev/null
+"$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --json --job-id stream-wait --wait-s 90 -- big \
+  >"$dir/stream-wait.json" 2>"$dir/stream-wait.err" &
+submit_pid=$!
+for _ in $(seq 600); do grep -q "job stream-wait: no analyzer for ncu streams yet" "$dir/broker.log" && break; sleep 0.02; done
+start_analyzer
+wait "$submit_pid"
+rc=$?
+check "a streamed job with no analyzer registered yet completes once one comes (exit $rc)" test "$rc" -eq 0
+check "... it waited for one (the stream was stopped)" grep -q "job stream-wait: no analyzer for ncu streams yet" \
+  "$dir/broker.log"
+check "... without spending an attempt" grep -q "job stream-wait: finished (attempt 1)" "$dir/broker.log"
+
+for victim in analyzer collector broker; do
+  id=stream-kill-$victim
+  "$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --json --job-id "$id" --wait-s 90 -- big \
+    >"$dir/$id.json" 2>"$dir/$id.err" &
+  submit_pid=$!
+  for _ in $(seq 600); do grep -q "job $id: pinned to analyzer" "$dir/broker.log" && break; sleep 0.02; done
+  sleep 0.3
+  cut=$(grep -c "job $id: pass ncu.000 (1 of 1) streamed" "$dir/broker.log")
+  case $victim in
+  analyzer) kill -KILL "$analyzer_pid"; wait "$analyzer_pid" 2>/dev/null; start_analyzer ;;
+  collector) kill -KILL "$collector_pid"; wait "$collector_pid" 2>/dev/null; start_collector ;;
+  broker)
+    kill -KILL "$broker_pid"
+    wait "$broker_pid" 2>/dev/null
+    farm_broker "$agents" "$workers" --state-dir "$dir/state" --chunk-kb 64
+    ;;
+  esac
+  wait "$submit_pid"
+  rc=$?
+  check "kill -9 of the $victim mid-stream: the job still returns feedback (exit $rc)" test "$rc" -eq 0
+  check "... the kill came before the stream ended" test "$cut" -eq 0
+  finished=$(grep -c "job $id: finished" "$dir/broker.log")
+  attempt=$(sed -n "s/.*job $id: finished (attempt \([0-9]*\)).*/\1/p" "$dir/broker.log" | tail -1)
+  echo "# $victim killed: finished $finished time(s), at attempt ${attempt:-?}"
+  check "... it finished once, collected again after the kill" test "$finished" -eq 1 -a "${attempt:-0}" -ge 2
+  same_as_offline "$dir/$id.json"
+  check "... and its feedback equals profeed analyze" test $? -eq 0
+done
 exit $fail
