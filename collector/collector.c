@@ -721,16 +721,15 @@ static bool s_pass_files_add(pass_files_t *f, const char *name, const char *path
     return true;
 }
 
-/* Reads every regular file in the pass folder; `budget` bounds their sum so
- * the PassOutput stays under the message limit. */
-static bool s_collect(const char *dir, size_t max_file, size_t budget, pass_files_t *out, char *why, size_t cap)
+/* The regular files of a pass folder, in name order: names[i] (malloc'd, the
+ * caller's; free with s_names_free) and their paths under `dir`. */
+static bool s_list_pass(const char *dir, char **names, size_t *n_p, char *why, size_t cap)
 {
     DIR *d = opendir(dir);
     if (!d) {
         snprintf(why, cap, "cannot read %s: %s", dir, strerror(errno));
         return false;
     }
-    char *names[MAX_PASS_FILES];
     size_t n = 0;
     struct dirent *e;
     bool ok = true;
@@ -751,6 +750,22 @@ static bool s_collect(const char *dir, size_t max_file, size_t budget, pass_file
     }
     closedir(d);
     qsort(names, n, sizeof *names, s_name_order);
+    *n_p = n;
+    if (!ok) {
+        for (size_t i = 0; i < n; i++)
+            free(names[i]);
+        *n_p = 0;
+    }
+    return ok;
+}
+
+/* Reads every regular file in the pass folder; `budget` bounds their sum so
+ * the PassOutput stays under the message limit. */
+static bool s_collect(const char *dir, size_t max_file, size_t budget, pass_files_t *out, char *why, size_t cap)
+{
+    char *names[MAX_PASS_FILES];
+    size_t n = 0;
+    bool ok = s_list_pass(dir, names, &n, why, cap);
     size_t total = 0;
     for (size_t i = 0; i < n; i++) {
         char path[4096];
@@ -890,11 +905,18 @@ static bool s_run_step(job_run_t *run, const pass_plan_t *plan, const pass_plan_
                        const char *cwd, uint32_t timeout_s, proc_result_t *result, char *why, size_t cap)
 {
     const collector_config_t *config = run->info->config;
+    /* A step whose stdout is a report (ncu --import --csv) writes it to its
+     * file directly: it may be hundreds of MB, which the pass then streams
+     * (issue 20); the job's file size limit bounds it. */
+    char out_path[4096];
+    if (step->stdout_name)
+        snprintf(out_path, sizeof out_path, "%s/%s", pp->dir, step->stdout_name);
     proc_spec_t spec = {
         .argv = step->argv,
         .cwd = cwd,
         .timeout_ms = (int) (timeout_s > 2000000 ? 2000000000 : timeout_s * 1000),
         .max_output = config->max_output,
+        .stdout_path = step->stdout_name ? out_path : NULL,
         .cancel_fd = run->cancel[0],
         .env = pass_plan_env(plan),
     };
@@ -903,15 +925,6 @@ static bool s_run_step(job_run_t *run, const pass_plan_t *plan, const pass_plan_
     if (proc_run(&spec, result, &err) != PF_OK) {
         snprintf(why, cap, "pass %s: %s", pp->key, err.msg);
         return false;
-    }
-    if (step->stdout_name && !result->cancelled) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", pp->dir, step->stdout_name);
-        if (!s_write_file(path, result->output, result->output_len, why, cap)) {
-            free(result->output);
-            result->output = NULL;
-            return false;
-        }
     }
     return true;
 }
@@ -1113,16 +1126,45 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
         if (pr.verdict == PASS_RESULT_PERMISSION)
             pf_log_error(LOG, "job %s: pass %s: %s", run->job_id, pp->key, pass_plan_permission_advice());
         pass_files_t files = {0};
+        /* A pass bigger than one chunk is streamed (issue 20): its files
+         * are read a chunk at a time, so max-output-mb does not bound it. */
+        char *snames[MAX_PASS_FILES + 1], *spaths[MAX_PASS_FILES + 1];
+        size_t sn = 0;
+        bool stream = run->chunk_bytes && s_list_pass(pp->dir, snames, &sn, why, sizeof why);
+        for (size_t f = 0; stream && f < sn; f++) {
+            if (!(spaths[f] = malloc(4096)))
+                snames[f][0] = '\0', spaths[f] = NULL;
+            else
+                snprintf(spaths[f], 4096, "%s/%s", pp->dir, snames[f]);
+        }
+        for (size_t f = 0; stream && f < sn; f++)
+            stream = spaths[f] != NULL;
+        stream = stream && s_should_stream(run, spaths, sn);
+        if (!stream) {
+            for (size_t f = 0; f < sn; f++) {
+                free(snames[f]);
+                free(spaths[f]);
+            }
+            sn = 0;
+        }
         size_t budget = config->max_msg > ((size_t) 1 << 20) ? config->max_msg - ((size_t) 1 << 20) : config->max_msg / 2;
-        if (!s_collect(pp->dir, config->max_output, budget, &files, why, sizeof why)) {
+        if (!stream && !s_collect(pp->dir, config->max_output, budget, &files, why, sizeof why)) {
             s_job_error(pipe, why);
             goto cleanup;
         }
         if (pr.failed_log[0] && access(pr.failed_log, R_OK) == 0) {
             char name[64];
             snprintf(name, sizeof name, "%s.log", pp->key);
-            if (!s_pass_files_add(&files, name, pr.failed_log, config->max_output, why, sizeof why))
+            if (stream) {
+                snames[sn] = strdup(name);
+                spaths[sn] = strdup(pr.failed_log);
+                if (snames[sn] && spaths[sn])
+                    sn++;
+                else
+                    free(snames[sn]), free(spaths[sn]);
+            } else if (!s_pass_files_add(&files, name, pr.failed_log, config->max_output, why, sizeof why)) {
                 pf_log_warn(LOG, "job %s: %s", run->job_id, why);
+            }
         }
         char tail[PROC_STDERR_TAIL + 2048];
         snprintf(tail, sizeof tail, "%s%s%s%s%s", pr.stderr_tail,
@@ -1135,13 +1177,14 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
             snprintf(tail + used, sizeof tail - used, "%s", pass_plan_permission_advice());
         }
         s_clean_text(tail);
-        Profeed__File file_msgs[MAX_PASS_FILES], *file_ptrs[MAX_PASS_FILES];
-        for (size_t f = 0; f < files.count; f++) {
+        Profeed__File file_msgs[MAX_PASS_FILES + 1], *file_ptrs[MAX_PASS_FILES + 1];
+        size_t nfiles = stream ? sn : files.count;
+        for (size_t f = 0; f < nfiles; f++) {
             profeed__file__init(&file_msgs[f]);
-            file_msgs[f].name = files.names[f];
-            file_msgs[f].has_content = 1;
-            file_msgs[f].content.data = files.data[f];
-            file_msgs[f].content.len = files.len[f];
+            file_msgs[f].name = stream ? snames[f] : files.names[f];
+            file_msgs[f].has_content = !stream; /* a stream's contents go in its chunks */
+            file_msgs[f].content.data = stream ? NULL : files.data[f];
+            file_msgs[f].content.len = stream ? 0 : files.len[f];
             file_ptrs[f] = &file_msgs[f];
         }
         Profeed__WorkerInfo worker;
@@ -1153,7 +1196,7 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
         pass.has_profiler = 1;
         pass.profiler = profiler;
         pass.files = file_ptrs;
-        pass.n_files = files.count;
+        pass.n_files = nfiles;
         pass.has_exit_status = 1;
         pass.exit_status = pr.exit_status;
         pass.stderr_tail = tail;
@@ -1163,9 +1206,19 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
         pass.requested_metrics = pp->metrics;
         pass.n_requested_metrics = pp->metric_count;
         pf_log_info(LOG, "job %s: pass %s (%s) %s in %lld ms, exit %d, %zu files", run->job_id, pp->key, pp->name,
-                    pass_result_name(pr.verdict), (long long) pr.duration_ms, pr.exit_status, files.count);
-        s_send_pass(pipe, run, &pass, config->max_msg);
+                    pass_result_name(pr.verdict), (long long) pr.duration_ms, pr.exit_status, nfiles);
+        int streamed = 0;
+        if (stream)
+            streamed = s_stream_pass(pipe, run, &pass, snames, spaths, sn);
+        else
+            s_send_pass(pipe, run, &pass, config->max_msg);
         s_pass_files_free(&files);
+        for (size_t f = 0; f < sn; f++) {
+            free(snames[f]);
+            free(spaths[f]);
+        }
+        if (streamed != 0)
+            goto cleanup; /* the stream stopped: s_stream_pass said why */
     }
 cleanup:
     free(checked);

@@ -102,6 +102,52 @@ PY
 same_as_offline "$dir/farm.json"
 check "the farm's feedback equals profeed analyze on the same files" test $? -eq 0
 
+# A real (not replayed) collector streams too, with the `full` plan whose
+# reports come from `ncu --import` on stdout (82 MB here, over the
+# collector's 48 MB max-output-mb: they go to their files directly). Its
+# stand-in ncu prints the generated pages for --import and runs the program
+# otherwise.
+mkdir -p "$dir/bin" "$dir/work"
+cat >"$dir/bin/ncu" <<SH
+#!/bin/sh
+if [ "\$1" = "--version" ]; then echo "Version 0.0 (test stand-in)"; exit 0; fi
+import=0
+while [ \$# -gt 0 ]; do
+  case \$1 in
+    --import) import=1; shift 2 ;;
+    --page) page=\$2; shift 2 ;;
+    --csv | -f) shift ;;
+    -o | --*) shift 2 ;;
+    *) break ;;
+  esac
+done
+[ \$import -eq 1 ] && exec cat "$dir/full_\$page.csv"
+exec "\$@"
+SH
+chmod 0755 "$dir" "$dir/bin" "$dir/bin/ncu" && chmod 0644 "$dir"/full_*.csv && chmod 0777 "$dir/work"
+as_user=()
+[ "$(id -u)" -eq 0 ] && as_user=(--run-as nobody)
+PATH="$dir/bin:$PATH" "$build/collector/profeed-collector" --broker "$worker_ep" --worker-id r1 --gpu "Test GPU:sm_80" \
+  --allow-programs true --workdir "$dir/work" "${as_user[@]}" "${hb[@]}" >>"$dir/r1.log" 2>&1 &
+pids+=("$!")
+for _ in $(seq 200); do grep -q "worker r1 (peer [0-9a-f]*) ready" "$dir/broker.log" && break; sleep 0.05; done
+"$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_80 --plan full --json --wait-s 60 -- true \
+  >"$dir/real.json" 2>"$dir/real.err"
+rc=$?
+check "a real collector's 82 MB full-plan pass returns feedback (exit $rc)" test "$rc" -eq 0
+check "... streamed in chunks" grep -q "pass ncu.000 streamed:" "$dir/r1.log"
+# A real pass lists its folder in name order (details before raw), and the
+# analysis of the two pages depends on their order (the details page's rounded
+# values win where both have a metric), so the offline run takes that order.
+"$profeed" analyze --language cuda --arch sm_90 --format json "$dir/full_details.csv" "$dir/full_raw.csv" \
+  >"$dir/offline_dr.json" 2>/dev/null
+python3 - "$dir/real.json" "$dir/offline_dr.json" <<'PY'
+import json, sys
+f, o = (json.load(open(p)).get("kernels") for p in sys.argv[1:3])
+sys.exit(0 if f and f == o else 1)
+PY
+check "... with the kernels and findings of profeed analyze on the files" test $? -eq 0
+
 # kill -9 mid-stream. Small chunks make the stream last a few seconds.
 kill -KILL "$broker_pid"
 wait "$broker_pid" 2>/dev/null
