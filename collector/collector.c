@@ -1131,15 +1131,15 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
         char *snames[MAX_PASS_FILES + 1], *spaths[MAX_PASS_FILES + 1];
         size_t sn = 0;
         bool stream = run->chunk_bytes && s_list_pass(pp->dir, snames, &sn, why, sizeof why);
+        bool paths_ok = true;
         for (size_t f = 0; stream && f < sn; f++) {
-            if (!(spaths[f] = malloc(4096)))
-                snames[f][0] = '\0', spaths[f] = NULL;
-            else
+            spaths[f] = malloc(4096);
+            if (spaths[f])
                 snprintf(spaths[f], 4096, "%s/%s", pp->dir, snames[f]);
+            paths_ok = paths_ok && spaths[f];
         }
-        for (size_t f = 0; stream && f < sn; f++)
-            stream = spaths[f] != NULL;
-        stream = stream && s_should_stream(run, spaths, sn);
+        /* Out of memory for the paths: the pass goes whole, as it did before. */
+        stream = stream && paths_ok && s_should_stream(run, spaths, sn);
         if (!stream) {
             for (size_t f = 0; f < sn; f++) {
                 free(snames[f]);
@@ -1158,10 +1158,12 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
             if (stream) {
                 snames[sn] = strdup(name);
                 spaths[sn] = strdup(pr.failed_log);
-                if (snames[sn] && spaths[sn])
+                if (snames[sn] && spaths[sn]) {
                     sn++;
-                else
-                    free(snames[sn]), free(spaths[sn]);
+                } else {
+                    free(snames[sn]);
+                    free(spaths[sn]);
+                }
             } else if (!s_pass_files_add(&files, name, pr.failed_log, config->max_output, why, sizeof why)) {
                 pf_log_warn(LOG, "job %s: %s", run->job_id, why);
             }

@@ -148,15 +148,33 @@ sys.exit(0 if f and f == o else 1)
 PY
 check "... with the kernels and findings of profeed analyze on the files" test $? -eq 0
 
+# restart_broker [FLAGS...]: kill -9, the same ports and journal, and wait
+# until every worker is back (a job submitted before c1 is would be refused
+# as unservable while r1, of another arch, is registered).
+restart_broker() {
+  local from=$(($(wc -l <"$dir/broker.log") + 1)) n all
+  kill -KILL "$broker_pid"
+  wait "$broker_pid" 2>/dev/null
+  farm_broker "$agents" "$workers" --state-dir "$dir/state" "$@"
+  for _ in $(seq 200); do
+    all=1
+    for n in c1 r1 a1; do
+      tail -n +"$from" "$dir/broker.log" | grep -q "worker $n (peer [0-9a-f]*) ready" || all=0
+    done
+    [ "$all" -eq 1 ] && return 0
+    sleep 0.05
+  done
+}
+
 # kill -9 mid-stream. Small chunks make the stream last a few seconds.
-kill -KILL "$broker_pid"
-wait "$broker_pid" 2>/dev/null
-farm_broker "$agents" "$workers" --state-dir "$dir/state" --chunk-kb 64
+restart_broker --chunk-kb 64
 # A streamed job that finds no analyzer (they are coming back) waits for one
 # without spending an attempt: its chunks are not kept, so the stream stops
 # and the job is dispatched again.
+from=$(($(wc -l <"$dir/broker.log") + 1))
 kill -KILL "$analyzer_pid"
 wait "$analyzer_pid" 2>/dev/null
+for _ in $(seq 200); do tail -n +"$from" "$dir/broker.log" | grep -q "worker a1 (analyzer, .*) lost" && break; sleep 0.05; done
 "$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --json --job-id stream-wait --wait-s 90 -- big \
   >"$dir/stream-wait.json" 2>"$dir/stream-wait.err" &
 submit_pid=$!
@@ -180,11 +198,7 @@ for victim in analyzer collector broker; do
   case $victim in
   analyzer) kill -KILL "$analyzer_pid"; wait "$analyzer_pid" 2>/dev/null; start_analyzer ;;
   collector) kill -KILL "$collector_pid"; wait "$collector_pid" 2>/dev/null; start_collector ;;
-  broker)
-    kill -KILL "$broker_pid"
-    wait "$broker_pid" 2>/dev/null
-    farm_broker "$agents" "$workers" --state-dir "$dir/state" --chunk-kb 64
-    ;;
+  broker) restart_broker --chunk-kb 64 ;;
   esac
   wait "$submit_pid"
   rc=$?
@@ -197,4 +211,13 @@ for victim in analyzer collector broker; do
   same_as_offline "$dir/$id.json"
   check "... and its feedback equals profeed analyze" test $? -eq 0
 done
+
+# The largest capture per job is a setting, and a job past it is told which.
+restart_broker --max-capture-mb 16
+"$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --json --wait-s 60 -- big \
+  >"$dir/capped.json" 2>"$dir/capped.err"
+rc=$?
+check "a capture over max-capture-mb fails (exit $rc)" test "$rc" -ne 0
+check "... saying which limit" grep -q "over the broker's limit of 16 MiB per job (max-capture-mb)" \
+  "$dir/capped.json" "$dir/capped.err"
 exit $fail

@@ -1,6 +1,8 @@
 #include "worker.h"
 
 #include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -54,6 +56,7 @@ typedef struct {
     zpoller_t *poller;
     zhashx_t *jobs; /* job id -> job_passes_t */
     pass_chunk_codec_t *codec; /* decompresses streamed passes' chunks, one at a time */
+    zlist_t *pending; /* messages that came during an analysis, handled after it (Envelopes, owned) */
     pirate_t pirate; /* liveness of the broker, heartbeats, reconnect pause */
     int64_t last_ready_ms;
 } worker_t;
@@ -443,10 +446,61 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
     return msg;
 }
 
+typedef struct {
+    job_passes_t *job;
+    Profeed__Feedback *fb;
+    atomic_bool done;
+} analysis_t;
+
+static void *s_analysis_thread(void *arg)
+{
+    analysis_t *a = arg;
+    a->fb = s_analyze(a->job);
+    atomic_store(&a->done, true);
+    return NULL;
+}
+
+/* Runs the job's analysis on a thread of its own while this one keeps the
+ * heartbeats going: a large capture takes seconds to analyze, longer than
+ * the broker waits before it declares a silent analyzer dead (and collects
+ * its streamed jobs again). What the broker sends meanwhile is queued and
+ * handled after, in order; the job is not touched until the analysis ends. */
+static Profeed__Feedback *s_analyze_beating(worker_t *self, job_passes_t *job)
+{
+    analysis_t a = {.job = job, .fb = NULL};
+    atomic_init(&a.done, false);
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, s_analysis_thread, &a) != 0)
+        return s_analyze(job); /* no thread: analyze here, without heartbeats */
+    int64_t next_beat = wire_zmq_now_ms() + self->config->heartbeat_ms;
+    while (!atomic_load(&a.done)) {
+        /* The socket alone: a stop request on the actor's pipe waits. */
+        zmq_pollitem_t item = {.socket = zsock_resolve(self->sock), .events = ZMQ_POLLIN};
+        if (zmq_poll(&item, 1, 10) > 0 && (item.revents & ZMQ_POLLIN)) {
+            pf_error_t err;
+            Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, self->config->max_msg, NULL, &err);
+            if (env) {
+                pirate_heard(&self->pirate);
+                if (zlist_append(self->pending, env) != 0)
+                    wire_envelope_destroy(&env);
+            } else if (err.code != PF_OK) {
+                pf_log_warn(LOG, "broker %s: refused a message: %s", self->config->broker_endpoint, err.msg);
+            }
+        }
+        int64_t now = wire_zmq_now_ms();
+        if (now >= next_beat) {
+            s_send_heartbeat(self);
+            next_beat = now + self->config->heartbeat_ms;
+        }
+    }
+    pthread_join(thread, NULL);
+    return a.fb;
+}
+
 static void s_finish(worker_t *self, job_passes_t *job)
 {
     int64_t start = wire_zmq_now_ms();
-    Profeed__Feedback *fb = s_analyze(job);
+    Profeed__Feedback *fb = s_analyze_beating(self, job);
     if (!fb) {
         wire_zmq_send_error(self->sock, NULL, PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL, job->job_id, LOG,
                             "out of memory analyzing the job");
@@ -611,16 +665,9 @@ static void s_on_dispatch(worker_t *self, Profeed__Envelope **env_p)
         s_finish(self, job);
 }
 
-static void s_on_broker(worker_t *self)
+/* Handles one message from the broker (taken). */
+static void s_handle(worker_t *self, Profeed__Envelope *env)
 {
-    pf_error_t err;
-    Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, self->config->max_msg, NULL, &err);
-    if (!env) {
-        if (err.code != PF_OK)
-            pf_log_warn(LOG, "broker %s: refused a message: %s", self->config->broker_endpoint, err.msg);
-        return;
-    }
-    pirate_heard(&self->pirate);
     switch (env->body_case) {
     case PROFEED__ENVELOPE__BODY_DISPATCH: s_on_dispatch(self, &env); break;
     case PROFEED__ENVELOPE__BODY_HEARTBEAT:
@@ -634,6 +681,35 @@ static void s_on_broker(worker_t *self)
     default: pf_log_warn(LOG, "broker sent an unexpected message (body %d); ignored", (int) env->body_case); break;
     }
     wire_envelope_destroy(&env);
+}
+
+static void s_on_broker(worker_t *self)
+{
+    pf_error_t err;
+    Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, self->config->max_msg, NULL, &err);
+    if (!env) {
+        if (err.code != PF_OK)
+            pf_log_warn(LOG, "broker %s: refused a message: %s", self->config->broker_endpoint, err.msg);
+        return;
+    }
+    pirate_heard(&self->pirate);
+    s_handle(self, env);
+}
+
+/* Handles what came during analyses; each may start another analysis, which
+ * queues more. */
+static void s_drain(worker_t *self)
+{
+    Profeed__Envelope *env;
+    while ((env = zlist_pop(self->pending)) != NULL)
+        s_handle(self, env);
+}
+
+static void s_drop_pending(worker_t *self)
+{
+    Profeed__Envelope *env;
+    while ((env = zlist_pop(self->pending)) != NULL)
+        wire_envelope_destroy(&env);
 }
 
 int worker_run(const worker_config_t *config, zsock_t *pipe)
@@ -658,6 +734,7 @@ int worker_run(const worker_config_t *config, zsock_t *pipe)
     self.jobs = zhashx_new();
     zhashx_set_destructor(self.jobs, s_job_destructor);
     self.codec = pass_chunk_codec_new(PASS_CHUNK_MAX_RAW, NULL);
+    self.pending = zlist_new();
     self.poller = zpoller_new(NULL);
     pirate_start(&self.pirate, config->heartbeat_ms, config->liveness, wire_zmq_now_ms());
     if (wire_curve_client_setup(&config->curve, config->broker_endpoint, LOG, &self.curve, &err) != PF_OK) {
@@ -673,6 +750,7 @@ int worker_run(const worker_config_t *config, zsock_t *pipe)
     pf_log_info(LOG, "%s: analyzing %s, broker %s", self.worker_id, analyzer_profilers(), config->broker_endpoint);
     rc = 0;
     while (true) {
+        s_drain(&self);
         void *which = zpoller_wait(self.poller, pirate_wait_ms(&self.pirate, wire_zmq_now_ms()));
         if (zpoller_terminated(self.poller))
             break;
@@ -691,6 +769,7 @@ int worker_run(const worker_config_t *config, zsock_t *pipe)
             /* The broker moves our jobs to another analyzer when it sees us
              * come back on a new connection. */
             zhashx_purge(self.jobs);
+            s_drop_pending(&self);
             zclock_sleep(pause);
             if (s_connect(&self) != 0)
                 break;
@@ -701,6 +780,9 @@ cleanup:
     if (rc != 0 && pipe)
         zsock_signal(pipe, 1);
     zhashx_destroy(&self.jobs);
+    if (self.pending)
+        s_drop_pending(&self);
+    zlist_destroy(&self.pending);
     pass_chunk_codec_destroy(&self.codec);
     zpoller_destroy(&self.poller);
     zsock_destroy(&self.sock);
