@@ -40,8 +40,11 @@ start_collector() {
   collector_pid=$!
   pids+=("$collector_pid")
 }
+# The analyzer's spool goes under $dir: one killed with SIGKILL leaves its
+# spool behind, and the test's folder takes it away.
+mkdir -p "$dir/tmp"
 start_analyzer() {
-  "$build/analyzer/profeed-analyzer" --broker "$worker_ep" --worker-id a1 "${hb[@]}" >>"$dir/a1.log" 2>&1 &
+  TMPDIR=$dir/tmp "$build/analyzer/profeed-analyzer" --broker "$worker_ep" --worker-id a1 "${hb[@]}" >>"$dir/a1.log" 2>&1 &
   analyzer_pid=$!
   pids+=("$analyzer_pid")
 }
