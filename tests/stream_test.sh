@@ -195,8 +195,12 @@ for victim in analyzer collector broker; do
   "$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --json --job-id "$id" --wait-s 90 -- big \
     >"$dir/$id.json" 2>"$dir/$id.err" &
   submit_pid=$!
-  for _ in $(seq 600); do grep -q "job $id: pinned to analyzer" "$dir/broker.log" && break; sleep 0.02; done
-  sleep 0.3
+  # Killed once the analyzer's spool holds 4 MB of the 82: mid-stream, on a
+  # fast build as on a sanitized one (a fixed pause missed the stream).
+  for _ in $(seq 3000); do
+    [ -n "$(find "$dir/tmp" -path "*profeed-spool-$id.*" -name full_raw.csv -size +4M 2>/dev/null)" ] && break
+    sleep 0.01
+  done
   cut=$(grep -c "job $id: pass ncu.000 (1 of 1) streamed" "$dir/broker.log")
   case $victim in
   analyzer) kill -KILL "$analyzer_pid"; wait "$analyzer_pid" 2>/dev/null; start_analyzer ;;
