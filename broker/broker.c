@@ -381,6 +381,56 @@ static const uint8_t *s_baseline(broker_t *self, const job_t *job, size_t *len, 
     return NULL;
 }
 
+/* What the analyzer needs of the job beside its passes (Dispatch.context):
+ * the plan and target for the manifest, the baseline's feedback or why there
+ * is none. The storage behind `msg` lives here; context_clear frees it. */
+typedef struct {
+    Profeed__AnalysisContext msg;
+    char target[4096], problem[512];
+    uint8_t *owned;      /* a baseline read back from the journal */
+    size_t baseline_len; /* 0: no baseline feedback to send */
+} context_t;
+
+static void s_context_init(broker_t *self, job_t *job, context_t *c)
+{
+    profeed__analysis_context__init(&c->msg);
+    c->problem[0] = '\0';
+    c->owned = NULL;
+    c->baseline_len = 0;
+    s_target(job->request, c->target, sizeof c->target);
+    c->msg.plan = (char *) s_plan_name(job->request);
+    c->msg.target = c->target[0] ? c->target : NULL;
+    if (job->request->baseline_job_id && *job->request->baseline_job_id) {
+        size_t len = 0;
+        const uint8_t *bytes = s_baseline(self, job, &len, &c->owned, c->problem, sizeof c->problem);
+        c->msg.baseline_job_id = job->request->baseline_job_id;
+        c->msg.has_baseline_feedback = bytes != NULL;
+        c->msg.baseline_feedback.data = (uint8_t *) bytes;
+        c->msg.baseline_feedback.len = c->baseline_len = len;
+        c->msg.baseline_problem = c->problem[0] ? c->problem : NULL;
+    }
+}
+
+/* Whether the baseline goes with a pass of `pass_len` bytes: only where the
+ * two fit in one message, since a pass must never fail to go for its
+ * baseline; else the context says why it did not. */
+static void s_context_with(const broker_t *self, context_t *c, bool with, size_t pass_len)
+{
+    bool fits = with && c->baseline_len > 0 && c->baseline_len + pass_len + 65536 <= self->config->max_msg;
+    c->msg.has_baseline_feedback = fits;
+    c->msg.baseline_feedback.len = fits ? c->baseline_len : 0;
+    if (with && c->baseline_len > 0 && !fits)
+        c->msg.baseline_problem = (char *) "its feedback and this job's first pass do not fit in one message";
+    else
+        c->msg.baseline_problem = c->problem[0] ? c->problem : NULL;
+}
+
+static void s_context_clear(context_t *c)
+{
+    free(c->owned);
+    c->owned = NULL;
+}
+
 /* Sends the job's retained passes (all, or only the last one) to its analyzer:
  * each as Dispatch{attempt, pass_count, metadata, language, context,
  * pass_output} with the pass spliced in as the collector packed it. */
@@ -399,36 +449,13 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
     head.has_language = 1;
     head.language = job->request->language;
     head.shape = job->request->shape;
-    Profeed__AnalysisContext context;
-    profeed__analysis_context__init(&context);
-    char target[4096], problem[512] = "";
-    size_t baseline_len = 0;
-    uint8_t *baseline_owned = NULL; /* a baseline read back from the journal */
-    s_target(job->request, target, sizeof target);
-    context.plan = (char *) s_plan_name(job->request);
-    context.target = target[0] ? target : NULL;
-    if (job->request->baseline_job_id && *job->request->baseline_job_id) {
-        size_t len = 0;
-        const uint8_t *bytes = s_baseline(self, job, &len, &baseline_owned, problem, sizeof problem);
-        context.baseline_job_id = job->request->baseline_job_id;
-        context.has_baseline_feedback = bytes != NULL;
-        context.baseline_feedback.data = (uint8_t *) bytes;
-        context.baseline_feedback.len = baseline_len = len;
-        context.baseline_problem = problem[0] ? problem : NULL;
-    }
-    head.context = &context;
+    context_t context;
+    s_context_init(self, job, &context);
+    head.context = &context.msg;
     for (size_t i = all ? 0 : job->pass_len - 1; i < job->pass_len; i++) {
         /* The baseline rides with the first pass only (an analyzer that gets
-         * the passes again gets that one too), and only where the two fit
-         * in one message: a pass must never fail to go for its baseline. */
-        bool with_baseline = i == 0 && baseline_len > 0 &&
-                             baseline_len + job->passes[i].len + 65536 <= self->config->max_msg;
-        context.has_baseline_feedback = with_baseline;
-        context.baseline_feedback.len = with_baseline ? baseline_len : 0;
-        if (i == 0 && baseline_len > 0 && !with_baseline)
-            context.baseline_problem = (char *) "its feedback and this job's first pass do not fit in one message";
-        else if (i > 0)
-            context.baseline_problem = problem[0] ? problem : NULL;
+         * the passes again gets that one too). */
+        s_context_with(self, &context, i == 0, job->passes[i].len);
         pf_error_t err;
         if (s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH, &head.base,
                           PROFEED__DISPATCH__WORK_PASS_OUTPUT, job->passes[i].bytes, job->passes[i].len,
@@ -436,7 +463,7 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
             pf_log_warn(LOG, "job %s: could not send pass %s to analyzer %s: %s", job->id,
                         job->passes[i].pass_key, a->ready->worker_id, err.msg);
     }
-    free(baseline_owned);
+    s_context_clear(&context);
 }
 
 /* Pins the job to an analyzer when it has none and sends what it must see. */
@@ -1237,9 +1264,21 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
     head.has_language = 1;
     head.language = job->request->language;
     head.shape = job->request->shape;
+    /* A streamed pass's last chunk becomes the pass at the analyzer, so it
+     * carries the job's context (plan, target, baseline) as a whole pass's
+     * Dispatch does: a job of streamed passes only has no other. */
+    context_t context;
+    if (chunk->last) {
+        s_context_init(self, job, &context);
+        s_context_with(self, &context, true, len);
+        head.context = &context.msg;
+    }
     pf_error_t err;
-    if (s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH, &head.base,
-                      PROFEED__DISPATCH__WORK_PASS_CHUNK, bytes, len, &err) != PF_OK) {
+    pf_status_t sent = s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH,
+                                     &head.base, PROFEED__DISPATCH__WORK_PASS_CHUNK, bytes, len, &err);
+    if (chunk->last)
+        s_context_clear(&context);
+    if (sent != PF_OK) {
         pf_log_warn(LOG, "job %s: could not send chunk %u of pass %s to analyzer %s: %s", job->id,
                     (unsigned) chunk->seq, chunk->pass_key, a->ready->worker_id, err.msg);
         return;

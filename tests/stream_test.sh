@@ -61,7 +61,7 @@ for p in broker:$broker_pid collector:$collector_pid analyzer:$analyzer_pid; do
 done
 
 start=$(date +%s.%N)
-"$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --json -- big \
+"$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --json --job-id stream-round1 -- big \
   >"$dir/farm.json" 2>"$dir/farm.err"
 rc=$?
 end=$(date +%s.%N)
@@ -104,6 +104,18 @@ PY
 }
 same_as_offline "$dir/farm.json"
 check "the farm's feedback equals profeed analyze on the same files" test $? -eq 0
+
+# A streamed job's context (plan, target, baseline) rides on its last chunk: a
+# second round compares with the first, and both carry the farm's manifest.
+"$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --json --job-id stream-round2 \
+  --baseline-job stream-round1 -- big >"$dir/round2.json" 2>"$dir/round2.err"
+check "a streamed job with --baseline-job of a streamed one returns feedback (exit $?)" test -s "$dir/round2.json"
+check "... comparing every kernel with the first round, and its manifest names the plan and target" \
+  python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+c, m = d.get("comparison") or {}, d.get("manifest") or {}
+ok = c.get("kernels") and not c.get("problem") and all(k.get("matched_by") == "name" for k in c["kernels"])
+sys.exit(0 if ok and m.get("plan") and m.get("target") == "big" else 1)' "$dir/round2.json"
 
 # A real (not replayed) collector streams too, with the `full` plan whose
 # reports come from `ncu --import` on stdout (82 MB here, over the
