@@ -829,6 +829,39 @@ static pf_status_t s_check_heartbeat(const Profeed__Heartbeat *hb, const char *w
 
 static pf_status_t s_check_pass_chunk(const Profeed__PassChunk *c, const char *where, pf_error_t *err);
 
+/* What a Dispatch to an analyzer carries beside its pass (whole or a chunk):
+ * the pass count, the request's metadata and shape, and the job's context. */
+static pf_status_t s_check_pass_dispatch(const Profeed__Dispatch *d, const char *where, pf_error_t *err)
+{
+    char path[PATH_LEN];
+    pf_status_t rc = PF_OK;
+    if (!d->has_pass_count || d->pass_count == 0)
+        rc = s_fail(err, PF_EBADINPUT, where, "pass_count",
+                    "missing or 0: the analyzer must know how many passes to wait for");
+    if (rc == PF_OK && d->metadata) {
+        s_path(path, sizeof path, "%s.metadata", where);
+        rc = s_check_metadata(d->metadata, path, err);
+    }
+    if (rc == PF_OK && d->shape) {
+        s_path(path, sizeof path, "%s.shape", where);
+        rc = s_check_shape(d->shape, path, err);
+    }
+    if (rc == PF_OK && d->context) {
+        /* The baseline's packed Feedback is checked where it is used:
+         * the analyzer unpacks it with wire_feedback_unpack(). */
+        const Profeed__AnalysisContext *c = d->context;
+        s_path(path, sizeof path, "%s.context", where);
+        rc = s_check_str(c->plan, path, "plan", WIRE_MAX_SHORT_LEN, STR_LINE, err);
+        if (rc == PF_OK)
+            rc = s_check_str(c->target, path, "target", WIRE_MAX_LINE_LEN, STR_LINE, err);
+        if (rc == PF_OK)
+            rc = s_check_id(c->baseline_job_id, path, "baseline_job_id", false, err);
+        if (rc == PF_OK)
+            rc = s_check_str(c->baseline_problem, path, "baseline_problem", WIRE_MAX_LINE_LEN, 0, err);
+    }
+    return rc;
+}
+
 static pf_status_t s_check_dispatch(const Profeed__Dispatch *d, const char *where, pf_error_t *err)
 {
     char path[PATH_LEN];
@@ -848,48 +881,11 @@ static pf_status_t s_check_dispatch(const Profeed__Dispatch *d, const char *wher
     case PROFEED__DISPATCH__WORK_PASS_OUTPUT:
         s_path(path, sizeof path, "%s.pass_output", where);
         rc = s_check_pass_output(d->pass_output, path, err);
-        if (rc == PF_OK && (!d->has_pass_count || d->pass_count == 0)) {
-            rc = s_fail(err, PF_EBADINPUT, where, "pass_count",
-                        "missing or 0: the analyzer must know how many passes to wait for");
-        }
-        if (rc == PF_OK && d->metadata) {
-            s_path(path, sizeof path, "%s.metadata", where);
-            rc = s_check_metadata(d->metadata, path, err);
-        }
-        if (rc == PF_OK && d->shape) {
-            s_path(path, sizeof path, "%s.shape", where);
-            rc = s_check_shape(d->shape, path, err);
-        }
-        if (rc == PF_OK && d->context) {
-            /* The baseline's packed Feedback is checked where it is used:
-             * the analyzer unpacks it with wire_feedback_unpack(). */
-            const Profeed__AnalysisContext *c = d->context;
-            s_path(path, sizeof path, "%s.context", where);
-            rc = s_check_str(c->plan, path, "plan", WIRE_MAX_SHORT_LEN, STR_LINE, err);
-            if (rc == PF_OK)
-                rc = s_check_str(c->target, path, "target", WIRE_MAX_LINE_LEN, STR_LINE, err);
-            if (rc == PF_OK)
-                rc = s_check_id(c->baseline_job_id, path, "baseline_job_id", false, err);
-            if (rc == PF_OK)
-                rc = s_check_str(c->baseline_problem, path, "baseline_problem", WIRE_MAX_LINE_LEN, 0, err);
-        }
-        return rc;
+        return rc == PF_OK ? s_check_pass_dispatch(d, where, err) : rc;
     case PROFEED__DISPATCH__WORK_PASS_CHUNK:
         s_path(path, sizeof path, "%s.pass_chunk", where);
         rc = s_check_pass_chunk(d->pass_chunk, path, err);
-        if (rc == PF_OK && (!d->has_pass_count || d->pass_count == 0)) {
-            rc = s_fail(err, PF_EBADINPUT, where, "pass_count",
-                        "missing or 0: the analyzer must know how many passes to wait for");
-        }
-        if (rc == PF_OK && d->metadata) {
-            s_path(path, sizeof path, "%s.metadata", where);
-            rc = s_check_metadata(d->metadata, path, err);
-        }
-        if (rc == PF_OK && d->shape) {
-            s_path(path, sizeof path, "%s.shape", where);
-            rc = s_check_shape(d->shape, path, err);
-        }
-        return rc;
+        return rc == PF_OK ? s_check_pass_dispatch(d, where, err) : rc;
     default:
         return s_fail(err, PF_EBADINPUT, where, "work", "neither job, pass_output nor pass_chunk is set");
     }

@@ -316,3 +316,58 @@ Test(pass_chunk_wire, a_chunk_ack_names_its_pass_and_sequence_number)
     wire_envelope_destroy(&back);
     free(bytes);
 }
+
+/* A Dispatch of a chunk to an analyzer is checked as one of a whole pass is:
+ * its pass count, and the job's context the last chunk carries. */
+Test(pass_chunk_wire, a_chunk_dispatch_checks_its_context)
+{
+    Profeed__PassChunk c;
+    s_chunk_init(&c, (const uint8_t *) "zz", 2, 2);
+    Profeed__AnalysisContext context;
+    profeed__analysis_context__init(&context);
+    context.plan = "core";
+    Profeed__Dispatch d;
+    profeed__dispatch__init(&d);
+    d.work_case = PROFEED__DISPATCH__WORK_PASS_CHUNK;
+    d.pass_chunk = &c;
+    d.has_pass_count = 1;
+    d.pass_count = 1;
+    d.context = &context;
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_DISPATCH;
+    env.dispatch = &d;
+    pf_error_t err;
+    struct {
+        const char *plan, *baseline, *want;
+    } cases[] = {
+        {"core", "job-0", NULL},
+        {"core\nrm -rf /", "job-0", "context.plan"},
+        {"core", "../job", "context.baseline_job_id"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        context.plan = (char *) cases[i].plan;
+        context.baseline_job_id = (char *) cases[i].baseline;
+        size_t size = protobuf_c_message_get_packed_size(&env.base);
+        uint8_t *bytes = malloc(size);
+        cr_assert_not_null(bytes);
+        protobuf_c_message_pack(&env.base, bytes);
+        Profeed__Envelope *back = wire_envelope_unpack(bytes, size, WIRE_MAX_MSG, &err);
+        free(bytes);
+        if (!cases[i].want)
+            cr_assert_not_null(back, "case %zu: %s", i, err.msg);
+        else
+            cr_assert(!back && strstr(err.msg, cases[i].want), "case %zu: %s", i, back ? "accepted" : err.msg);
+        wire_envelope_destroy(&back);
+    }
+    d.has_pass_count = 0;
+    context.plan = "core";
+    context.baseline_job_id = NULL;
+    size_t size = protobuf_c_message_get_packed_size(&env.base);
+    uint8_t *bytes = malloc(size);
+    cr_assert_not_null(bytes);
+    protobuf_c_message_pack(&env.base, bytes);
+    Profeed__Envelope *back = wire_envelope_unpack(bytes, size, WIRE_MAX_MSG, &err);
+    free(bytes);
+    cr_assert(!back && strstr(err.msg, "pass_count"), "%s", back ? "accepted" : err.msg);
+}
