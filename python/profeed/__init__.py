@@ -10,11 +10,11 @@ farm client (profeed.Farm) speaks the wire protocol to a broker.
 from __future__ import annotations
 
 from ._config import VERSION as __version__
-from .analysis import analyze
+from .analysis import analyze, analyze_files
 from .errors import (BadInput, FarmTimeout, FileMissing, JobFailed, NativeError, ProfeedError, Refused,
                      TooBig, Unavailable, UnknownProfiler)
 
-__all__ = ["analyze", "Farm", "Feedback", "ProfeedError", "BadInput", "UnknownProfiler", "TooBig",
+__all__ = ["analyze", "analyze_files", "Farm", "Feedback", "ProfeedError", "BadInput", "UnknownProfiler", "TooBig",
            "NativeError", "FileMissing", "Unavailable", "Refused", "FarmTimeout", "JobFailed", "__version__"]
 
 

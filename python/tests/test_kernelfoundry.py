@@ -157,3 +157,8 @@ def test_collate_then_create_is_collate_and_create():
     assert list(data["outputs"]) == ["ncu.000"], "only this profiler's passes"
     assert pf.create_feedback(data, {}) == pf.collate_and_create_feedback(outputs, {})[1]
     assert pf.collate_and_create_feedback({"vtune.000": {}}, {}) == ({}, "")
+
+
+def test_analyze_files_is_the_package_s_own():
+    """docs/python.md names profeed.analyze_files: the package exports it."""
+    assert profeed.analyze_files is profeed.analysis.analyze_files
