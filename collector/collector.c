@@ -14,6 +14,7 @@
 #include "pirate.h"
 #include "pass_plan.h"
 #include "pf_log.h"
+#include "pf_tsan.h"
 #include "proc_run.h"
 #include "replay.h"
 #include "sandbox.h"
@@ -960,6 +961,7 @@ static void s_job_run(zsock_t *pipe, job_run_t *run)
         s_run_replay(pipe, run, run->request);
     else
         s_run_real(pipe, run, run->request);
+    pf_tsan_handed_over(run);
     zstr_send(pipe, "DONE");
 }
 
@@ -981,8 +983,10 @@ static void s_slot_actor(zsock_t *pipe, void *args)
         }
         bool is_run = streq(command, "RUN");
         zstr_free(&command);
-        if (is_run && run)
+        if (is_run && run) {
+            pf_tsan_taken_over(run);
             s_job_run(pipe, run);
+        }
     }
 }
 
@@ -1004,6 +1008,7 @@ typedef struct {
 
 static void s_run_free(job_run_t *run)
 {
+    pf_tsan_taken_over(run); /* back from its thread ("DONE") */
     close(run->cancel[0]);
     close(run->cancel[1]);
     wire_job_request_destroy(&run->request);
@@ -1160,6 +1165,7 @@ static void s_on_dispatch(collector_t *self, Profeed__Dispatch *d)
         if (self->threads[free_slot])
             zpoller_add(self->poller, self->threads[free_slot]);
     }
+    pf_tsan_handed_over(run);
     if (!self->threads[free_slot] || zsock_send(self->threads[free_slot], "sp", "RUN", run) != 0) {
         wire_zmq_send_error(self->sock, NULL, PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL, job_id, LOG,
                             "cannot start the job: no thread for it");
