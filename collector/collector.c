@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file_read.h"
 #include "host_info.h"
 #include "pirate.h"
 #include "pass_plan.h"
@@ -191,68 +192,17 @@ static void s_fill_worker(const collector_info_t *info, Profeed__WorkerInfo *w)
     w->sm_count = g->sm_count;
 }
 
-/* Reads a whole file into a new buffer (*data, the caller's). A profiler's
- * output is usually a regular file of known size: one buffer of that size
- * and one read, rather than growing a buffer and copying it at each doubling
- * (a 512 KB report was read in 200 us that way). Files that report no size
- * (/proc) or grow while read get the buffer doubled. */
+/* Reads a whole file into a new buffer (*data, the caller's): file_read.h,
+ * with its message in `why`. */
 static bool s_read_file(const char *path, size_t max, uint8_t **data, size_t *len, char *why, size_t cap)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, cap, "cannot open %s: %s", path, strerror(errno));
+    pf_error_t err;
+    if (file_read(path, NULL, max, (char **) data, len, &err) != PF_OK) {
+        size_t n = strnlen(err.msg, cap - 1); /* a message cut short, as snprintf would */
+        memcpy(why, err.msg, n);
+        why[n] = '\0';
         return false;
     }
-    struct stat st;
-    size_t size = 65536;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-        if ((uint64_t) st.st_size > max) {
-            snprintf(why, cap, "%s is over the %zu-byte output limit", path, max);
-            close(fd);
-            return false;
-        }
-        size = (size_t) st.st_size + 1; /* + 1: a read that fills it means the file grew */
-    }
-    uint8_t *buf = malloc(size);
-    size_t have = 0;
-    bool ok = buf != NULL;
-    while (ok) {
-        if (have == size) {
-            uint8_t *grown = realloc(buf, size * 2);
-            if (!grown) {
-                ok = false;
-                break;
-            }
-            buf = grown;
-            size *= 2;
-        }
-        ssize_t got = read(fd, buf + have, size - have);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            snprintf(why, cap, "cannot read %s: %s", path, strerror(errno));
-            free(buf);
-            close(fd);
-            return false;
-        }
-        if (got == 0)
-            break;
-        have += (size_t) got;
-        if (have > max) {
-            snprintf(why, cap, "%s is over the %zu-byte output limit", path, max);
-            free(buf);
-            close(fd);
-            return false;
-        }
-    }
-    close(fd);
-    if (!ok) {
-        free(buf);
-        snprintf(why, cap, "out of memory reading %s", path);
-        return false;
-    }
-    *data = buf;
-    *len = have;
     return true;
 }
 

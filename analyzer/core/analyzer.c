@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_read.h"
 #include "ncu_analyze.h"
 #include "ncu_csv.h"
 #include "select.h"
@@ -216,50 +217,6 @@ static pf_status_t s_run_ncu(const analyzer_input_t *input, const analysis_optio
     return rc;
 }
 
-/* Reads a whole file (bounded) for the analyzers that need it whole. */
-static pf_status_t s_slurp(const char *path, char **bytes, size_t *len, size_t max, pf_error_t *err)
-{
-    bool is_stdin = strcmp(path, "-") == 0;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return pf_error_set(err, PF_EIO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    pf_status_t rc = PF_OK;
-    while (buf) {
-        if (n == cap) {
-            if (cap >= max) {
-                rc = pf_error_set(err, PF_ETOOBIG, "%s: larger than %zu bytes", path, max);
-                break;
-            }
-            char *grown = realloc(buf, cap * 2);
-            if (!grown)
-                break;
-            buf = grown;
-            cap *= 2;
-        }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            rc = pf_error_set(err, PF_EIO, "%s: read failed: %s", path, strerror(errno));
-            break;
-        }
-        if (got == 0) {
-            *bytes = buf;
-            *len = n;
-            if (!is_stdin)
-                close(fd);
-            return PF_OK;
-        }
-        n += (size_t) got;
-    }
-    if (!is_stdin)
-        close(fd);
-    free(buf);
-    return rc != PF_OK ? rc : pf_error_set(err, PF_ENOMEM, "%s: out of memory", path);
-}
-
 static pf_status_t s_run_unitrace(const analyzer_input_t *input, const analysis_options_t *options,
                                   feedback_t **out, pf_error_t *err)
 {
@@ -276,7 +233,7 @@ static pf_status_t s_run_unitrace(const analyzer_input_t *input, const analysis_
         }
         char *bytes = NULL;
         size_t len = 0;
-        rc = s_slurp(file->path, &bytes, &len, UNITRACE_FILE_MAX, err);
+        rc = file_read_input(file->path, NULL, UNITRACE_FILE_MAX, &bytes, &len, err);
         if (rc == PF_OK)
             rc = unitrace_job_add(job, file->pass_key, name, bytes, len, err);
         free(bytes);

@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "file_read.h"
 #include "ncu_number.h"
 
 /* Bounds on what a report keeps besides its kernels. */
@@ -1033,53 +1034,19 @@ static const char *s_skip_blank(const char *p, const char *end)
 pf_status_t vtune_report_parse_file(vtune_report_t *self, const char *path, pf_error_t *err)
 {
     assert(self && path);
-    bool is_stdin = strcmp(path, "-") == 0;
-    const char *source = is_stdin ? "<stdin>" : path;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return pf_error_set(err, PF_EIO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 64 * 1024, len = 0;
-    char *buf = malloc(cap);
-    pf_status_t rc = PF_OK;
-    if (!buf) {
-        rc = pf_error_set(err, PF_ENOMEM, "%s: out of memory", source);
-        goto cleanup;
-    }
-    for (;;) {
-        if (len == cap) {
-            if (cap >= VTUNE_MAX_FILE) {
-                rc = pf_error_set(err, PF_ETOOBIG, "%s: larger than %u MiB; a hotspots report "
-                                  "has one row per kernel", source, VTUNE_MAX_FILE >> 20);
-                goto cleanup;
-            }
-            char *grown = realloc(buf, cap * 2);
-            if (!grown) {
-                rc = pf_error_set(err, PF_ENOMEM, "%s: out of memory", source);
-                goto cleanup;
-            }
-            buf = grown;
-            cap *= 2;
-        }
-        ssize_t got = read(fd, buf + len, cap - len);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            rc = pf_error_set(err, PF_EIO, "%s: read failed: %s", source, strerror(errno));
-            goto cleanup;
-        }
-        if (got == 0)
-            break;
-        len += (size_t) got;
-    }
+    const char *source = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    char *buf = NULL;
+    size_t len = 0;
+    /* A hotspots report has one row per kernel: VTUNE_MAX_FILE is far past one. */
+    pf_status_t rc = file_read_input(path, NULL, VTUNE_MAX_FILE, &buf, &len, err);
+    if (rc != PF_OK)
+        return rc;
     const char *first = s_skip_blank(buf, buf + len);
     if (first < buf + len && *first == '{')
         rc = vtune_report_parse_json(self, source, buf, len, err);
     else
         rc = vtune_report_parse(self, source, buf, len, err);
-cleanup:
     free(buf);
-    if (!is_stdin)
-        close(fd);
     return rc;
 }
 
