@@ -167,34 +167,6 @@ static char *s_strdup_optional(const char *s)
     return copy;
 }
 
-/* A deep copy of the WorkerInfo the passes were measured on, for the
- * Feedback (which frees it with the rest of the message). */
-static Profeed__WorkerInfo *s_copy_worker(const Profeed__WorkerInfo *w)
-{
-    Profeed__WorkerInfo *copy = malloc(sizeof *copy);
-    if (!copy)
-        return NULL;
-    profeed__worker_info__init(copy);
-    copy->host = s_strdup_optional(w->host);
-    copy->gpu_name = s_strdup_optional(w->gpu_name);
-    copy->arch = s_strdup_optional(w->arch);
-    copy->compute_capability = s_strdup_optional(w->compute_capability);
-    copy->driver_version = s_strdup_optional(w->driver_version);
-    copy->profiler_version = s_strdup_optional(w->profiler_version);
-    copy->cpu_model = s_strdup_optional(w->cpu_model);
-    copy->has_device_id = w->has_device_id;
-    copy->device_id = w->device_id;
-    copy->has_sm_count = w->has_sm_count;
-    copy->sm_count = w->sm_count;
-    copy->has_sm_clock_mhz = w->has_sm_clock_mhz;
-    copy->sm_clock_mhz = w->sm_clock_mhz;
-    copy->has_mem_clock_mhz = w->has_mem_clock_mhz;
-    copy->mem_clock_mhz = w->mem_clock_mhz;
-    copy->has_memory_bytes = w->has_memory_bytes;
-    copy->memory_bytes = w->memory_bytes;
-    return copy;
-}
-
 static int s_pass_order(const void *a, const void *b)
 {
     const Profeed__Envelope *x = *(Profeed__Envelope *const *) a, *y = *(Profeed__Envelope *const *) b;
@@ -399,8 +371,10 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
         free(json);
         feedback_destroy(&fb);
     }
+    /* The WorkerInfo the passes were measured on, for the Feedback (which
+     * frees it with the rest of the message). */
     if (msg && first->worker)
-        msg->worker = s_copy_worker(first->worker);
+        msg->worker = (Profeed__WorkerInfo *) wire_message_copy(&first->worker->base);
     if (msg)
         msg->metadata = s_feedback_metadata(job);
     return msg;
