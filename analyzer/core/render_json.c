@@ -2,60 +2,16 @@
  *
  * A feedback is small and its shape fixed, so it is written straight into a
  * buffer rather than built as a jansson tree and dumped (which cost more than
- * parsing the capture did). Strings are made valid UTF-8 and escaped here;
- * NaN (not measured) is written as null. The collated data, when asked for,
+ * parsing the capture did). Strings are made valid UTF-8 and escaped by
+ * common/json_string; NaN (not measured) is written as null. The collated data, when asked for,
  * is a jansson tree and is dumped as one. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_string.h"
 #include "render.h"
 #include "textbuf.h"
-#include "utf8.h"
-
-static void s_string(textbuf_t *tb, const char *text)
-{
-    static const char hex[] = "0123456789abcdef";
-    char chunk[256];
-    size_t n = 0;
-    textbuf_append(tb, "\"");
-    for (const char *p = text ? text : ""; *p;) {
-        if (n + 8 >= sizeof chunk) {
-            chunk[n] = '\0';
-            textbuf_append(tb, chunk);
-            n = 0;
-        }
-        unsigned char c = (unsigned char) *p;
-        size_t len = utf8_sequence_len(p);
-        if (len == 0) {
-            chunk[n++] = '?'; /* not UTF-8: kernel names come from untrusted files */
-            p++;
-        } else if (c == '"' || c == '\\') {
-            chunk[n++] = '\\';
-            chunk[n++] = (char) c;
-            p++;
-        } else if (c < 0x20) {
-            const char *esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
-            if (esc) {
-                memcpy(chunk + n, esc, 2);
-                n += 2;
-            } else {
-                memcpy(chunk + n, "\\u00", 4);
-                chunk[n + 4] = hex[c >> 4];
-                chunk[n + 5] = hex[c & 15];
-                n += 6;
-            }
-            p++;
-        } else {
-            memcpy(chunk + n, p, len);
-            n += len;
-            p += len;
-        }
-    }
-    chunk[n] = '\0';
-    textbuf_append(tb, chunk);
-    textbuf_append(tb, "\"");
-}
 
 static void s_number(textbuf_t *tb, double x)
 {
@@ -71,7 +27,7 @@ static void s_number(textbuf_t *tb, double x)
 static void s_key(textbuf_t *tb, int depth, const char *key, bool first)
 {
     textbuf_printf(tb, "%s\n%*s", first ? "" : ",", 2 * depth, "");
-    s_string(tb, key);
+    json_string_append(tb, key);
     textbuf_append(tb, ": ");
 }
 
@@ -81,7 +37,7 @@ static void s_string_list(textbuf_t *tb, const feedback_t *fb, size_t (*count)(c
     textbuf_append(tb, "[");
     for (size_t i = 0; i < count(fb); i++) {
         textbuf_printf(tb, "%s\n    ", i ? "," : "");
-        s_string(tb, at(fb, i));
+        json_string_append(tb, at(fb, i));
     }
     textbuf_append(tb, count(fb) ? "\n  ]" : "]");
 }
@@ -90,7 +46,7 @@ static void s_finding(textbuf_t *tb, const fb_finding_t *f)
 {
     textbuf_append(tb, "{");
     s_key(tb, 5, "category", true);
-    s_string(tb, f->category);
+    json_string_append(tb, f->category);
     s_key(tb, 5, "primary", false);
     textbuf_append(tb, f->primary ? "true" : "false");
     s_key(tb, 5, "importance", false);
@@ -98,26 +54,26 @@ static void s_finding(textbuf_t *tb, const fb_finding_t *f)
     s_key(tb, 5, "estimated_speedup", false);
     s_number(tb, f->speedup);
     s_key(tb, 5, "title", false);
-    s_string(tb, f->title);
+    json_string_append(tb, f->title);
     s_key(tb, 5, "evidence", false);
     textbuf_append(tb, "[");
     for (size_t e = 0; e < f->evidence_count; e++) {
         const fb_evidence_t *ev = &f->evidence[e];
         textbuf_printf(tb, "%s\n%12s{\"metric\": ", e ? "," : "", "");
-        s_string(tb, ev->metric);
+        json_string_append(tb, ev->metric);
         textbuf_append(tb, ", \"value\": ");
         s_number(tb, ev->value);
         textbuf_append(tb, ", \"unit\": ");
-        s_string(tb, ev->unit);
+        json_string_append(tb, ev->unit);
         textbuf_append(tb, ", \"text\": ");
-        s_string(tb, ev->text);
+        json_string_append(tb, ev->text);
         textbuf_append(tb, "}");
     }
     textbuf_printf(tb, "%s]", f->evidence_count ? "\n          " : "");
     s_key(tb, 5, "action", false);
-    s_string(tb, f->action);
+    json_string_append(tb, f->action);
     s_key(tb, 5, "source", false);
-    s_string(tb, f->source);
+    json_string_append(tb, f->source);
     textbuf_append(tb, "\n        }");
 }
 
@@ -128,11 +84,11 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
     s_key(tb, 3, "rank", true);
     textbuf_printf(tb, "%zu", k + 1);
     s_key(tb, 3, "name", false);
-    s_string(tb, kernel->name);
+    json_string_append(tb, kernel->name);
     s_key(tb, 3, "block", false);
-    s_string(tb, kernel->block);
+    json_string_append(tb, kernel->block);
     s_key(tb, 3, "grid", false);
-    s_string(tb, kernel->grid);
+    json_string_append(tb, kernel->grid);
     s_key(tb, 3, "launches", false);
     textbuf_printf(tb, "%zu", kernel->launches);
     s_key(tb, 3, "time_ns", false);
@@ -140,9 +96,9 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
     s_key(tb, 3, "time_share", false);
     s_number(tb, kernel->share);
     s_key(tb, 3, "bottleneck", false);
-    s_string(tb, kernel->bottleneck);
+    json_string_append(tb, kernel->bottleneck);
     s_key(tb, 3, "segment", false);
-    s_string(tb, kernel->segment);
+    json_string_append(tb, kernel->segment);
     s_key(tb, 3, "metrics", false);
     textbuf_append(tb, "{");
     for (size_t m = 0; m < kernel->metric_count; m++) {
@@ -168,11 +124,11 @@ char *render_json(const feedback_t *fb, bool with_collated)
     textbuf_init(&tb);
     textbuf_append(&tb, "{");
     s_key(&tb, 1, "profiler", true);
-    s_string(&tb, feedback_profiler(fb));
+    json_string_append(&tb, feedback_profiler(fb));
     s_key(&tb, 1, "status", false);
-    s_string(&tb, feedback_status_name(feedback_status(fb)));
+    json_string_append(&tb, feedback_status_name(feedback_status(fb)));
     s_key(&tb, 1, "device", false);
-    s_string(&tb, feedback_device(fb));
+    json_string_append(&tb, feedback_device(fb));
     s_key(&tb, 1, "replayed", false);
     textbuf_append(&tb, feedback_replayed(fb) ? "true" : "false");
     s_key(&tb, 1, "summary", false);
@@ -187,7 +143,7 @@ char *render_json(const feedback_t *fb, bool with_collated)
     if (feedback_reference(fb, &ref_profiler, &ref_kernels, &ref_time)) {
         s_key(&tb, 1, "reference", false);
         textbuf_append(&tb, "{\"profiler\": ");
-        s_string(&tb, ref_profiler);
+        json_string_append(&tb, ref_profiler);
         textbuf_printf(&tb, ", \"kernels\": %zu, \"total_time_ns\": ", ref_kernels);
         s_number(&tb, ref_time);
         textbuf_append(&tb, "}");
