@@ -19,6 +19,7 @@
 #include "proc_run.h"
 #include "replay.h"
 #include "sandbox.h"
+#include "utf8.h"
 #include "wire.h"
 #include "wire_zmq.h"
 #include "wrapper.h"
@@ -341,16 +342,6 @@ static void s_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobReques
             s_job_error(pipe, why);
             return;
         }
-    }
-}
-
-/* Cuts `text` to valid UTF-8 on one boundary, for stderr_tail. Profilers
- * print bytes; the wire wants UTF-8 without NULs, so others become '?'. */
-static void s_clean_text(char *text)
-{
-    for (unsigned char *p = (unsigned char *) text; *p; p++) {
-        if (*p >= 0x80 || (*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r'))
-            *p = '?';
     }
 }
 
@@ -864,7 +855,7 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
             size_t used = strlen(tail);
             snprintf(tail + used, sizeof tail - used, "%s", pass_plan_permission_advice());
         }
-        s_clean_text(tail);
+        utf8_clean(tail, UTF8_CLEAN_CONTROLS); /* profilers print bytes; the wire wants UTF-8 */
         Profeed__File file_msgs[MAX_PASS_FILES], *file_ptrs[MAX_PASS_FILES];
         for (size_t f = 0; f < files.count; f++) {
             profeed__file__init(&file_msgs[f]);

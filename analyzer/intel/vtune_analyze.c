@@ -10,6 +10,7 @@
 #include "intel_topdown.h"
 #include "roofs.h"
 #include "textbuf.h"
+#include "utf8.h"
 
 /* Top-down (docs/intel.md, "Models"; intel_topdown.h): the busiest measured
  * unit (XMX, ALU0, ALU1, L3, GPU memory when the device is known) is the
@@ -997,7 +998,7 @@ feedback_t *vtune_analyze(const vtune_report_t *report, const analysis_options_t
  * refuses anything else). */
 static json_t *s_json_text(const char *text)
 {
-    char *clean = textbuf_utf8_clean(text);
+    char *clean = utf8_clean_dup(text);
     json_t *s = clean ? json_string(clean) : NULL;
     free(clean);
     return s;

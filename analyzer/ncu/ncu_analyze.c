@@ -22,6 +22,7 @@
 #include "ncu_rules.h"
 #include "roofs.h"
 #include "textbuf.h"
+#include "utf8.h"
 
 static bool has(double x) { return !isnan(x); }
 
@@ -155,7 +156,7 @@ static void s_analyze_kernel(ncu_ctx_t *c)
  * refuses anything else). */
 static json_t *s_json_text(const char *text)
 {
-    char *clean = textbuf_utf8_clean(text);
+    char *clean = utf8_clean_dup(text);
     json_t *s = clean ? json_string(clean) : NULL;
     free(clean);
     return s;
