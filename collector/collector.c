@@ -16,6 +16,7 @@
 #include "pass_plan.h"
 #include "pf_log.h"
 #include "pf_tsan.h"
+#include "profiler.h"
 #include "proc_run.h"
 #include "replay.h"
 #include "sandbox.h"
@@ -54,14 +55,12 @@ int collector_print_plan(const char *spec, bool metrics_only, FILE *out)
     char *name = strchr(buf, ':');
     if (name)
         *name++ = '\0';
-    Profeed__Profiler profiler = streq(buf, "ncu")        ? PROFEED__PROFILER__PROFILER_NCU
-                                 : streq(buf, "unitrace") ? PROFEED__PROFILER__PROFILER_UNITRACE
-                                 : streq(buf, "vtune")    ? PROFEED__PROFILER__PROFILER_VTUNE
-                                                          : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
-    if (profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED) {
-        fprintf(stderr, "profeed-collector: --print-plan PROFILER[:PLAN]: PROFILER is ncu, unitrace or vtune\n");
+    const profiler_t *known = profiler_by_name(buf);
+    if (!known) {
+        fprintf(stderr, "profeed-collector: --print-plan PROFILER[:PLAN]: PROFILER is one of %s\n", profiler_names());
         return 2;
     }
+    Profeed__Profiler profiler = known->id;
     if (metrics_only) {
         const char *const *metrics = pass_plan_ncu_metrics(name ? name : "core");
         if (profiler != PROFEED__PROFILER__PROFILER_NCU || !metrics) {
@@ -125,9 +124,9 @@ typedef struct {
     host_gpu_t gpu;                 /* the first GPU nvidia-smi listed (zeroed: none) */
     char profiler_version[64];      /* ncu --version */
     char cpu_model[256];
-    Profeed__Profiler profilers[4];
+    Profeed__Profiler profilers[PROFILER_MAX];
     size_t profiler_count;
-    char ncu_path[4096], unitrace_path[4096], vtune_path[4096];
+    char profiler_paths[PROFILER_MAX][4096]; /* by profiler table index; "" when not on PATH */
     char python_path[4096];
     char job_root[4096];
     bool sudo;
@@ -278,11 +277,11 @@ static void s_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobReques
     /* A named plan must exist, as it must for a real run: the recorded
      * passes stand in for it, and a typo should not pass unnoticed. */
     if (req->n_passes == 1 && req->passes[0]->n_args == 0) {
+        const profiler_t *keyed = profiler_by_pass_key(passes[0]->pass_key);
         Profeed__Profiler profiler = req->has_profiler && req->profiler != PROFEED__PROFILER__PROFILER_UNSPECIFIED
                                          ? req->profiler
-                                     : strncmp(passes[0]->pass_key, "unitrace", 8) == 0 ? PROFEED__PROFILER__PROFILER_UNITRACE
-                                     : strncmp(passes[0]->pass_key, "vtune", 5) == 0    ? PROFEED__PROFILER__PROFILER_VTUNE
-                                                                                        : PROFEED__PROFILER__PROFILER_NCU;
+                                     : keyed ? keyed->id
+                                             : PROFEED__PROFILER__PROFILER_NCU;
         pf_error_t err;
         if (pass_plan_check_name(profiler, req->passes[0]->name, &err) != PF_OK) {
             s_job_error(pipe, err.msg);
@@ -493,32 +492,29 @@ static bool s_collect(const char *dir, size_t max_file, size_t budget, pass_file
     return ok;
 }
 
-/* The profiler a job gets: the one it asked for, else the first this
- * collector has that suits its language (ncu for CUDA, Triton and PyTorch;
- * unitrace, then VTune, for SYCL and OpenCL). */
+/* The profiler a job gets: the one it asked for, else the first of its
+ * language's (common/profiler.h; every profiler for a job without one) that
+ * this collector has. */
 static const char *s_profiler_path(const collector_info_t *info, Profeed__Profiler p)
 {
-    switch (p) {
-    case PROFEED__PROFILER__PROFILER_NCU: return info->ncu_path[0] ? info->ncu_path : NULL;
-    case PROFEED__PROFILER__PROFILER_UNITRACE: return info->unitrace_path[0] ? info->unitrace_path : NULL;
-    case PROFEED__PROFILER__PROFILER_VTUNE: return info->vtune_path[0] ? info->vtune_path : NULL;
-    default: return NULL;
+    for (size_t i = 0; i < profiler_count() && i < PROFILER_MAX; i++) {
+        if (profiler_at(i)->id == p)
+            return info->profiler_paths[i][0] ? info->profiler_paths[i] : NULL;
     }
+    return NULL;
 }
 
 static Profeed__Profiler s_pick_profiler(const collector_info_t *info, const Profeed__JobRequest *req)
 {
     if (req->has_profiler && req->profiler != PROFEED__PROFILER__PROFILER_UNSPECIFIED)
         return req->profiler;
-    bool intel = req->language == PROFEED__LANGUAGE__LANGUAGE_SYCL || req->language == PROFEED__LANGUAGE__LANGUAGE_OCL;
-    static const Profeed__Profiler nvidia_first[] = {PROFEED__PROFILER__PROFILER_NCU, PROFEED__PROFILER__PROFILER_UNITRACE,
-                                                     PROFEED__PROFILER__PROFILER_VTUNE};
-    static const Profeed__Profiler intel_first[] = {PROFEED__PROFILER__PROFILER_UNITRACE, PROFEED__PROFILER__PROFILER_VTUNE,
-                                                    PROFEED__PROFILER__PROFILER_NCU};
-    const Profeed__Profiler *order = intel ? intel_first : nvidia_first;
-    for (size_t i = 0; i < 3; i++) {
-        if (s_profiler_path(info, order[i]))
-            return order[i];
+    const profiler_t *order[PROFILER_MAX];
+    size_t n = profiler_for_language(req->language, order, PROFILER_MAX);
+    for (size_t i = 0; n == 0 && i < profiler_count() && i < PROFILER_MAX; i++)
+        order[n++] = profiler_at(i); /* no language (a command job): the table's order */
+    for (size_t i = 0; i < n && i < PROFILER_MAX; i++) {
+        if (s_profiler_path(info, order[i]->id))
+            return order[i]->id;
     }
     return PROFEED__PROFILER__PROFILER_UNSPECIFIED;
 }
@@ -1240,8 +1236,9 @@ static bool s_env_true(const char *name)
 /* Versions, the CPU, python for kernel jobs, the job folders, sudo. */
 static void s_discover_tools(collector_info_t *info, const collector_config_t *config)
 {
-    if (info->ncu_path[0]) {
-        char *argv[] = {info->ncu_path, "--version", NULL};
+    const char *ncu = s_profiler_path(info, PROFEED__PROFILER__PROFILER_NCU);
+    if (ncu) {
+        char *argv[] = {(char *) ncu, "--version", NULL};
         char *text = s_tool_output(argv);
         if (text && !host_info_parse_ncu_version(text, info->profiler_version, sizeof info->profiler_version))
             pf_log_warn(LOG, "ncu --version printed no \"Version N\" line");
@@ -1341,21 +1338,15 @@ static int s_discover(collector_t *self)
     } else {
         /* A profiler that is not installed is not offered, so the broker
          * never routes a job here that would fail for want of it. */
-        if (proc_find("ncu", info->ncu_path, sizeof info->ncu_path))
-            info->profilers[info->profiler_count++] = PROFEED__PROFILER__PROFILER_NCU;
-        else
-            info->ncu_path[0] = '\0';
-        if (proc_find("unitrace", info->unitrace_path, sizeof info->unitrace_path))
-            info->profilers[info->profiler_count++] = PROFEED__PROFILER__PROFILER_UNITRACE;
-        else
-            info->unitrace_path[0] = '\0';
-        if (proc_find("vtune", info->vtune_path, sizeof info->vtune_path))
-            info->profilers[info->profiler_count++] = PROFEED__PROFILER__PROFILER_VTUNE;
-        else
-            info->vtune_path[0] = '\0';
+        for (size_t i = 0; i < profiler_count() && i < PROFILER_MAX; i++) {
+            if (proc_find(profiler_at(i)->tool, info->profiler_paths[i], sizeof info->profiler_paths[i]))
+                info->profilers[info->profiler_count++] = profiler_at(i)->id;
+            else
+                info->profiler_paths[i][0] = '\0';
+        }
         if (info->profiler_count == 0) {
-            pf_log_error(LOG, "no profiler this collector can run (ncu, unitrace, vtune) is on PATH; use --replay "
-                              "MAP to serve recorded captures");
+            pf_log_error(LOG, "no profiler this collector can run (%s) is on PATH; use --replay "
+                              "MAP to serve recorded captures", profiler_names());
             return -1;
         }
         s_discover_tools(info, config);

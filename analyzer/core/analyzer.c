@@ -17,6 +17,7 @@
 #include "file_read.h"
 #include "ncu_analyze.h"
 #include "ncu_csv.h"
+#include "profiler.h"
 #include "select.h"
 #include "unitrace_analyze.h"
 #include "vtune_analyze.h"
@@ -25,8 +26,6 @@
 /* A unitrace file is read whole: metrics tables and timelines are small
  * next to ncu captures, and the timeline is parsed as one JSON document. */
 #define UNITRACE_FILE_MAX ((size_t) 256 * 1024 * 1024)
-
-const char *analyzer_profilers(void) { return "ncu, unitrace, vtune"; }
 
 /* The name a file is known by in messages: "pass ncu.001: raw.csv". */
 static void s_source(const analyzer_file_t *file, char *out, size_t cap)
@@ -63,27 +62,6 @@ static size_t s_head(const analyzer_file_t *file, char *buf, size_t cap)
     ssize_t got = read(fd, buf, cap);
     close(fd);
     return got > 0 ? (size_t) got : 0;
-}
-
-const char *analyzer_detect(const analyzer_file_t *files, size_t count)
-{
-    char head[4096];
-    for (size_t i = 0; i < count; i++) {
-        /* What a file holds decides before its name: KernelFoundry's VTune
-         * output is vtune_counters.json, and unitrace's timelines are .json too. */
-        size_t n = s_head(&files[i], head, sizeof head);
-        if (s_contains(head, n, "GpuTime[ns]") || s_contains(head, n, "\"traceEvents\""))
-            return "unitrace";
-        if (vtune_report_sniff(head, n))
-            return "vtune";
-        const char *name = files[i].name ? files[i].name : (files[i].path ? files[i].path : "");
-        size_t nlen = strlen(name);
-        if (strstr(name, ".metrics.") || (nlen > 5 && strcmp(name + nlen - 5, ".json") == 0))
-            return "unitrace";
-        if (strstr(name, "vtune"))
-            return "vtune";
-    }
-    return "ncu";
 }
 
 #define PARALLEL_MIN_BYTES ((size_t) 4 * 1024 * 1024)
@@ -295,18 +273,97 @@ static pf_status_t s_run_vtune(const analyzer_input_t *input, const analysis_opt
     return rc;
 }
 
+/* What a file's first bytes or its name say of the profiler that wrote it. */
+static bool s_unitrace_content(const char *head, size_t n)
+{
+    return s_contains(head, n, "GpuTime[ns]") || s_contains(head, n, "\"traceEvents\"");
+}
+
+static bool s_unitrace_name(const char *name)
+{
+    size_t nlen = strlen(name);
+    return strstr(name, ".metrics.") || (nlen > 5 && strcmp(name + nlen - 5, ".json") == 0);
+}
+
+static bool s_vtune_name(const char *name)
+{
+    return strstr(name, "vtune") != NULL;
+}
+
+/* The analysis backends, one per profiler of the table (common/profiler.h):
+ * how to recognise its output and how to analyse a job's files. Detection
+ * tries every backend's content test on a file before any name test (a
+ * KernelFoundry VTune capture is vtune_counters.json, and unitrace's
+ * timelines are .json too), in this order; the last backend, with no tests,
+ * takes what none recognised. */
+typedef struct {
+    Profeed__Profiler id;
+    bool (*by_content)(const char *head, size_t n);
+    bool (*by_name)(const char *name);
+    pf_status_t (*run)(const analyzer_input_t *input, const analysis_options_t *options, feedback_t **out,
+                       pf_error_t *err);
+} s_backend_t;
+
+static const s_backend_t s_backends[] = {
+    {PROFEED__PROFILER__PROFILER_UNITRACE, s_unitrace_content, s_unitrace_name, s_run_unitrace},
+    {PROFEED__PROFILER__PROFILER_VTUNE, vtune_report_sniff, s_vtune_name, s_run_vtune},
+    {PROFEED__PROFILER__PROFILER_NCU, NULL, NULL, s_run_ncu},
+};
+#define S_BACKENDS (sizeof s_backends / sizeof s_backends[0])
+
+static const s_backend_t *s_backend(const char *profiler)
+{
+    const profiler_t *p = profiler_by_name(profiler);
+    for (size_t i = 0; p && i < S_BACKENDS; i++) {
+        if (s_backends[i].id == p->id)
+            return &s_backends[i];
+    }
+    return NULL;
+}
+
+const char *analyzer_profilers(void)
+{
+    return profiler_names(); /* a backend for each (test_profiler) */
+}
+
+bool analyzer_handles(Profeed__Profiler profiler)
+{
+    for (size_t i = 0; i < S_BACKENDS; i++) {
+        if (s_backends[i].id == profiler)
+            return true;
+    }
+    return false;
+}
+
+const char *analyzer_detect(const analyzer_file_t *files, size_t count)
+{
+    char head[4096];
+    for (size_t i = 0; i < count; i++) {
+        size_t n = s_head(&files[i], head, sizeof head);
+        const char *name = files[i].name ? files[i].name : (files[i].path ? files[i].path : "");
+        for (size_t b = 0; b < S_BACKENDS; b++) {
+            if (s_backends[b].by_content && s_backends[b].by_content(head, n))
+                return profiler_name_or(s_backends[b].id, "ncu");
+        }
+        for (size_t b = 0; b < S_BACKENDS; b++) {
+            if (s_backends[b].by_name && s_backends[b].by_name(name))
+                return profiler_name_or(s_backends[b].id, "ncu");
+        }
+    }
+    return profiler_name_or(s_backends[S_BACKENDS - 1].id, "ncu");
+}
+
 /* Runs one profiler's analysis over one set of files. */
 static pf_status_t s_run_one(const analyzer_input_t *input, const char *profiler,
                              const analysis_options_t *options, feedback_t **out, pf_error_t *err)
 {
     if (!profiler || strcmp(profiler, "auto") == 0)
         profiler = analyzer_detect(input->files, input->count);
-    if (strcmp(profiler, "ncu") == 0)
-        return s_run_ncu(input, options, out, err);
-    if (strcmp(profiler, "unitrace") == 0 || strcmp(profiler, "unitrace_sampling") == 0)
-        return s_run_unitrace(input, options, out, err);
-    if (strcmp(profiler, "vtune") == 0)
-        return s_run_vtune(input, options, out, err);
+    /* select.c's name for unitrace's OpenCL sampling analysis, which the
+     * unitrace backend tells from the files themselves. */
+    const s_backend_t *backend = s_backend(strcmp(profiler, "unitrace_sampling") == 0 ? "unitrace" : profiler);
+    if (backend)
+        return backend->run(input, options, out, err);
     return pf_error_set(err, PF_EBADINPUT, "unknown profiler \"%s\" (this build analyzes: %s)",
                         profiler, analyzer_profilers());
 }

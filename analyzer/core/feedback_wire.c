@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profiler.h"
 #include "wire_check.h"
 
 Profeed__FeedbackStatus feedback_wire_status(fb_status_t status)
@@ -23,15 +24,8 @@ Profeed__FeedbackStatus feedback_wire_status(fb_status_t status)
 
 Profeed__Profiler feedback_wire_profiler(const char *name)
 {
-    if (!name)
-        return PROFEED__PROFILER__PROFILER_UNSPECIFIED;
-    if (strcmp(name, "ncu") == 0)
-        return PROFEED__PROFILER__PROFILER_NCU;
-    if (strcmp(name, "unitrace") == 0)
-        return PROFEED__PROFILER__PROFILER_UNITRACE;
-    if (strcmp(name, "vtune") == 0)
-        return PROFEED__PROFILER__PROFILER_VTUNE;
-    return PROFEED__PROFILER__PROFILER_UNSPECIFIED;
+    const profiler_t *p = profiler_by_name(name);
+    return p ? p->id : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
 }
 
 /* A malloc'd copy, or NULL for NULL and "" (the wire's "absent"). Sets *oom

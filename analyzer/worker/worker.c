@@ -15,6 +15,7 @@
 #include "ncu_columns.h"
 #include "pass_plan.h"
 #include "pf_log.h"
+#include "profiler.h"
 #include "render.h"
 #include "wire.h"
 #include "wire_zmq.h"
@@ -76,16 +77,13 @@ static void s_send(worker_t *self, Profeed__Envelope *env, const char *what, con
 
 static void s_send_ready(worker_t *self)
 {
-    /* The profilers analyzer_run() understands; "ncu" today. */
-    Profeed__Profiler profilers[4];
+    /* The profilers of the table that analyzer_run() has a backend for. */
+    Profeed__Profiler profilers[16];
     size_t n = 0;
-    const char *list = analyzer_profilers();
-    if (strstr(list, "ncu"))
-        profilers[n++] = PROFEED__PROFILER__PROFILER_NCU;
-    if (strstr(list, "unitrace"))
-        profilers[n++] = PROFEED__PROFILER__PROFILER_UNITRACE;
-    if (strstr(list, "vtune"))
-        profilers[n++] = PROFEED__PROFILER__PROFILER_VTUNE;
+    for (size_t i = 0; i < profiler_count() && n < sizeof profilers / sizeof profilers[0]; i++) {
+        if (analyzer_handles(profiler_at(i)->id))
+            profilers[n++] = profiler_at(i)->id;
+    }
     Profeed__Ready ready;
     profeed__ready__init(&ready);
     ready.has_role = 1;
@@ -131,28 +129,6 @@ static int s_connect(worker_t *self)
     pirate_connected(&self->pirate);
     s_send_ready(self);
     return 0;
-}
-
-static const char *s_profiler_name(Profeed__Profiler p)
-{
-    switch (p) {
-    case PROFEED__PROFILER__PROFILER_NCU: return "ncu";
-    case PROFEED__PROFILER__PROFILER_UNITRACE: return "unitrace";
-    case PROFEED__PROFILER__PROFILER_VTUNE: return "vtune";
-    default: return "auto";
-    }
-}
-
-static const char *s_language_name(Profeed__Language l)
-{
-    switch (l) {
-    case PROFEED__LANGUAGE__LANGUAGE_CUDA: return "cuda";
-    case PROFEED__LANGUAGE__LANGUAGE_TRITON: return "triton";
-    case PROFEED__LANGUAGE__LANGUAGE_PYTORCH: return "pytorch";
-    case PROFEED__LANGUAGE__LANGUAGE_SYCL: return "sycl";
-    case PROFEED__LANGUAGE__LANGUAGE_OCL: return "ocl";
-    default: return NULL;
-    }
 }
 
 /* strdup() that passes NULL through: WorkerInfo's strings are optional. */
@@ -299,11 +275,11 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
     analyzer_input_t input = {
         .files = files,
         .count = nfiles,
-        .profiler = s_profiler_name(first->has_profiler ? first->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED),
+        .profiler = profiler_name_or(first->has_profiler ? first->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED, "auto"),
         /* A pass that does not say its profiler is read by the one the seed's
          * table gives the job's language and the worker's GPU (select.c). */
         .language = job->passes[0]->dispatch->has_language
-                        ? s_language_name(job->passes[0]->dispatch->language) : NULL,
+                        ? profiler_language_name(job->passes[0]->dispatch->language) : NULL,
         .gpu_arch = worker ? worker->arch : NULL,
         .device = worker ? worker->gpu_name : NULL,
         .pci_id = pci_id[0] ? pci_id : NULL,
