@@ -14,7 +14,7 @@
 #include "ncu_analyze.h"
 #include "ncu_both_ways.h"
 #include "ncu_csv.h"
-#include "ncu_number.h"
+#include "number.h"
 #include "render.h"
 
 #define H200 PF_FIXTURE_DIR "/ncu/h200/"
@@ -22,12 +22,12 @@
 static double s_num(const char *text)
 {
     double v = NAN;
-    if (!ncu_number_parse(text, strlen(text), &v))
+    if (!number_parse(text, strlen(text), &v))
         return NAN;
     return v;
 }
 
-Test(ncu_number, reads_every_grouping_ncu_prints)
+Test(number, reads_every_grouping_ncu_prints)
 {
     cr_expect_float_eq(s_num("57,984"), 57984, 0);
     cr_expect_float_eq(s_num("57984"), 57984, 0);
@@ -40,7 +40,7 @@ Test(ncu_number, reads_every_grouping_ncu_prints)
     cr_expect_float_eq(s_num("10,485,760 (2,621,440; 2,097,152)"), 10485760, 0);
 }
 
-Test(ncu_number, words_and_blanks_are_not_numbers)
+Test(number, words_and_blanks_are_not_numbers)
 {
     const char *bad[] = {"", "n/a", "N/A", "no data", "nan", "NaN", "inf", "PolicySpread", "-", "1e",
                          "1e999", "12abc", "(1; 2)"};
@@ -48,21 +48,21 @@ Test(ncu_number, words_and_blanks_are_not_numbers)
         cr_expect(isnan(s_num(bad[i])), "\"%s\" parsed as a number", bad[i]);
 }
 
-Test(ncu_number, units_scale_to_base)
+Test(number, units_scale_to_base)
 {
-    cr_expect_float_eq(ncu_unit_scale("ns"), 1, 0);
-    cr_expect_float_eq(ncu_unit_scale("us"), 1e3, 1e-6);
-    cr_expect_float_eq(ncu_unit_scale("ms"), 1e6, 1e-3);
-    cr_expect_float_eq(ncu_unit_scale("msecond"), 1e6, 1e-3);
-    cr_expect_float_eq(ncu_unit_scale("s"), 1e9, 1);
-    cr_expect_float_eq(ncu_unit_scale("Ghz"), 1e9, 1);
-    cr_expect_float_eq(ncu_unit_scale("Kbyte/cycle"), 1e3, 1e-9);
-    cr_expect_float_eq(ncu_unit_scale("Tbyte/s"), 1e12, 1);
-    cr_expect_float_eq(ncu_unit_scale("Mbyte"), 1e6, 1e-6);
-    cr_expect_float_eq(ncu_unit_scale("sector/us"), 1e6, 1e-6);
-    cr_expect_float_eq(ncu_unit_scale("%"), 1, 0);
-    cr_expect_float_eq(ncu_unit_scale("register/thread"), 1, 0);
-    cr_expect_float_eq(ncu_unit_scale(""), 1, 0);
+    cr_expect_float_eq(number_unit_scale("ns"), 1, 0);
+    cr_expect_float_eq(number_unit_scale("us"), 1e3, 1e-6);
+    cr_expect_float_eq(number_unit_scale("ms"), 1e6, 1e-3);
+    cr_expect_float_eq(number_unit_scale("msecond"), 1e6, 1e-3);
+    cr_expect_float_eq(number_unit_scale("s"), 1e9, 1);
+    cr_expect_float_eq(number_unit_scale("Ghz"), 1e9, 1);
+    cr_expect_float_eq(number_unit_scale("Kbyte/cycle"), 1e3, 1e-9);
+    cr_expect_float_eq(number_unit_scale("Tbyte/s"), 1e12, 1);
+    cr_expect_float_eq(number_unit_scale("Mbyte"), 1e6, 1e-6);
+    cr_expect_float_eq(number_unit_scale("sector/us"), 1e6, 1e-6);
+    cr_expect_float_eq(number_unit_scale("%"), 1, 0);
+    cr_expect_float_eq(number_unit_scale("register/thread"), 1, 0);
+    cr_expect_float_eq(number_unit_scale(""), 1, 0);
 }
 
 static ncu_data_t *s_parse_ok(const char *const *files, size_t count)

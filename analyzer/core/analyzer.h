@@ -52,6 +52,10 @@ bool analyzer_handles(Profeed__Profiler profiler);
  * given as paths are peeked at, not consumed. */
 const char *analyzer_detect(const analyzer_file_t *files, size_t count);
 
+/* Notes on `fb` what a pass's output lacks that its plan asked for (ncu's
+ * metrics asked for by name and dropped without a word), for the worker. */
+void analyzer_check_pass(feedback_t *fb, const Profeed__PassOutput *pass);
+
 /* Runs the analysis. Returns PF_OK with *out set (its status may still say
  * the profiler failed or profiled nothing), or an error for input that could
  * not be read or parsed (*out NULL, `err` names file, line and problem). */

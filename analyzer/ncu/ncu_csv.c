@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ncu_number.h"
+#include "number.h"
 #include "ncu_split.h"
 
 /* What a column holds. Metric columns carry their ncu_metric_t (>= 0). */
@@ -291,7 +291,7 @@ static void s_header_end(ncu_csv_t *self)
 static void s_units_field(ncu_csv_t *self, const char *field)
 {
     if (self->col < self->columns && self->roles[self->col] >= 0)
-        self->scales[self->col] = ncu_unit_scale(field);
+        self->scales[self->col] = number_unit_scale(field);
 }
 
 /* One field of a raw-page launch row. */
@@ -300,7 +300,7 @@ static void s_raw_field(ncu_csv_t *self, const char *field, size_t len)
     int role = self->col < self->columns ? self->roles[self->col] : COL_IGNORE;
     if (role >= 0) {
         double value;
-        if (ncu_number_parse(field, len, &value))
+        if (number_parse(field, len, &value))
             self->values[role] = value * self->scales[self->col];
         return;
     }
@@ -465,7 +465,7 @@ static void s_details_row_end(ncu_csv_t *self)
     ncu_data_set_device(self->data, NULL, self->cc);
     if (self->rule_name[0]) {
         double speedup = NAN;
-        if (!ncu_number_parse(self->speedup, strlen(self->speedup), &speedup))
+        if (!number_parse(self->speedup, strlen(self->speedup), &speedup))
             speedup = NAN;
         if (!ncu_data_add_rule(self->data, launch, self->rule_name, self->section, self->rule_type,
                                self->rule_text, strcmp(self->speedup_type, "global") == 0, speedup))
@@ -477,8 +477,8 @@ static void s_details_row_end(ncu_csv_t *self)
     int metric = s_label_metric(self);
     double value;
     if (metric >= 0 && isnan(launch->v[metric]) &&
-        ncu_number_parse(self->metric_value, strlen(self->metric_value), &value))
-        launch->v[metric] = value * ncu_unit_scale(self->metric_unit);
+        number_parse(self->metric_value, strlen(self->metric_value), &value))
+        launch->v[metric] = value * number_unit_scale(self->metric_unit);
 }
 
 static void s_on_row(int terminator, void *arg)

@@ -12,7 +12,6 @@
 #include "feedback.h"
 #include "feedback_wire.h"
 #include "pirate.h"
-#include "ncu_columns.h"
 #include "pass_plan.h"
 #include "pf_log.h"
 #include "profiler.h"
@@ -162,42 +161,6 @@ static bool s_permission_denied(const Profeed__PassOutput *pass)
     return false;
 }
 
-/* Compares the metrics a pass asked for with the columns its CSV came back
- * with: ncu leaves out names this GPU or ncu version lacks without a word. */
-static void s_check_requested(feedback_t *fb, const Profeed__PassOutput *pass)
-{
-    if (pass->n_requested_metrics == 0)
-        return;
-    bool *missing = calloc(pass->n_requested_metrics, sizeof *missing);
-    if (!missing)
-        return;
-    for (size_t f = 0; f < pass->n_files; f++) {
-        int n = ncu_columns_missing((const char *) pass->files[f]->content.data, pass->files[f]->content.len,
-                                    (const char *const *) pass->requested_metrics, pass->n_requested_metrics, missing);
-        if (n <= 0)
-            continue;
-        char list[2048];
-        size_t used = 0;
-        list[0] = '\0';
-        for (size_t i = 0; i < pass->n_requested_metrics; i++) {
-            if (!missing[i])
-                continue;
-            feedback_add_missing(fb, pass->requested_metrics[i]);
-            if (used < sizeof list) {
-                int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", pass->requested_metrics[i]);
-                used = w > 0 ? used + (size_t) w : sizeof list;
-            }
-        }
-        feedback_add_note(fb,
-                          "pass %s: ncu returned no column for %d of the %zu metrics the pass plan asked for (this GPU "
-                          "or ncu version does not have them): %.1500s; findings that need them were judged without "
-                          "them or not at all",
-                          pass->pass_key, n, pass->n_requested_metrics, list);
-        break;
-    }
-    free(missing);
-}
-
 /* The request's metadata for the Feedback, with the time it was made. A
  * pack + unpack makes a deep copy that the Feedback's free releases. */
 static Profeed__JobMetadata *s_feedback_metadata(const job_passes_t *job)
@@ -337,7 +300,7 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
                                   (int) pass->exit_status);
             if (s_permission_denied(pass))
                 feedback_add_error(fb, "pass %s: %s", pass->pass_key, pass_plan_permission_advice());
-            s_check_requested(fb, pass);
+            analyzer_check_pass(fb, pass);
         }
         char *text = markdown ? render_markdown(fb) : render_text(fb, max_chars);
         char *json = render_json(fb, false);

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "file_read.h"
-#include "ncu_number.h"
+#include "number.h"
 
 /* Bounds on what a report keeps besides its kernels. */
 #define MESSAGES_MAX 32
@@ -168,7 +168,7 @@ const char *vtune_metric_unit(vtune_metric_t metric)
 
 /* A value as VTune prints it: "0.026427", "40.0", "12.5%", "1,234.5", "0,5".
  * The digit grouping and decimal-mark rules are Nsight Compute's, because
- * both tools print with the process locale: ncu_number_parse() reads them
+ * both tools print with the process locale: number_parse() reads them
  * (a lone comma followed by exactly three digits is grouping, so a locale's
  * "0,5" is 0.5 and "1,234" is 1234). VTune adds only a trailing '%'. */
 static bool s_number(const char *text, size_t len, double *out)
@@ -176,7 +176,7 @@ static bool s_number(const char *text, size_t len, double *out)
     text = s_trim(text, &len);
     if (len > 0 && text[len - 1] == '%')
         len--;
-    return ncu_number_parse(text, len, out);
+    return number_parse(text, len, out);
 }
 
 /* ----- the report ---------------------------------------------------------- */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "roofs.h"
 #include "unitrace_kernel.h"
 #include "unitrace_table.h"
@@ -36,8 +37,7 @@ struct unitrace_job_t {
     size_t note_count;
 };
 
-static bool has(double x) { return !isnan(x); }
-static double s_or0(double x) { return has(x) ? x : 0; }
+static double s_or0(double x) { return analysis_has(x) ? x : 0; }
 
 static void s_note(unitrace_job_t *self, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -259,7 +259,7 @@ static size_t *s_segment_rows(const ut_pass_t *pass, const char *label, size_t *
             continue;
         if (seg >= 0 && id_col >= 0) {
             double id = unitrace_table_cell(pass->table, r, id_col);
-            if (!has(id) || !unitrace_timeline_in_segment(pass->timeline, (size_t) seg, (long) id))
+            if (!analysis_has(id) || !unitrace_timeline_in_segment(pass->timeline, (size_t) seg, (long) id))
                 continue;
         }
         rows[(*count)++] = r;
@@ -391,7 +391,7 @@ static void s_analyze_segment(actx_t *a, const char *label, const char *shown_la
     for (size_t k = 0; groups && k < kcount; k++) {
         const kgroup_t *g = &groups[k];
         double share = total > 0 ? g->time / total : NAN;
-        if (((analyzed > 0 || a->options->min_share_strict) && has(share) && share < a->options->min_share) ||
+        if (((analyzed > 0 || a->options->min_share_strict) && analysis_has(share) && share < a->options->min_share) ||
             (a->options->top && analyzed >= a->options->top)) {
             skipped++;
             continue;
