@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "profiler.h"
+#include "wire.h"
 #include "wire_check.h"
 
 Profeed__FeedbackStatus feedback_wire_status(fb_status_t status)
@@ -208,7 +209,7 @@ Profeed__Feedback *feedback_wire_new(const feedback_t *fb, const char *job_id, c
             oom = true;
     }
     if (oom)
-        feedback_wire_destroy(&msg);
+        wire_feedback_destroy(&msg);
     return msg;
 }
 
@@ -228,7 +229,7 @@ Profeed__Feedback *feedback_wire_new_error(const char *job_id, Profeed__Feedback
         msg->n_errors = 1;
     msg->text = s_dup(error, &oom);
     if (oom)
-        feedback_wire_destroy(&msg);
+        wire_feedback_destroy(&msg);
     return msg;
 }
 
@@ -247,15 +248,4 @@ bool feedback_wire_add_note(Profeed__Feedback *msg, const char *note)
         return false;
     msg->notes[msg->n_notes++] = copy;
     return true;
-}
-
-void feedback_wire_destroy(Profeed__Feedback **msg_p)
-{
-    assert(msg_p);
-    if (!*msg_p)
-        return;
-    /* Every part was malloc'd, as protobuf-c's default allocator does, so its
-     * own recursive free releases all of it. */
-    protobuf_c_message_free_unpacked(&(*msg_p)->base, NULL);
-    *msg_p = NULL;
 }

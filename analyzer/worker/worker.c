@@ -161,8 +161,8 @@ static bool s_permission_denied(const Profeed__PassOutput *pass)
     return false;
 }
 
-/* The request's metadata for the Feedback, with the time it was made. A
- * pack + unpack makes a deep copy that the Feedback's free releases. */
+/* The request's metadata for the Feedback, with the time it was made: a
+ * deep copy (wire_message_copy) that the Feedback's free releases. */
 static Profeed__JobMetadata *s_feedback_metadata(const job_passes_t *job)
 {
     const Profeed__JobMetadata *from = NULL;
@@ -172,13 +172,7 @@ static Profeed__JobMetadata *s_feedback_metadata(const job_passes_t *job)
     profeed__job_metadata__init(&empty);
     if (!from)
         from = &empty;
-    size_t size = protobuf_c_message_get_packed_size(&from->base);
-    uint8_t *bytes = malloc(size ? size : 1);
-    if (!bytes)
-        return NULL;
-    protobuf_c_message_pack(&from->base, bytes);
-    Profeed__JobMetadata *copy = profeed__job_metadata__unpack(NULL, size, bytes);
-    free(bytes);
+    Profeed__JobMetadata *copy = (Profeed__JobMetadata *) wire_message_copy(&from->base);
     if (!copy)
         return NULL;
     char stamp[32];
@@ -340,7 +334,7 @@ static void s_finish(worker_t *self, job_passes_t *job)
             pf_log_info(LOG, "job %s: feedback sent (%zu passes, %zu findings, %lld ms)", job->job_id,
                         job->pass_len, fb->n_findings, (long long) (wire_zmq_now_ms() - start));
         }
-        feedback_wire_destroy(&fb);
+        wire_feedback_destroy(&fb);
     }
     char id[WIRE_MAX_ID_LEN + 1];
     snprintf(id, sizeof id, "%s", job->job_id);
