@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "analyzer_backend.h"
 #include "roofs.h"
 #include "unitrace_kernel.h"
 #include "unitrace_table.h"
@@ -118,17 +119,6 @@ static bool s_ends_with(const char *text, const char *suffix)
     return n >= m && strcmp(text + n - m, suffix) == 0;
 }
 
-/* Whether `needle` occurs in the first `len` bytes (which may hold NULs). */
-static bool s_has_text(const char *bytes, size_t len, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (size_t i = 0; i + n <= len; i++)
-        if (bytes[i] == needle[0] && memcmp(bytes + i, needle, n) == 0)
-            return true;
-    return false;
-}
-
-
 size_t unitrace_job_pass_count(const unitrace_job_t *self)
 {
     return self->count;
@@ -147,7 +137,7 @@ pf_status_t unitrace_job_add(unitrace_job_t *self, const char *pass_key, const c
         k++;
     bool json = s_ends_with(name, ".json") || (k < len && bytes[k] == '{');
     bool metrics = strstr(name, ".metrics.") || s_ends_with(name, ".metrics") ||
-                   s_has_text(bytes, len < 65536 ? len : 65536, "GpuTime[ns]");
+                   analyzer_text_contains(bytes, len < 65536 ? len : 65536, "GpuTime[ns]");
     if (!json && !metrics) {
         s_note(self, "%s: neither a metrics table nor a timeline; skipped", source);
         return PF_OK;
