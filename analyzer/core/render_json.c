@@ -3,8 +3,8 @@
  * A feedback is small and its shape fixed, so it is written straight into a
  * buffer rather than built as a jansson tree and dumped (which cost more than
  * parsing the capture did). Strings are made valid UTF-8 and escaped by
- * common/json_string; NaN (not measured) is written as null. The collated data, when asked for,
- * is a jansson tree and is dumped as one. */
+ * common/json_string; NaN (not measured) is written as null. The collated
+ * data, when asked for, is a jansson tree and is dumped as one. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,12 @@
 #include "json_string.h"
 #include "render.h"
 #include "textbuf.h"
+
+/* A JSON string: common/json_string.h. */
+static void s_string(textbuf_t *tb, const char *text)
+{
+    json_string_append(tb, text);
+}
 
 static void s_number(textbuf_t *tb, double x)
 {
@@ -27,7 +33,7 @@ static void s_number(textbuf_t *tb, double x)
 static void s_key(textbuf_t *tb, int depth, const char *key, bool first)
 {
     textbuf_printf(tb, "%s\n%*s", first ? "" : ",", 2 * depth, "");
-    json_string_append(tb, key);
+    s_string(tb, key);
     textbuf_append(tb, ": ");
 }
 
@@ -37,7 +43,7 @@ static void s_string_list(textbuf_t *tb, const feedback_t *fb, size_t (*count)(c
     textbuf_append(tb, "[");
     for (size_t i = 0; i < count(fb); i++) {
         textbuf_printf(tb, "%s\n    ", i ? "," : "");
-        json_string_append(tb, at(fb, i));
+        s_string(tb, at(fb, i));
     }
     textbuf_append(tb, count(fb) ? "\n  ]" : "]");
 }
@@ -46,7 +52,7 @@ static void s_finding(textbuf_t *tb, const fb_finding_t *f)
 {
     textbuf_append(tb, "{");
     s_key(tb, 5, "category", true);
-    json_string_append(tb, f->category);
+    s_string(tb, f->category);
     s_key(tb, 5, "primary", false);
     textbuf_append(tb, f->primary ? "true" : "false");
     s_key(tb, 5, "importance", false);
@@ -54,26 +60,26 @@ static void s_finding(textbuf_t *tb, const fb_finding_t *f)
     s_key(tb, 5, "estimated_speedup", false);
     s_number(tb, f->speedup);
     s_key(tb, 5, "title", false);
-    json_string_append(tb, f->title);
+    s_string(tb, f->title);
     s_key(tb, 5, "evidence", false);
     textbuf_append(tb, "[");
     for (size_t e = 0; e < f->evidence_count; e++) {
         const fb_evidence_t *ev = &f->evidence[e];
         textbuf_printf(tb, "%s\n%12s{\"metric\": ", e ? "," : "", "");
-        json_string_append(tb, ev->metric);
+        s_string(tb, ev->metric);
         textbuf_append(tb, ", \"value\": ");
         s_number(tb, ev->value);
         textbuf_append(tb, ", \"unit\": ");
-        json_string_append(tb, ev->unit);
+        s_string(tb, ev->unit);
         textbuf_append(tb, ", \"text\": ");
-        json_string_append(tb, ev->text);
+        s_string(tb, ev->text);
         textbuf_append(tb, "}");
     }
     textbuf_printf(tb, "%s]", f->evidence_count ? "\n          " : "");
     s_key(tb, 5, "action", false);
-    json_string_append(tb, f->action);
+    s_string(tb, f->action);
     s_key(tb, 5, "source", false);
-    json_string_append(tb, f->source);
+    s_string(tb, f->source);
     textbuf_append(tb, "\n        }");
 }
 
@@ -84,11 +90,11 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
     s_key(tb, 3, "rank", true);
     textbuf_printf(tb, "%zu", k + 1);
     s_key(tb, 3, "name", false);
-    json_string_append(tb, kernel->name);
+    s_string(tb, kernel->name);
     s_key(tb, 3, "block", false);
-    json_string_append(tb, kernel->block);
+    s_string(tb, kernel->block);
     s_key(tb, 3, "grid", false);
-    json_string_append(tb, kernel->grid);
+    s_string(tb, kernel->grid);
     s_key(tb, 3, "launches", false);
     textbuf_printf(tb, "%zu", kernel->launches);
     s_key(tb, 3, "time_ns", false);
@@ -96,9 +102,9 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
     s_key(tb, 3, "time_share", false);
     s_number(tb, kernel->share);
     s_key(tb, 3, "bottleneck", false);
-    json_string_append(tb, kernel->bottleneck);
+    s_string(tb, kernel->bottleneck);
     s_key(tb, 3, "segment", false);
-    json_string_append(tb, kernel->segment);
+    s_string(tb, kernel->segment);
     s_key(tb, 3, "metrics", false);
     textbuf_append(tb, "{");
     for (size_t m = 0; m < kernel->metric_count; m++) {
@@ -124,11 +130,11 @@ char *render_json(const feedback_t *fb, bool with_collated)
     textbuf_init(&tb);
     textbuf_append(&tb, "{");
     s_key(&tb, 1, "profiler", true);
-    json_string_append(&tb, feedback_profiler(fb));
+    s_string(&tb, feedback_profiler(fb));
     s_key(&tb, 1, "status", false);
-    json_string_append(&tb, feedback_status_name(feedback_status(fb)));
+    s_string(&tb, feedback_status_name(feedback_status(fb)));
     s_key(&tb, 1, "device", false);
-    json_string_append(&tb, feedback_device(fb));
+    s_string(&tb, feedback_device(fb));
     s_key(&tb, 1, "replayed", false);
     textbuf_append(&tb, feedback_replayed(fb) ? "true" : "false");
     s_key(&tb, 1, "summary", false);
@@ -143,7 +149,7 @@ char *render_json(const feedback_t *fb, bool with_collated)
     if (feedback_reference(fb, &ref_profiler, &ref_kernels, &ref_time)) {
         s_key(&tb, 1, "reference", false);
         textbuf_append(&tb, "{\"profiler\": ");
-        json_string_append(&tb, ref_profiler);
+        s_string(&tb, ref_profiler);
         textbuf_printf(&tb, ", \"kernels\": %zu, \"total_time_ns\": ", ref_kernels);
         s_number(&tb, ref_time);
         textbuf_append(&tb, "}");
