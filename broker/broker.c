@@ -55,6 +55,12 @@ typedef struct {
     worker_pool_t *pool;
     int64_t next_tick_ms;
     int64_t started_ms;
+    /* The last time collectors may have been away though alive: the start,
+     * or the loss of a collector (a pause of this loop longer than the
+     * liveness window loses every worker at once, and they come straight
+     * back). New jobs are judged against the registered collectors only a
+     * grace after it (s_grace_ms). */
+    int64_t returning_ms;
     bool judged;                /* every live worker had the time to return; the queue was judged */
     broker_metrics_t metrics;
     broker_http_t *http;        /* NULL when metrics are not served */
@@ -178,18 +184,61 @@ static void s_ack(broker_t *self, zsock_t *sock, zframe_t *peer, const char *job
     s_send(self, sock, peer, &env, "ack", job_id);
 }
 
-/* Sends a finished job's stored Feedback to its agent, as it was packed. */
-static void s_send_feedback(broker_t *self, job_t *job)
+/* Sends `len` bytes of packed Feedback to the job's agent, as they are. */
+static void s_send_packed_feedback(broker_t *self, const job_t *job, const uint8_t *bytes, size_t len)
 {
-    if (!job->feedback || job->agent_len == 0)
+    if (job->agent_len == 0)
         return;
     zframe_t *peer = zframe_new(job->agent, job->agent_len);
     pf_error_t err;
     /* An agent that went away gets its answer when it resubmits the job id. */
-    if (s_splice_send(self, self->agents, peer, PROFEED__ENVELOPE__BODY_FEEDBACK, NULL, 0, job->feedback,
-                      job->feedback_len, &err) != PF_OK)
+    if (s_splice_send(self, self->agents, peer, PROFEED__ENVELOPE__BODY_FEEDBACK, NULL, 0, bytes, len, &err) !=
+        PF_OK)
         pf_log_debug(LOG, "job %s: agent not reachable for feedback: %s", job->id, err.msg);
     zframe_destroy(&peer);
+}
+
+/* A delivered feedback only the journal holds, read back (journal.h: one
+ * bounded read of one record) into *bytes_p for the caller to free. A record
+ * that cannot be read back is no answer: the job is forgotten (logged, and
+ * recorded), so that the agent, told it is unknown, submits it again and it
+ * runs again; the caller must not use `job` after false. */
+static bool s_stored_feedback(broker_t *self, job_t *job, uint8_t **bytes_p, size_t *len_p)
+{
+    pf_error_t err;
+    if (journal_feedback_read(self->journal, job, bytes_p, len_p, &err) == PF_OK) {
+        pf_log_info(LOG, "job %s: its delivered feedback read back from the journal (%zu bytes)", job->id, *len_p);
+        return true;
+    }
+    pf_log_error(LOG, "job %s: its delivered feedback cannot be read back: %s; the job is forgotten "
+                      "(submitted again, it runs again)",
+                 job->id, err.msg);
+    char id[WIRE_MAX_ID_LEN + 1];
+    snprintf(id, sizeof id, "%s", job->id);
+    job_table_forget(self->jobs, job);
+    if (journal_forgotten(self->journal, id, &err) != PF_OK)
+        pf_log_warn(LOG, "job %s: forgetting it is not stored: %s", id, err.msg);
+    return false;
+}
+
+/* Sends a finished job's Feedback to its agent, as it was packed: from
+ * memory, or, once delivered, from the journal. False when that could not be
+ * read back and the job is forgotten (s_stored_feedback). */
+static bool s_send_feedback(broker_t *self, job_t *job)
+{
+    if (job->feedback) {
+        s_send_packed_feedback(self, job, job->feedback, job->feedback_len);
+        return true;
+    }
+    if (job->stored_len == 0)
+        return true; /* out of memory when it finished: nothing to send */
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    if (!s_stored_feedback(self, job, &bytes, &len))
+        return false;
+    s_send_packed_feedback(self, job, bytes, len);
+    free(bytes);
+    return true;
 }
 
 /* ------------------------------------------------------------------------
@@ -257,9 +306,79 @@ static void s_finish_failed(broker_t *self, job_t *job, Profeed__FeedbackStatus 
     free(bytes);
 }
 
+/* The request's pass plan as the manifest names it: the plan a single
+ * spec without arguments names, "custom" for passes with arguments, and
+ * "default" (the collector's: core for ncu) when the request named none. */
+static const char *s_plan_name(const Profeed__JobRequest *req)
+{
+    if (req->n_passes == 0)
+        return "default";
+    if (req->n_passes == 1 && req->passes[0]->n_args == 0 && req->passes[0]->name && *req->passes[0]->name)
+        return req->passes[0]->name;
+    return "custom";
+}
+
+/* What the job runs, in one line for the manifest: its command line, or
+ * its kernel and problem files. Control characters become '?' (a line on
+ * the wire has none). */
+static void s_target(const Profeed__JobRequest *req, char *out, size_t cap)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    if (req->target_case == PROFEED__JOB_REQUEST__TARGET_COMMAND && req->command) {
+        for (size_t i = 0; i < req->command->n_argv && used + 1 < cap; i++) {
+            int w = snprintf(out + used, cap - used, "%s%s", i ? " " : "", req->command->argv[i]);
+            used = w > 0 ? used + (size_t) w : cap;
+        }
+    } else if (req->target_case == PROFEED__JOB_REQUEST__TARGET_KERNEL && req->kernel) {
+        snprintf(out, cap, "kernel %s, problem %s",
+                 req->kernel->kernel_file && req->kernel->kernel_file->name ? req->kernel->kernel_file->name : "?",
+                 req->kernel->problem_file && req->kernel->problem_file->name ? req->kernel->problem_file->name : "?");
+    }
+    for (char *p = out; *p; p++)
+        if ((unsigned char) *p < 0x20 || *p == 0x7f)
+            *p = '?';
+}
+
+/* Whether `base` may serve as `job`'s baseline, and if not, why (in
+ * `problem`). With CURVE a job is its key's (issue 15's owners); without,
+ * nothing proves who an agent is across connections, so the agent_id the
+ * two requests name must agree. */
+static const uint8_t *s_baseline(broker_t *self, const job_t *job, size_t *len, uint8_t **owned, char *problem,
+                                 size_t cap)
+{
+    const char *id = job->request->baseline_job_id;
+    job_t *base = job_table_find(self->jobs, id);
+    const char *mine = job->request->agent_id ? job->request->agent_id : "";
+    *len = 0;
+    *owned = NULL;
+    if (strcmp(id, job->id) == 0) {
+        snprintf(problem, cap, "a job cannot be its own baseline");
+    } else if (!base) {
+        snprintf(problem, cap, "job %s is not known to the broker (never submitted here, or forgotten after its "
+                 "retention)", id);
+    } else if (self->auth ? !base->owner[0] || strcmp(base->owner, job->owner) != 0
+                          : strcmp(base->request->agent_id ? base->request->agent_id : "", mine) != 0) {
+        /* Said like an unknown job's refusal elsewhere would leak that the id
+         * exists; it names only what the agent may know: that it is not its. */
+        snprintf(problem, cap, "job %s is not this agent's (another agent's job cannot be a baseline)", id);
+    } else if (base->state != JOB_FINISHED || (!base->feedback && base->stored_len == 0)) {
+        snprintf(problem, cap, "job %s has not finished yet (%s): submit after its feedback arrived", id,
+                 job_state_name(base->state));
+    } else if (base->feedback) {
+        *len = base->feedback_len;
+        return base->feedback;
+    } else if (s_stored_feedback(self, base, owned, len)) {
+        return *owned; /* delivered: only the journal holds it (issue 15) */
+    } else {
+        snprintf(problem, cap, "job %s's feedback could not be read back from the broker's journal", id);
+    }
+    return NULL;
+}
+
 /* Sends the job's retained passes (all, or only the last one) to its analyzer:
- * each as Dispatch{attempt, pass_count, metadata, language, pass_output} with
- * the pass spliced in as the collector packed it. */
+ * each as Dispatch{attempt, pass_count, metadata, language, context,
+ * pass_output} with the pass spliced in as the collector packed it. */
 static void s_send_passes(broker_t *self, job_t *job, bool all)
 {
     worker_t *a = worker_pool_find(self->pool, job->analyzer);
@@ -275,7 +394,36 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
     head.has_language = 1;
     head.language = job->request->language;
     head.shape = job->request->shape;
+    Profeed__AnalysisContext context;
+    profeed__analysis_context__init(&context);
+    char target[4096], problem[512] = "";
+    size_t baseline_len = 0;
+    uint8_t *baseline_owned = NULL; /* a baseline read back from the journal */
+    s_target(job->request, target, sizeof target);
+    context.plan = (char *) s_plan_name(job->request);
+    context.target = target[0] ? target : NULL;
+    if (job->request->baseline_job_id && *job->request->baseline_job_id) {
+        size_t len = 0;
+        const uint8_t *bytes = s_baseline(self, job, &len, &baseline_owned, problem, sizeof problem);
+        context.baseline_job_id = job->request->baseline_job_id;
+        context.has_baseline_feedback = bytes != NULL;
+        context.baseline_feedback.data = (uint8_t *) bytes;
+        context.baseline_feedback.len = baseline_len = len;
+        context.baseline_problem = problem[0] ? problem : NULL;
+    }
+    head.context = &context;
     for (size_t i = all ? 0 : job->pass_len - 1; i < job->pass_len; i++) {
+        /* The baseline rides with the first pass only (an analyzer that gets
+         * the passes again gets that one too), and only where the two fit
+         * in one message: a pass must never fail to go for its baseline. */
+        bool with_baseline = i == 0 && baseline_len > 0 &&
+                             baseline_len + job->passes[i].len + 65536 <= self->config->max_msg;
+        context.has_baseline_feedback = with_baseline;
+        context.baseline_feedback.len = with_baseline ? baseline_len : 0;
+        if (i == 0 && baseline_len > 0 && !with_baseline)
+            context.baseline_problem = (char *) "its feedback and this job's first pass do not fit in one message";
+        else if (i > 0)
+            context.baseline_problem = problem[0] ? problem : NULL;
         pf_error_t err;
         if (s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH, &head.base,
                           PROFEED__DISPATCH__WORK_PASS_OUTPUT, job->passes[i].bytes, job->passes[i].len,
@@ -283,6 +431,7 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
             pf_log_warn(LOG, "job %s: could not send pass %s to analyzer %s: %s", job->id,
                         job->passes[i].pass_key, a->ready->worker_id, err.msg);
     }
+    free(baseline_owned);
 }
 
 /* Pins the job to an analyzer when it has none and sends what it must see. */
@@ -393,6 +542,8 @@ static void s_worker_lost(broker_t *self, const char *key, const char *why)
     pf_log_warn(LOG, "worker %s (%s, peer %s) lost: %s", w->ready->worker_id,
                 w->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR ? "collector" : "analyzer", key, why);
     self->metrics.workers_lost++;
+    if (w->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR)
+        self->returning_ms = wire_zmq_now_ms();
     zlistx_t *affected = zlistx_new();
     for (job_t *job = job_table_first(self->jobs); job; job = job_table_next(self->jobs)) {
         if ((job->state == JOB_COLLECTING && strcmp(job->collector, key) == 0) ||
@@ -580,8 +731,9 @@ static bool s_busy(broker_t *self, zframe_t *peer, const Profeed__JobRequest *re
 }
 
 /* Just after a start, workers are still coming back (a restarted broker's
- * did not die with it): jobs are judged against the workers only once they
- * had the time to register. */
+ * did not die with it), and so they are just after a collector was lost
+ * (its loss may be this broker's pause, not its death): new jobs are judged
+ * against the workers only once they had the time to register. */
 static int64_t s_grace_ms(const broker_t *self)
 {
     return 2 * (int64_t) self->config->heartbeat_ms * self->config->liveness + 1000;
@@ -651,9 +803,17 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
         return;
     }
     job_t *job = job_table_find(self->jobs, job_id);
+    /* The same request for a job whose feedback only the journal holds: read
+     * it back now, so that a record that cannot be read makes this a new job
+     * (the old one is forgotten) rather than an answer that never comes. */
+    uint8_t *stored = NULL;
+    size_t stored_len = 0;
+    if (job && job->state == JOB_FINISHED && !job->feedback && job->stored_len > 0 && job->request_len == len &&
+        memcmp(job->request_bytes, bytes, len) == 0 && !s_stored_feedback(self, job, &stored, &stored_len))
+        job = NULL;
     if (!job) {
         char reason[1024];
-        bool settled = wire_zmq_now_ms() - self->started_ms >= s_grace_ms(self) ||
+        bool settled = wire_zmq_now_ms() - self->returning_ms >= s_grace_ms(self) ||
                        worker_pool_count(self->pool, PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR) > 0;
         if (settled && !s_servable(self, submitted, reason, sizeof reason)) {
             pf_log_info(LOG, "job %s from agent %s refused: %s", job_id, peer_name, reason);
@@ -673,6 +833,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
     if (!request) {
         pf_log_error(LOG, "job %s: a request that packed does not unpack: %s", job_id, err.msg);
         free(bytes);
+        free(stored);
         return;
     }
     char id[WIRE_MAX_ID_LEN + 1];
@@ -682,6 +843,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
     job_submit_t rc = job_table_submit(self->jobs, &request, bytes, len, zframe_data(peer),
                                        zframe_size(peer), deadline, &job);
     free(bytes);
+    assert(rc == JOB_SUBMIT_SAME || !stored); /* read back only for the same request */
     switch (rc) {
     case JOB_SUBMIT_NOMEM:
         s_refuse(self, self->agents, peer, METRICS_REJECT_OVERLOADED, PROFEED__ERROR_CODE__ERROR_CODE_OVERLOADED,
@@ -696,10 +858,13 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
         pf_log_info(LOG, "job %s from agent %s: resubmitted while %s", id, peer_name, job_state_name(job->state));
         snprintf(job->owner, sizeof job->owner, "%s", caller->owner);
         s_ack(self, self->agents, peer, id, NULL, true);
-        if (job->state == JOB_FINISHED)
+        if (stored)
+            s_send_packed_feedback(self, job, stored, stored_len);
+        else if (job->state == JOB_FINISHED)
             s_send_feedback(self, job);
         else
             s_progress(self, job, job_state_name(job->state));
+        free(stored);
         return;
     case JOB_SUBMIT_NEW:
         snprintf(job->owner, sizeof job->owner, "%s", caller->owner);
@@ -739,9 +904,11 @@ static void s_agent_heartbeat(broker_t *self, zframe_t *peer, const caller_t *ca
         memcpy(job->agent, zframe_data(peer), zframe_size(peer));
         job->agent_len = zframe_size(peer);
         /* An agent still waiting for a finished job missed its feedback (it
-         * was away, or the broker restarted): at least once, it gets it. */
-        if (job->state == JOB_FINISHED)
-            s_send_feedback(self, job);
+         * was away, or the broker restarted): at least once, it gets it. One
+         * whose stored feedback cannot be read back is forgotten: unknown. */
+        if (job->state == JOB_FINISHED && !s_send_feedback(self, job))
+            s_refuse(self, self->agents, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
+                     hb->job_ids[i], "job %s is not known here; submit it again", hb->job_ids[i]);
     }
     Profeed__Heartbeat reply;
     profeed__heartbeat__init(&reply);
@@ -1182,6 +1349,7 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
 {
     assert(config);
     broker_t self = {.config = config, .started_ms = wire_zmq_now_ms()};
+    self.returning_ms = self.started_ms;
     broker_metrics_init(&self.metrics);
     int rc = -1;
     self.agents = zsock_new(ZMQ_ROUTER);

@@ -335,7 +335,10 @@ void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer)
 {
     assert(self && job && analyzer);
     (void) self; /* used only by the asserts */
-    assert(job->state == JOB_COLLECTING || job->state == JOB_ANALYZING);
+    /* A job is pinned while it collects or is analyzed; a requeued job keeps
+     * its pin (its next attempt's passes go to the same analyzer), so the
+     * death of that analyzer unpins a QUEUED job too. */
+    assert(analyzer[0] ? job->state == JOB_COLLECTING || job->state == JOB_ANALYZING : job->state != JOB_FINISHED);
     snprintf(job->analyzer, sizeof job->analyzer, "%s", analyzer);
 }
 
@@ -382,11 +385,33 @@ void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, si
     job->finished_ms = now_ms;
 }
 
+/* The journal holds the delivered feedback: its bytes in memory go (the
+ * length stays, to check the record read back). */
+static void s_drop_feedback(job_table_t *self, job_t *job)
+{
+    if (!job->feedback)
+        return;
+    assert(self->feedback_bytes >= job->feedback_len);
+    self->feedback_bytes -= job->feedback_len;
+    free(job->feedback);
+    job->feedback = NULL;
+}
+
 void job_table_delivered(job_table_t *self, job_t *job)
 {
     assert(self && job && job->state == JOB_FINISHED);
-    (void) self; /* used only by the asserts */
     job->delivered = true;
+    if (job->stored_len > 0)
+        s_drop_feedback(self, job);
+}
+
+void job_table_stored(job_table_t *self, job_t *job, uint64_t at, size_t len)
+{
+    assert(self && job && job->state == JOB_FINISHED && len > 0);
+    job->stored_at = at;
+    job->stored_len = len;
+    if (job->delivered)
+        s_drop_feedback(self, job);
 }
 
 size_t job_table_feedback_bytes(job_table_t *self) { return self->feedback_bytes; }
@@ -428,7 +453,10 @@ size_t job_table_trim_bytes(job_table_t *self, size_t max_bytes, zlistx_t *gone_
     if (!finished)
         return 0;
     size_t dropped = 0;
-    for (size_t i = 0; i < k && self->feedback_bytes > max_bytes; i++, dropped++) {
+    for (size_t i = 0; i < k && self->feedback_bytes > max_bytes; i++) {
+        if (!finished[i]->feedback)
+            continue; /* only the journal holds it: forgetting it frees nothing */
+        dropped++;
         if (gone_out)
             zlistx_add_end(gone_out, strdup(finished[i]->id));
         job_table_forget(self, finished[i]);
@@ -440,10 +468,7 @@ size_t job_table_trim_bytes(job_table_t *self, size_t max_bytes, zlistx_t *gone_
 void job_table_forget(job_table_t *self, job_t *job)
 {
     assert(self && job);
-    if (job->state == JOB_FINISHED) {
-        assert(self->feedback_bytes >= job->feedback_len);
-        self->feedback_bytes -= job->feedback_len;
-    }
+    s_drop_feedback(self, job);
     s_drop_passes(self, job);
     self->counts[job->state]--;
     if (job->state != JOB_FINISHED)

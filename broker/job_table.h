@@ -15,9 +15,11 @@
  *
  * Sockets feed the table events (job_table_* calls) and send what it decided;
  * the table itself does no I/O, so a durable journal can log each call of the
- * transition functions here and replay them on start. A finished job keeps its
- * packed Feedback for `retain_ms`, so resubmitting its id gets the same answer
- * without running it again. */
+ * transition functions here and replay them on start. A finished job is
+ * remembered for `retain_ms`, so resubmitting its id gets the same answer
+ * without running it again: its packed Feedback stays in memory until the
+ * agent acknowledged it; after that only where the journal holds it
+ * (job_table_stored), when a journal does. */
 #ifndef JOB_TABLE_H
 #define JOB_TABLE_H
 
@@ -72,8 +74,11 @@ typedef struct job {
     int64_t stage_ms;                   /* attempt start or last pass in (metrics only) */
     int64_t dispatched_ms;              /* set by the broker when the attempt was sent */
     int64_t finished_ms;
-    uint8_t *feedback;                  /* packed Feedback once FINISHED */
-    size_t feedback_len;
+    uint8_t *feedback;                  /* packed Feedback once FINISHED; NULL again once it is
+                                         * delivered and the journal holds it (stored_len) */
+    size_t feedback_len;                /* its length, also once only the journal holds it */
+    uint64_t stored_at;                 /* where the journal's FINISHED record of it starts ... */
+    size_t stored_len;                  /* ... and its length, header included; 0: not stored */
     bool delivered;                     /* the agent acknowledged the feedback */
     /* Who the job counts against for backpressure: the request's agent_id,
      * else the agent's routing id in hex (first 64 bytes). */
@@ -135,7 +140,8 @@ job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *coll
                                  const char *pass_key, Profeed__Profiler profiler,
                                  const uint8_t *bytes, size_t len, zframe_t **frame_p, pf_error_t *err);
 
-/* Pins the job to an analyzer ("" unpins it: the analyzer died). */
+/* Pins a COLLECTING or ANALYZING job to an analyzer; "" unpins any
+ * unfinished job (the analyzer died; a requeued job keeps its pin). */
 void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer);
 
 /* The job's collector died or gave up: COLLECTING -> QUEUED with the retained
@@ -155,23 +161,34 @@ void job_table_refused(job_table_t *self, job_t *job, int64_t retry_ms);
 void job_table_finish(job_table_t *self, job_t *job, const uint8_t *feedback, size_t len,
                       int64_t now_ms);
 
-/* FINISHED: the agent acknowledged the feedback. */
+/* FINISHED: the agent acknowledged the feedback. When the journal holds it
+ * (job_table_stored), the bytes in memory are dropped: a resubmission or a
+ * late heartbeat reads it back from there (journal_feedback_read). */
 void job_table_delivered(job_table_t *self, job_t *job);
+
+/* FINISHED: the journal holds this job's feedback in the record of `len`
+ * bytes at byte `at` of its file (a finished record appended, a record moved
+ * by compaction or read back on start). A delivered job's bytes in memory go
+ * now. */
+void job_table_stored(job_table_t *self, job_t *job, uint64_t at, size_t len);
 
 /* Forgets the oldest FINISHED jobs beyond the newest `keep`, appending their
  * ids to `gone` (as job_table_expire does); returns how many. A bound on the
  * broker's memory that holds whatever the job rate. */
 size_t job_table_trim_finished(job_table_t *self, size_t keep, zlistx_t *gone);
 
-/* Bytes held: the feedback of FINISHED jobs, the passes of the others. Kept
- * as jobs move: O(1). */
+/* Bytes held in memory: the feedback of FINISHED jobs (not that of the
+ * delivered ones only the journal holds), the passes of the others. Kept as
+ * jobs move: O(1). */
 size_t job_table_feedback_bytes(job_table_t *self);
 size_t job_table_pass_bytes(job_table_t *self);
 
-/* Forgets FINISHED jobs until their feedback takes at most `max_bytes`:
- * delivered ones first, then the others, each oldest finished first; their
- * ids are appended to `gone` as job_table_expire does. Returns how many. A
- * bound on the broker's memory that holds whatever the feedback sizes. */
+/* Forgets FINISHED jobs until the feedback they hold in memory takes at
+ * most `max_bytes`: delivered ones first, then the others, each oldest
+ * finished first, and never one that holds none (only the journal has its
+ * feedback: forgetting it frees nothing); their ids are appended to `gone` as
+ * job_table_expire does. Returns how many. A bound on the broker's memory
+ * that holds whatever the feedback sizes. */
 size_t job_table_trim_bytes(job_table_t *self, size_t max_bytes, zlistx_t *gone);
 
 /* Removes a job whatever its state (a submission the journal could not keep,

@@ -124,26 +124,70 @@ static pf_status_t s_sync(int fd, const char *path, pf_error_t *err)
     return PF_OK;
 }
 
+/* Where compaction wrote a job's finished record, for job_table_stored once
+ * the new file has replaced the old (until then the old places hold); len 0:
+ * the record could not be read back, and the job is forgotten. */
+typedef struct {
+    job_t *job;
+    uint64_t at;
+    size_t len;
+} moved_t;
+
+typedef struct {
+    moved_t *items;
+    size_t len, cap;
+} moves_t;
+
+static pf_status_t s_moved(moves_t *moves, job_t *job, uint64_t at, size_t len, pf_error_t *err)
+{
+    if (moves->len == moves->cap) {
+        size_t cap = moves->cap ? 2 * moves->cap : 64;
+        moved_t *grown = realloc(moves->items, cap * sizeof *grown);
+        if (!grown)
+            return pf_error_set(err, PF_ENOMEM, "out of memory noting where finished records go");
+        moves->items = grown;
+        moves->cap = cap;
+    }
+    moves->items[moves->len++] = (moved_t) {.job = job, .at = at, .len = len};
+    return PF_OK;
+}
+
 /* The records that restore one job as it is now (for compaction). */
-static pf_status_t s_write_job(int fd, const job_t *job, size_t max_record, uint64_t *size, pf_error_t *err);
+static pf_status_t s_write_job(journal_t *self, int fd, job_t *job, uint64_t *size, moves_t *moves,
+                               pf_error_t *err);
 
 /* Rewrites the file with only the live jobs: to <path>.new, synced, renamed
- * over the old one, and the folder synced so the rename lasts. */
+ * over the old one, and the folder synced so the rename lasts. The old file
+ * is read (self->fd) for the delivered feedbacks only it holds. */
 static pf_status_t s_compact(journal_t *self, pf_error_t *err)
 {
     char tmp[PATH_MAX + 8];
     snprintf(tmp, sizeof tmp, "%s.new", self->path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    /* Read too: delivered feedbacks are read back from it. */
+    int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
         return pf_error_set(err, PF_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+    int64_t started_ms = s_clock_ms(CLOCK_MONOTONIC);
     uint64_t size = 0;
     pf_status_t rc = PF_OK;
+    moves_t moves = {0};
     for (job_t *job = job_table_first(self->jobs); job && rc == PF_OK; job = job_table_next(self->jobs))
-        rc = s_write_job(fd, job, self->opts.max_record, &size, err);
+        rc = s_write_job(self, fd, job, &size, &moves, err);
     if (rc == PF_OK && fsync(fd) != 0)
         rc = pf_error_set(err, PF_EIO, "%s: cannot sync: %s", tmp, strerror(errno));
     if (rc == PF_OK && rename(tmp, self->path) != 0)
         rc = pf_error_set(err, PF_EIO, "cannot rename %s: %s", tmp, strerror(errno));
+    /* Unreadable records are gone either way (journal_feedback_read would
+     * refuse them too); the moved ones count only in the new file. Not
+     * forgotten inside the loop above: it walks the table. */
+    for (size_t i = 0; i < moves.len; i++) {
+        moved_t *m = &moves.items[i];
+        if (m->len == 0)
+            job_table_forget(self->jobs, m->job);
+        else if (rc == PF_OK)
+            job_table_stored(self->jobs, m->job, m->at, m->len);
+    }
+    free(moves.items);
     if (rc != PF_OK) {
         close(fd);
         unlink(tmp);
@@ -157,20 +201,21 @@ static pf_status_t s_compact(journal_t *self, pf_error_t *err)
     if (self->fd >= 0)
         close(self->fd);
     self->fd = fd;
-    pf_log_info(LOG, "%s: rewritten with the jobs it keeps (%zu): %llu -> %llu bytes", self->path,
+    /* The time is the pause of the broker's loop (docs/reliability.md). */
+    pf_log_info(LOG, "%s: rewritten with the jobs it keeps (%zu): %llu -> %llu bytes in %lld ms", self->path,
                 job_table_count(self->jobs, JOB_QUEUED) + job_table_count(self->jobs, JOB_COLLECTING) +
                     job_table_count(self->jobs, JOB_ANALYZING) + job_table_count(self->jobs, JOB_FINISHED),
-                (unsigned long long) self->size, (unsigned long long) size);
+                (unsigned long long) self->size, (unsigned long long) size,
+                (long long) (s_clock_ms(CLOCK_MONOTONIC) - started_ms));
     self->size = self->compacted = size;
     return PF_OK;
 }
 
-/* Appends a record; syncs when it backs a promise; compacts when the file
- * has doubled. */
-static pf_status_t s_append(journal_t *self, const Profeed__JournalRecord *rec, bool sync, pf_error_t *err)
+/* Appends a record (at byte *at_p, `*len_p` bytes long, when not NULL);
+ * syncs when it backs a promise. */
+static pf_status_t s_write(journal_t *self, const Profeed__JournalRecord *rec, bool sync, uint64_t *at_p,
+                           size_t *len_p, pf_error_t *err)
 {
-    if (!self)
-        return PF_OK;
     size_t len = 0;
     pf_status_t rc = s_write_record(self->fd, rec, self->opts.max_record, &len, err);
     if (rc == PF_OK && sync && self->opts.sync)
@@ -183,12 +228,141 @@ static pf_status_t s_append(journal_t *self, const Profeed__JournalRecord *rec, 
         pf_error_prefix(err, "%s", self->path);
         return rc;
     }
+    if (at_p)
+        *at_p = self->size;
+    if (len_p)
+        *len_p = len;
     self->size += len;
+    return PF_OK;
+}
+
+/* Compacts when the file has doubled. */
+static void s_grown(journal_t *self)
+{
     if (self->size >= self->opts.compact_min && self->size >= 2 * self->compacted) {
         pf_error_t cerr;
         if (s_compact(self, &cerr) != PF_OK)
             pf_log_warn(LOG, "compaction failed, the journal keeps growing: %s", cerr.msg);
     }
+}
+
+/* Appends a record; syncs when it backs a promise; compacts when the file
+ * has doubled. */
+static pf_status_t s_append(journal_t *self, const Profeed__JournalRecord *rec, bool sync, pf_error_t *err)
+{
+    if (!self)
+        return PF_OK;
+    pf_status_t rc = s_write(self, rec, sync, NULL, NULL, err);
+    if (rc == PF_OK)
+        s_grown(self);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Reading one record back */
+
+/* Reads the record of `len` bytes (header included) at byte `at` of the
+ * file with one pread, and checks its frame and checksum; the raw bytes (the
+ * caller frees them), or NULL with `err`. The broker's loop waits for this
+ * read: it is one record of a known, bounded length (a feedback, tens of KB;
+ * at most max_record) from a file this broker wrote, mostly still in the page
+ * cache; a scan of the journal would not be bounded so. */
+static uint8_t *s_read_raw(journal_t *self, uint64_t at, size_t len, pf_error_t *err)
+{
+    if (len < HEADER_LEN || len - HEADER_LEN > self->opts.max_record || at > self->size || len > self->size - at) {
+        pf_error_set(err, PF_EBADINPUT, "%s: no record of %zu bytes can be at byte %llu (the file has %llu)",
+                     self->path, len, (unsigned long long) at, (unsigned long long) self->size);
+        return NULL;
+    }
+    uint8_t *raw = malloc(len);
+    if (!raw) {
+        pf_error_set(err, PF_ENOMEM, "out of memory reading a record of %zu bytes", len);
+        return NULL;
+    }
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = pread(self->fd, raw + got, len - got, (off_t) (at + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            pf_error_set(err, PF_EIO, "%s: cannot read the record at byte %llu: %s", self->path,
+                         (unsigned long long) at, n < 0 ? strerror(errno) : "the file ends before it");
+            free(raw);
+            return NULL;
+        }
+        got += (size_t) n;
+    }
+    const char *why = NULL;
+    if (memcmp(raw, MAGIC, 4) != 0 || s_get_u32(raw + 4) != len - HEADER_LEN)
+        why = "bytes that are not the record expected";
+    else if (crc32_update(0, raw + HEADER_LEN, len - HEADER_LEN) != s_get_u32(raw + 8))
+        why = "a record whose checksum does not match";
+    if (why) {
+        pf_error_set(err, PF_EBADINPUT, "%s: %s at byte %llu", self->path, why, (unsigned long long) at);
+        free(raw);
+        return NULL;
+    }
+    return raw;
+}
+
+/* Checks that `raw` (from s_read_raw) is `job`'s finished record with a
+ * Feedback of the length the table knows. With bytes_p (a feedback about to
+ * be sent) the Feedback is decoded and validated too, and copied to
+ * *bytes_p; without (compaction copying the record) the checksum and the
+ * record's own fields are the check: those bytes were validated when they
+ * were stored, and decoding every retained feedback would lengthen the
+ * rewrite's pause. `err` must not be NULL. */
+static pf_status_t s_check_finished(journal_t *self, const job_t *job, const uint8_t *raw, uint8_t **bytes_p,
+                                    pf_error_t *err)
+{
+    size_t len = job->stored_len - HEADER_LEN;
+    Profeed__JournalRecord *rec = wire_journal_record_unpack(raw + HEADER_LEN, len, self->opts.max_record, err);
+    if (!rec) {
+        pf_error_prefix(err, "%s: the record at byte %llu", self->path, (unsigned long long) job->stored_at);
+        return err->code;
+    }
+    pf_status_t rc = PF_OK;
+    if (rec->event != PROFEED__JOURNAL_EVENT__JOURNAL_EVENT_FINISHED || strcmp(rec->job_id, job->id) != 0 ||
+        !rec->has_feedback || rec->feedback.len != job->feedback_len) {
+        rc = pf_error_set(err, PF_EBADINPUT, "%s: the record at byte %llu is not job %s's feedback of %zu bytes",
+                          self->path, (unsigned long long) job->stored_at, job->id, job->feedback_len);
+        goto cleanup;
+    }
+    if (bytes_p) {
+        Profeed__Feedback *fb = wire_feedback_unpack(rec->feedback.data, rec->feedback.len, self->opts.max_record, err);
+        if (!fb) {
+            pf_error_prefix(err, "%s: job %s's stored feedback", self->path, job->id);
+            rc = err->code;
+            goto cleanup;
+        }
+        wire_feedback_destroy(&fb);
+        *bytes_p = malloc(rec->feedback.len ? rec->feedback.len : 1);
+        if (!*bytes_p) {
+            rc = pf_error_set(err, PF_ENOMEM, "out of memory for job %s's feedback", job->id);
+            goto cleanup;
+        }
+        memcpy(*bytes_p, rec->feedback.data, rec->feedback.len);
+    }
+cleanup:
+    wire_journal_record_destroy(&rec);
+    return rc;
+}
+
+pf_status_t journal_feedback_read(journal_t *self, const job_t *job, uint8_t **bytes_p, size_t *len_p,
+                                  pf_error_t *err)
+{
+    assert(job && bytes_p && len_p);
+    *bytes_p = NULL;
+    *len_p = 0;
+    if (!self || job->state != JOB_FINISHED || job->stored_len == 0)
+        return pf_error_set(err, PF_ENOTFOUND, "job %s: no stored feedback", job->id);
+    pf_error_t why;
+    uint8_t *raw = s_read_raw(self, job->stored_at, job->stored_len, &why);
+    pf_status_t rc = raw ? s_check_finished(self, job, raw, bytes_p, &why) : why.code;
+    free(raw);
+    if (rc != PF_OK)
+        return pf_error_set(err, rc, "%s", why.msg);
+    *len_p = job->feedback_len;
     return PF_OK;
 }
 
@@ -260,8 +434,28 @@ static pf_status_t s_put(int fd, const Profeed__JournalRecord *rec, size_t max_r
     return rc;
 }
 
-static pf_status_t s_write_job(int fd, const job_t *job, size_t max_record, uint64_t *size, pf_error_t *err)
+static pf_status_t s_write_job(journal_t *self, int fd, job_t *job, uint64_t *size, moves_t *moves,
+                               pf_error_t *err)
 {
+    size_t max_record = self->opts.max_record;
+    /* A delivered feedback only the old file holds is copied as it is there,
+     * once read back and its frame, checksum and record checked; one that
+     * fails is no longer believed, and its job goes. */
+    uint8_t *raw = NULL;
+    if (job->state == JOB_FINISHED && !job->feedback && job->stored_len > 0) {
+        pf_error_t why;
+        raw = s_read_raw(self, job->stored_at, job->stored_len, &why);
+        if (raw && s_check_finished(self, job, raw, NULL, &why) != PF_OK) {
+            free(raw);
+            raw = NULL;
+        }
+        if (!raw) {
+            pf_log_error(LOG, "job %s: its delivered feedback cannot be read back (%s); the job is forgotten "
+                              "(submitted again, it runs again)",
+                         job->id, why.msg);
+            return s_moved(moves, job, 0, 0, err);
+        }
+    }
     Profeed__JournalRecord rec;
     s_submitted_record(&rec, job);
     pf_status_t rc = s_put(fd, &rec, max_record, size, PF_OK, err);
@@ -290,14 +484,28 @@ static pf_status_t s_write_job(int fd, const job_t *job, size_t max_record, uint
     }
     /* A finished job keeps its feedback; its passes end here (the feedback
      * is what an agent that comes back asks for). */
-    if (job->state == JOB_FINISHED && job->feedback) {
-        s_finished_record(&rec, job);
-        rc = s_put(fd, &rec, max_record, size, rc, err);
+    if (job->state == JOB_FINISHED && (job->feedback || raw)) {
+        uint64_t at = *size;
+        if (raw) {
+            if (rc == PF_OK) {
+                struct iovec iov[1] = {{raw, job->stored_len}};
+                if (s_write_all(fd, iov, 1))
+                    *size += job->stored_len;
+                else
+                    rc = pf_error_set(err, PF_EIO, "cannot write: %s", strerror(errno));
+            }
+        } else {
+            s_finished_record(&rec, job);
+            rc = s_put(fd, &rec, max_record, size, rc, err);
+        }
+        if (rc == PF_OK)
+            rc = s_moved(moves, job, at, (size_t) (*size - at), err);
         if (job->delivered) {
             s_record_init(&rec, PROFEED__JOURNAL_EVENT__JOURNAL_EVENT_DELIVERED, job->id);
             rc = s_put(fd, &rec, max_record, size, rc, err);
         }
     }
+    free(raw);
     return rc;
 }
 
@@ -336,13 +544,21 @@ pf_status_t journal_requeued(journal_t *self, const job_t *job, pf_error_t *err)
     return s_append(self, &rec, false, err);
 }
 
-pf_status_t journal_finished(journal_t *self, const job_t *job, pf_error_t *err)
+pf_status_t journal_finished(journal_t *self, job_t *job, pf_error_t *err)
 {
-    if (!job->feedback)
+    if (!self || !job->feedback)
         return PF_OK; /* out of memory keeping it: a resubmission runs the job again */
     Profeed__JournalRecord rec;
     s_finished_record(&rec, job);
-    return s_append(self, &rec, true, err);
+    uint64_t at = 0;
+    size_t len = 0;
+    pf_status_t rc = s_write(self, &rec, true, &at, &len, err);
+    if (rc != PF_OK)
+        return rc;
+    /* Before a compaction moves it (it then says where to). */
+    job_table_stored(self->jobs, job, at, len);
+    s_grown(self);
+    return PF_OK;
 }
 
 pf_status_t journal_delivered(journal_t *self, const job_t *job, pf_error_t *err)
@@ -366,7 +582,7 @@ pf_status_t journal_forgotten(journal_t *self, const char *job_id, pf_error_t *e
  * changed, so each finds the job in the state it left it; anything else is
  * skipped with a note (a damaged but checksummed file is not expected, and a
  * skipped record costs at most a job run again). */
-static void s_apply(journal_t *self, const Profeed__JournalRecord *rec, size_t max_msg)
+static void s_apply(journal_t *self, const Profeed__JournalRecord *rec, uint64_t at, size_t len, size_t max_msg)
 {
     job_table_t *jobs = self->jobs;
     job_t *job = job_table_find(jobs, rec->job_id);
@@ -438,6 +654,8 @@ static void s_apply(journal_t *self, const Profeed__JournalRecord *rec, size_t m
         }
         wire_feedback_destroy(&fb);
         job_table_finish(jobs, job, rec->feedback.data, rec->feedback.len, s_clock_ms(CLOCK_MONOTONIC));
+        if (job->feedback)
+            job_table_stored(jobs, job, at, len); /* a DELIVERED record after it drops the copy */
         break;
     }
     case PROFEED__JOURNAL_EVENT__JOURNAL_EVENT_DELIVERED:
@@ -492,7 +710,7 @@ static uint64_t s_replay(journal_t *self, FILE *in, size_t *count)
             why = "an invalid record";
             break;
         }
-        s_apply(self, rec, self->opts.max_record);
+        s_apply(self, rec, good, HEADER_LEN + len, self->opts.max_record);
         wire_journal_record_destroy(&rec);
         good += HEADER_LEN + len;
         (*count)++;
@@ -550,6 +768,13 @@ journal_t *journal_open(const char *dir, const journal_options_t *opts, job_tabl
     if (in) {
         self->size = s_replay(self, in, &count);
         fclose(in);
+        /* Compaction reads the delivered feedbacks the old file holds. */
+        self->fd = open(self->path, O_RDONLY | O_CLOEXEC);
+        if (self->fd < 0) {
+            pf_error_set(err, PF_EIO, "%s: cannot read: %s", self->path, strerror(errno));
+            free(self);
+            return NULL;
+        }
     } else if (errno != ENOENT) {
         pf_error_set(err, PF_EIO, "%s: cannot read: %s", self->path, strerror(errno));
         free(self);
@@ -564,6 +789,8 @@ journal_t *journal_open(const char *dir, const journal_options_t *opts, job_tabl
     /* Compacting now also proves the folder is writable, before any agent is
      * told its job is safe. */
     if (s_compact(self, err) != PF_OK) {
+        if (self->fd >= 0)
+            close(self->fd);
         free(self);
         return NULL;
     }

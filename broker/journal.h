@@ -15,6 +15,11 @@
  * the file is rewritten with only the live jobs; it is rewritten so again
  * whenever it has grown to twice that size (and at least `compact_min`).
  *
+ * Delivered feedback lives in the file only: the table keeps where each
+ * job's finished record is (job_table_stored: on append, on reading back, and
+ * as compaction moves it), and journal_feedback_read reads it back when a
+ * resubmission or a heartbeat asks for it again.
+ *
  * Durability: the records that back a promise to a peer are written and
  * fdatasync'ed before the promise is made (submitted: before the agent's ack;
  * pass: before the collector's ack; finished: before the feedback is sent).
@@ -60,8 +65,23 @@ pf_status_t journal_dispatched(journal_t *self, const job_t *job, pf_error_t *er
 pf_status_t journal_planned(journal_t *self, const job_t *job, pf_error_t *err);
 pf_status_t journal_pass(journal_t *self, const job_t *job, const job_pass_t *pass, pf_error_t *err);
 pf_status_t journal_requeued(journal_t *self, const job_t *job, pf_error_t *err);
-pf_status_t journal_finished(journal_t *self, const job_t *job, pf_error_t *err);
+/* Also tells the table where the record is (job_table_stored). */
+pf_status_t journal_finished(journal_t *self, job_t *job, pf_error_t *err);
 pf_status_t journal_delivered(journal_t *self, const job_t *job, pf_error_t *err);
 pf_status_t journal_forgotten(journal_t *self, const char *job_id, pf_error_t *err);
+
+/* The packed Feedback of a FINISHED job that only the journal holds
+ * (job->stored_len > 0, job->feedback NULL), read back into *bytes_p (the
+ * caller frees; *len_p its length). The record is read with one pread of its
+ * known length (at most max_record), its frame, checksum, job id and feedback
+ * checked as on start: a record that fails any of them is refused with `err`
+ * (PF_EIO, PF_EBADINPUT), and the caller forgets the job (it runs again if
+ * resubmitted). PF_ENOTFOUND without a journal or a stored record.
+ *
+ * Compaction (when a record appended grows the file) copies each such
+ * record into the new file the same way; a job whose record cannot be read
+ * then is forgotten, with an error logged. */
+pf_status_t journal_feedback_read(journal_t *self, const job_t *job, uint8_t **bytes_p, size_t *len_p,
+                                  pf_error_t *err);
 
 #endif

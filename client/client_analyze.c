@@ -64,6 +64,9 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
     char why[256];
     const char *wrong = profeed_session_check_max_chars(options->max_chars, s_format_name(options->format), why,
                                                         sizeof why);
+    if (!wrong)
+        wrong = profeed_session_check_max_tokens(options->max_tokens, s_format_name(options->format), why,
+                                                 sizeof why);
     if (wrong) {
         if (error)
             *error = strdup(wrong);
@@ -84,6 +87,8 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
         rc = s_set_number(session, "top", "%zu", options->top);
     if (rc == PROFEED_OK)
         rc = s_set_number(session, "max_chars", "%zu", options->max_chars);
+    if (rc == PROFEED_OK)
+        rc = s_set_number(session, "max_tokens", "%zu", options->max_tokens);
     /* A negative share keeps the default; a share is strict only when the
      * caller says it chose it; the collated data is only JSON's. */
     if (rc == PROFEED_OK && options->min_share >= 0)
@@ -99,6 +104,10 @@ profeed_result_t profeed_analyze_files(const char *const *paths, size_t count,
         rc = profeed_session_add_path(session, paths[i], 0);
     for (size_t i = 0; rc == PROFEED_OK && i < options->reference_count; i++)
         rc = profeed_session_add_path(session, options->reference_paths[i], 1);
+    for (size_t i = 0; rc == PROFEED_OK && i < options->baseline_count; i++)
+        rc = profeed_session_add_baseline_path(session, options->baseline_paths[i]);
+    if (rc == PROFEED_OK && options->stop_within > 0)
+        rc = s_set_number(session, "stop_within", "%.17g", options->stop_within);
     if (rc == PROFEED_OK)
         rc = profeed_session_run(session);
     const char *message = profeed_session_error(session);

@@ -291,6 +291,7 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         snprintf(job_id_out, WIRE_MAX_ID_LEN + 1, "%s", id);
     req.job_id = id;
     req.agent_id = (char *) job->agent_id;
+    req.baseline_job_id = (char *) job->baseline_job_id;
     req.has_language = 1;
     req.has_profiler = 1;
     if (!s_language(job->language, &req.language)) {
@@ -367,6 +368,10 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         filter.launch_count = job->launch_count;
         req.filter = &filter;
     }
+    if (job->source) {
+        req.has_source = 1;
+        req.source = 1;
+    }
     if (job->timeout_s) {
         req.has_timeout_s = 1;
         req.timeout_s = job->timeout_s;
@@ -375,6 +380,16 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
     profeed__feedback_shape__init(&shape);
     if (job->max_chars > 0 && format != PROFEED_FORMAT_TEXT) {
         *error = s_printf("max chars bounds the text format only; JSON and Markdown are never cut");
+        result = PROFEED_BAD_INPUT;
+        goto done;
+    }
+    if (job->max_tokens > 0 && format != PROFEED_FORMAT_TEXT) {
+        *error = s_printf("max tokens bounds the text format only; JSON and Markdown are never cut");
+        result = PROFEED_BAD_INPUT;
+        goto done;
+    }
+    if (job->max_tokens > UINT32_MAX || (job->max_tokens > 0 && job->max_tokens < 64)) {
+        *error = s_printf("max tokens %zu is not 0 or between 64 and %u", job->max_tokens, (unsigned) UINT32_MAX);
         result = PROFEED_BAD_INPUT;
         goto done;
     }
@@ -388,15 +403,21 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         result = PROFEED_BAD_INPUT;
         goto done;
     }
-    if (format == PROFEED_FORMAT_MARKDOWN || job->max_chars || job->top || job->min_share_given) {
+    bool collated = job->collated && format == PROFEED_FORMAT_JSON; /* only JSON shows it */
+    if (format == PROFEED_FORMAT_MARKDOWN || job->max_chars || job->max_tokens || job->top || job->min_share_given ||
+        collated) {
         shape.has_text_format = format == PROFEED_FORMAT_MARKDOWN;
         shape.text_format = PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN;
         shape.has_max_chars = job->max_chars != 0;
         shape.max_chars = (uint32_t) job->max_chars;
+        shape.has_max_tokens = job->max_tokens != 0;
+        shape.max_tokens = (uint32_t) job->max_tokens;
         shape.has_top = job->top != 0;
         shape.top = job->top;
         shape.has_min_share = job->min_share_given != 0;
         shape.min_share = job->min_share;
+        shape.has_collated = collated;
+        shape.collated = collated;
         req.shape = &shape;
     }
     /* Nobody to show progress to: ask the broker not to send it. */

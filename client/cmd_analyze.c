@@ -33,11 +33,20 @@ static void s_help(FILE *out)
         "                        (default 5)\n"
         "  --max-chars N         text: keep the most important findings within N characters\n"
         "                        (at least 200; not with json or markdown, which are not cut)\n"
+        "  --max-tokens N        text: the same within N tokens, as estimated on the safe side\n"
+        "                        of the cl100k/o200k tokenizers (at least 64; docs/benchmarks.md)\n"
         "  --device NAME         GPU name when the capture does not carry it (for peaks)\n"
         "  --pci-id ID           PCI device id (0xe20b), for Intel GPU roofs\n"
         "  --cpu-model TEXT      CPU model, which names an integrated Intel GPU\n"
         "  --reference FILE      a file of the task's reference implementation's profile\n"
         "                        (repeatable); summarised beside this one\n"
+        "  --baseline FILE       a file of the baseline's capture: an earlier round of the same\n"
+        "                        program (repeatable: one flag per file, so the baseline's\n"
+        "                        files never mix with this job's). The feedback opens with the\n"
+        "                        change: per kernel time before/after with a noise band, limiter,\n"
+        "                        findings resolved/new/unchanged, verdict (docs/baselines.md)\n"
+        "  --stop-within X       say \"consider stopping\" when every kernel above --min-share is\n"
+        "                        within X of its ceiling (default 1.15: at most 1.15x left)\n"
         "  --all-segments        unitrace: every benchmark window, not the median and slowest\n"
         "  --collated            JSON: include the collated per-launch metrics\n"
         "  -h, --help            this text\n"
@@ -67,13 +76,15 @@ int cmd_analyze(int argc, char **argv)
 {
     enum {
         OPT_PROFILER = 256, OPT_FORMAT, OPT_TOP, OPT_MAX_CHARS, OPT_MIN_SHARE, OPT_DEVICE, OPT_COLLATED,
-        OPT_LANGUAGE, OPT_ARCH, OPT_PCI, OPT_CPU, OPT_REFERENCE, OPT_ALL_SEGMENTS
+        OPT_LANGUAGE, OPT_ARCH, OPT_PCI, OPT_CPU, OPT_REFERENCE, OPT_ALL_SEGMENTS, OPT_MAX_TOKENS, OPT_BASELINE,
+        OPT_STOP_WITHIN
     };
     static const struct option longopts[] = {
         {"profiler", required_argument, NULL, OPT_PROFILER},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"top", required_argument, NULL, OPT_TOP},
         {"max-chars", required_argument, NULL, OPT_MAX_CHARS},
+        {"max-tokens", required_argument, NULL, OPT_MAX_TOKENS},
         {"min-share", required_argument, NULL, OPT_MIN_SHARE},
         {"device", required_argument, NULL, OPT_DEVICE},
         {"collated", no_argument, NULL, OPT_COLLATED},
@@ -83,6 +94,8 @@ int cmd_analyze(int argc, char **argv)
         {"cpu-model", required_argument, NULL, OPT_CPU},
         {"reference", required_argument, NULL, OPT_REFERENCE},
         {"all-segments", no_argument, NULL, OPT_ALL_SEGMENTS},
+        {"baseline", required_argument, NULL, OPT_BASELINE},
+        {"stop-within", required_argument, NULL, OPT_STOP_WITHIN},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -90,6 +103,8 @@ int cmd_analyze(int argc, char **argv)
     profeed_analyze_options_init(&options);
     const char *references[64];
     size_t reference_count = 0;
+    const char *baselines[64];
+    size_t baseline_count = 0;
     optind = 1;
     int opt;
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -123,6 +138,10 @@ int cmd_analyze(int argc, char **argv)
             if (s_parse_size(optarg, "--max-chars", &options.max_chars))
                 return 2;
             break;
+        case OPT_MAX_TOKENS:
+            if (s_parse_size(optarg, "--max-tokens", &options.max_tokens))
+                return 2;
+            break;
         case OPT_MIN_SHARE: {
             char *end = NULL;
             double pct = strtod(optarg, &end);
@@ -149,6 +168,25 @@ int cmd_analyze(int argc, char **argv)
             }
             references[reference_count++] = optarg;
             break;
+        case OPT_BASELINE:
+            if (baseline_count == sizeof baselines / sizeof baselines[0]) {
+                fprintf(stderr, "profeed analyze: at most %zu --baseline files\n", baseline_count);
+                return 2;
+            }
+            baselines[baseline_count++] = optarg;
+            break;
+        case OPT_STOP_WITHIN: {
+            char *end = NULL;
+            errno = 0;
+            double x = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !(x >= 1 && x <= 100)) {
+                fprintf(stderr, "profeed analyze: --stop-within needs a factor 1..100 (1.15: within 1.15x of the "
+                                "ceiling), got \"%s\"\n", optarg);
+                return 2;
+            }
+            options.stop_within = x;
+            break;
+        }
         case 'h': s_help(stdout); return 0;
         default: s_help(stderr); return 2;
         }
@@ -160,6 +198,8 @@ int cmd_analyze(int argc, char **argv)
     }
     options.reference_paths = references;
     options.reference_count = reference_count;
+    options.baseline_paths = baselines;
+    options.baseline_count = baseline_count;
     char *output = NULL, *error = NULL;
     profeed_result_t rc = profeed_analyze_files((const char *const *) argv + optind,
                                                 (size_t) (argc - optind), &options, &output, &error);

@@ -38,9 +38,14 @@ static void s_help(FILE *out)
             "                       Markdown for people; --json is --format json\n"
             "  --max-chars N        text: keep the most important findings within N characters\n"
             "                       (at least 200; not with json or markdown, which are not cut)\n"
+            "  --max-tokens N       text: the same within N estimated tokens (at least 64)\n"
+            "  --source             ncu: add a source pass (--import-source yes, the source page per\n"
+            "                       kernel) so findings name their CUDA lines (build with -lineinfo)\n"
             "  --top N              analyze at most N kernels (default: all above --min-share)\n"
             "  --min-share PCT      analyze kernels taking at least PCT%% of profiled time\n"
             "                       (default 5, where the busiest kernel is analyzed anyway)\n"
+            "  --collated           JSON: include the collated per-launch metrics (left out,\n"
+            "                       with a note, when they would pass the message limit)\n"
             "  --endpoint E         the broker's agent endpoint (default tcp://127.0.0.1:5555)\n"
             "  --job-id ID          a job id of your own (default: a new UUID); submitting the\n"
             "                       same id again returns the same feedback\n"
@@ -57,6 +62,12 @@ static void s_help(FILE *out)
             "                       the collector's wrapper profiles one launch after warm-up\n"
             "  --plan NAME          a named pass plan: ncu core (default), sol, full\n"
             "  --round N            the optimisation round, kept in the feedback's metadata\n"
+            "  --baseline-job ID    compare with this earlier job of yours (finished, still\n"
+            "                       retained by the broker): the feedback opens with the change\n"
+            "                       since it; a baseline that cannot be used is said in a note\n"
+            "                       and the job still gets its plain feedback (docs/baselines.md)\n"
+            "  --agent-id ID        who the job is for (the broker's backpressure counts by it;\n"
+            "                       without CURVE keys, a baseline must have the same agent id)\n"
             "  --kernel-regex RE    profile only kernels whose names match RE\n"
             "  --nvtx-range R       profile only launches in NVTX range R (\"name/\" for push/pop)\n"
             "  --launch-skip N      skip the first N launches\n"
@@ -224,7 +235,8 @@ int cmd_submit(int argc, char **argv)
 {
     enum { O_LANG = 256, O_ARCH, O_PROFILER, O_JSON, O_ENDPOINT, O_JOBID, O_TIMEOUT, O_WAIT, O_LOCAL, O_REPLAY,
            O_DELAY, O_KERNEL, O_PROBLEM, O_PLAN, O_ROUND, O_REGEX, O_NVTX, O_SKIP, O_COUNT, O_SECRET, O_BROKER_KEY,
-           O_INSECURE, O_FORMAT, O_MAX_CHARS, O_TOP, O_MIN_SHARE };
+           O_INSECURE, O_FORMAT, O_MAX_CHARS, O_TOP, O_MIN_SHARE, O_MAX_TOKENS, O_SOURCE, O_BASELINE_JOB, O_AGENT_ID,
+           O_COLLATED };
     static const struct option longopts[] = {
         {"language", required_argument, NULL, O_LANG},
         {"arch", required_argument, NULL, O_ARCH},
@@ -232,8 +244,13 @@ int cmd_submit(int argc, char **argv)
         {"json", no_argument, NULL, O_JSON},
         {"format", required_argument, NULL, O_FORMAT},
         {"max-chars", required_argument, NULL, O_MAX_CHARS},
+        {"max-tokens", required_argument, NULL, O_MAX_TOKENS},
+        {"source", no_argument, NULL, O_SOURCE},
         {"top", required_argument, NULL, O_TOP},
         {"min-share", required_argument, NULL, O_MIN_SHARE},
+        {"baseline-job", required_argument, NULL, O_BASELINE_JOB},
+        {"agent-id", required_argument, NULL, O_AGENT_ID},
+        {"collated", no_argument, NULL, O_COLLATED},
         {"endpoint", required_argument, NULL, O_ENDPOINT},
         {"job-id", required_argument, NULL, O_JOBID},
         {"timeout-s", required_argument, NULL, O_TIMEOUT},
@@ -289,6 +306,12 @@ int cmd_submit(int argc, char **argv)
                 return 2;
             job.max_chars = (size_t) v;
             break;
+        case O_SOURCE: job.source = 1; break;
+        case O_MAX_TOKENS:
+            if (!cli_parse_int("profeed submit", "--max-tokens", optarg, 64, 1 << 30, &v))
+                return 2;
+            job.max_tokens = (size_t) v;
+            break;
         case O_TOP:
             if (!cli_parse_int("profeed submit", "--top", optarg, 1, 1000000, &v))
                 return 2;
@@ -305,8 +328,11 @@ int cmd_submit(int argc, char **argv)
             job.min_share_given = 1;
             break;
         }
+        case O_COLLATED: job.collated = 1; break;
         case O_ENDPOINT: endpoint = optarg; break;
         case O_JOBID: job.job_id = optarg; break;
+        case O_BASELINE_JOB: job.baseline_job_id = optarg; break;
+        case O_AGENT_ID: job.agent_id = optarg; break;
         case O_TIMEOUT:
             if (!cli_parse_int("profeed submit", "--timeout-s", optarg, 1, 86400, &v))
                 return 2;
@@ -349,8 +375,9 @@ int cmd_submit(int argc, char **argv)
         default: s_help(stderr); return 2;
         }
     }
-    if (job.max_chars && format != PROFEED_FORMAT_TEXT) {
-        fprintf(stderr, "profeed submit: --max-chars bounds the text format only; JSON and Markdown are never cut\n");
+    if ((job.max_chars || job.max_tokens) && format != PROFEED_FORMAT_TEXT) {
+        fprintf(stderr, "profeed submit: --%s bounds the text format only; JSON and Markdown are never cut\n",
+                job.max_chars ? "max-chars" : "max-tokens");
         return 2;
     }
     if (!job.language) {

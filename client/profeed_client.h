@@ -46,6 +46,14 @@ typedef struct {
     /* min_share was chosen (not the default): kept strictly, even when no
      * kernel reaches it; with the default the busiest kernel is analyzed. */
     int min_share_given;
+    size_t max_tokens;      /* text only, 0 or >= 64: as max_chars, in estimated tokens (token_estimate.h) */
+    /* The files of the baseline's capture (an earlier round): the feedback
+     * opens with the change since it (docs/baselines.md). */
+    const char *const *baseline_paths;
+    size_t baseline_count;
+    /* Say "consider stopping" when every kernel that matters is within this
+     * factor of its ceiling (>= 1; 0: the default, 1.15). */
+    double stop_within;
 } profeed_analyze_options_t;
 
 /* Fills `options` with the defaults. */
@@ -110,6 +118,16 @@ typedef struct {
     unsigned top;
     double min_share;
     int min_share_given;
+    size_t max_tokens;        /* as max_chars, in estimated tokens (0: no limit, else >= 64; text only) */
+    int source;               /* ncu: add a source pass, so findings name their source lines */
+    /* An earlier finished job of this agent to compare with (the feedback
+     * opens with the change since it; docs/baselines.md); NULL: none. */
+    const char *baseline_job_id;
+    /* With the JSON format: the feedback's JSON also carries "collated", the
+     * capture's per-launch values, as profeed_analyze_options_t's
+     * with_collated (left out, with a note, past the analyzer's message
+     * limit; docs/protocol.md). */
+    int collated;
 } profeed_job_t;
 
 /* Called on every progress report: state is "queued", "collecting",

@@ -13,13 +13,14 @@
 
 #include "analysis.h"
 #include "analyzer.h"
+#include "ceiling.h"
 #include "feedback.h"
 #include "pf_error.h"
 #include "render.h"
 #include "select.h"
 
 /* Bumped when a function joins this interface. */
-#define PROFEED_SESSION_ABI 1
+#define PROFEED_SESSION_ABI 2
 
 typedef struct {
     char *pass_key; /* may be NULL */
@@ -28,14 +29,16 @@ typedef struct {
     char *bytes;    /* ... else this copy of the caller's bytes */
     size_t len;
     bool reference;
+    bool baseline;  /* of the baseline's capture, analyzed apart */
 } s_file_t;
 
 /* The options, by the names profeed_session_set() takes. Strings are owned. */
 typedef struct {
     char *profiler, *language, *gpu_arch, *device, *pci_id, *cpu_model;
     profeed_format_t format;
-    size_t top, max_chars;
+    size_t top, max_chars, max_tokens;
     double min_share;
+    double stop_within;
     bool min_share_strict, with_collated, all_segments;
 } s_options_t;
 
@@ -68,6 +71,7 @@ static void s_options_default(s_options_t *o)
     memset(o, 0, sizeof *o);
     o->format = PROFEED_FORMAT_TEXT;
     o->min_share = 0.05;
+    o->stop_within = CEILING_STOP_WITHIN_DEFAULT;
 }
 
 profeed_session_t *profeed_session_new(void)
@@ -201,12 +205,30 @@ profeed_result_t profeed_session_set(profeed_session_t *self, const char *key, c
         return s_set_size(self, &o->top, key, value);
     if (strcmp(key, "max_chars") == 0)
         return s_set_size(self, &o->max_chars, key, value);
+    if (strcmp(key, "max_tokens") == 0)
+        return s_set_size(self, &o->max_tokens, key, value);
     if (strcmp(key, "with_collated") == 0)
         return s_set_bool(self, &o->with_collated, key, value);
     if (strcmp(key, "all_segments") == 0)
         return s_set_bool(self, &o->all_segments, key, value);
     if (strcmp(key, "min_share_strict") == 0)
         return s_set_bool(self, &o->min_share_strict, key, value);
+    if (strcmp(key, "stop_within") == 0) {
+        if (!value || !*value) {
+            o->stop_within = CEILING_STOP_WITHIN_DEFAULT;
+            return PROFEED_OK;
+        }
+        char *end = NULL;
+        errno = 0;
+        double v = strtod(value, &end);
+        if (errno != 0 || end == value || *end != '\0' || !isfinite(v) || v < 1 || v > 100) {
+            s_error(self, "option stop_within: \"%s\" is not a factor between 1 and 100 (1.15: within 1.15x of "
+                          "the ceiling)", value);
+            return PROFEED_BAD_INPUT;
+        }
+        o->stop_within = v;
+        return PROFEED_OK;
+    }
     if (strcmp(key, "min_share") == 0) {
         if (!value || !*value) {
             o->min_share = 0.05;
@@ -225,7 +247,8 @@ profeed_result_t profeed_session_set(profeed_session_t *self, const char *key, c
         return PROFEED_OK;
     }
     s_error(self, "unknown option \"%s\" (options: profiler, language, gpu_arch, format, top, min_share, "
-                  "min_share_strict, max_chars, device, pci_id, cpu_model, with_collated, all_segments)",
+                  "min_share_strict, max_chars, max_tokens, device, pci_id, cpu_model, with_collated, all_segments, "
+                  "stop_within)",
             key);
     return PROFEED_BAD_INPUT;
 }
@@ -272,8 +295,8 @@ static bool s_name_ok(profeed_session_t *self, const char *what, const char *nam
     return true;
 }
 
-profeed_result_t profeed_session_add(profeed_session_t *self, const char *pass_key, const char *name,
-                                     const void *bytes, size_t len)
+static profeed_result_t s_add(profeed_session_t *self, const char *pass_key, const char *name, const void *bytes,
+                              size_t len, bool baseline)
 {
     if (!self)
         return PROFEED_ERROR;
@@ -293,7 +316,7 @@ profeed_result_t profeed_session_add(profeed_session_t *self, const char *pass_k
     profeed_result_t rc = s_reserve(self, what, len);
     if (rc != PROFEED_OK)
         return rc;
-    s_file_t file = {.len = len, .reference = pass_key && select_pass_is_reference(pass_key)};
+    s_file_t file = {.len = len, .reference = pass_key && select_pass_is_reference(pass_key), .baseline = baseline};
     file.pass_key = pass_key ? strdup(pass_key) : NULL;
     file.name = strdup(name);
     file.bytes = malloc(len + 1);
@@ -312,7 +335,7 @@ profeed_result_t profeed_session_add(profeed_session_t *self, const char *pass_k
     return PROFEED_OK;
 }
 
-profeed_result_t profeed_session_add_path(profeed_session_t *self, const char *path, int reference)
+static profeed_result_t s_add_path(profeed_session_t *self, const char *path, int reference, bool baseline)
 {
     if (!self)
         return PROFEED_ERROR;
@@ -322,7 +345,7 @@ profeed_result_t profeed_session_add_path(profeed_session_t *self, const char *p
     profeed_result_t rc = s_reserve(self, path, 0);
     if (rc != PROFEED_OK)
         return rc;
-    s_file_t file = {.reference = reference != 0};
+    s_file_t file = {.reference = reference != 0, .baseline = baseline};
     file.path = strdup(path);
     if (!file.path) {
         s_error(self, "%s: out of memory", path);
@@ -332,6 +355,28 @@ profeed_result_t profeed_session_add_path(profeed_session_t *self, const char *p
     return PROFEED_OK;
 }
 
+profeed_result_t profeed_session_add(profeed_session_t *self, const char *pass_key, const char *name,
+                                     const void *bytes, size_t len)
+{
+    return s_add(self, pass_key, name, bytes, len, false);
+}
+
+profeed_result_t profeed_session_add_path(profeed_session_t *self, const char *path, int reference)
+{
+    return s_add_path(self, path, reference, false);
+}
+
+profeed_result_t profeed_session_add_baseline(profeed_session_t *self, const char *pass_key, const char *name,
+                                              const void *bytes, size_t len)
+{
+    return s_add(self, pass_key, name, bytes, len, true);
+}
+
+profeed_result_t profeed_session_add_baseline_path(profeed_session_t *self, const char *path)
+{
+    return s_add_path(self, path, 0, true);
+}
+
 static char *s_render(const profeed_session_t *self, profeed_format_t format)
 {
     switch (format) {
@@ -339,7 +384,7 @@ static char *s_render(const profeed_session_t *self, profeed_format_t format)
     case PROFEED_FORMAT_MARKDOWN: return render_markdown(self->feedback);
     case PROFEED_FORMAT_TEXT: break;
     }
-    return render_text(self->feedback, self->options.max_chars);
+    return render_text_within(self->feedback, self->options.max_chars, self->options.max_tokens);
 }
 
 /* A feedback that only says the input was bad, so a JSON consumer gets a
@@ -369,6 +414,21 @@ const char *profeed_session_check_max_chars(size_t max_chars, const char *format
     return buf;
 }
 
+const char *profeed_session_check_max_tokens(size_t max_tokens, const char *format, char *buf, size_t cap)
+{
+    assert(buf && cap > 0);
+    if (max_tokens == 0)
+        return NULL;
+    if (!format || strcmp(format, "text") != 0)
+        snprintf(buf, cap, "max tokens bounds the text format only; JSON and Markdown are never cut");
+    else if (max_tokens < RENDER_MIN_TOKENS)
+        snprintf(buf, cap, "max tokens %zu is too small: a feedback needs at least %d tokens", max_tokens,
+                 RENDER_MIN_TOKENS);
+    else
+        return NULL;
+    return buf;
+}
+
 /* Renders the output in the chosen format: `result`, or PROFEED_ERROR when
  * memory ran out. */
 static profeed_result_t s_render_output(profeed_session_t *self, profeed_result_t result)
@@ -381,6 +441,17 @@ static profeed_result_t s_render_output(profeed_session_t *self, profeed_result_
         return PROFEED_ERROR;
     }
     return result;
+}
+
+/* How the feedback names a baseline given as files: "files a.csv b.csv". */
+static void s_baseline_name(const analyzer_input_t *baseline, char *out, size_t cap)
+{
+    size_t used = (size_t) snprintf(out, cap, "files");
+    for (size_t i = 0; i < baseline->count && used < cap; i++) {
+        const analyzer_file_t *f = &baseline->files[i];
+        int w = snprintf(out + used, cap - used, " %s", f->path ? f->path : f->name);
+        used = w > 0 ? used + (size_t) w : cap;
+    }
 }
 
 profeed_result_t profeed_session_run(profeed_session_t *self)
@@ -396,13 +467,19 @@ profeed_result_t profeed_session_run(profeed_session_t *self)
     char why[PF_ERROR_MSG_MAX];
     if (profeed_session_check_max_chars(self->options.max_chars,
                                         self->options.format == PROFEED_FORMAT_TEXT ? "text" : "json", why,
-                                        sizeof why)) {
+                                        sizeof why) ||
+        profeed_session_check_max_tokens(self->options.max_tokens,
+                                         self->options.format == PROFEED_FORMAT_TEXT ? "text" : "json", why,
+                                         sizeof why)) {
         s_error(self, "%s", why);
         self->feedback = s_bad_input(self, self->error);
         return self->result = s_render_output(self, PROFEED_BAD_INPUT);
     }
-    if (self->count == 0) {
-        s_error(self, "no input files");
+    size_t baselines = 0;
+    for (size_t i = 0; i < self->count; i++)
+        baselines += self->files[i].baseline;
+    if (self->count == baselines) {
+        s_error(self, baselines ? "no input files besides the baseline's" : "no input files");
         self->feedback = s_bad_input(self, self->error);
         return self->result = s_render_output(self, PROFEED_BAD_INPUT);
     }
@@ -411,9 +488,11 @@ profeed_result_t profeed_session_run(profeed_session_t *self)
         s_error(self, "out of memory");
         return PROFEED_ERROR;
     }
+    /* The job's files first, the baseline's after them. */
+    size_t own = 0, base = self->count - baselines;
     for (size_t i = 0; i < self->count; i++) {
         const s_file_t *f = &self->files[i];
-        files[i] = (analyzer_file_t){
+        files[f->baseline ? base++ : own++] = (analyzer_file_t){
             .pass_key = f->pass_key,
             .name = f->name,
             .path = f->path,
@@ -425,7 +504,7 @@ profeed_result_t profeed_session_run(profeed_session_t *self)
     const s_options_t *o = &self->options;
     analyzer_input_t input = {
         .files = files,
-        .count = self->count,
+        .count = own,
         .profiler = o->profiler ? o->profiler : "auto",
         .language = o->language,
         .gpu_arch = o->gpu_arch,
@@ -440,10 +519,20 @@ profeed_result_t profeed_session_run(profeed_session_t *self)
     analysis.all_segments = o->all_segments;
     analysis.min_share = o->min_share;
     analysis.min_share_strict = o->min_share_strict;
+    analysis.stop_within = o->stop_within;
 
     pf_error_t err;
     pf_error_clear(&err);
     pf_status_t rc = analyzer_run(&input, &analysis, &self->feedback, &err);
+    if (rc == PF_OK && baselines > 0) {
+        analyzer_input_t before = input;
+        before.files = files + own;
+        before.count = baselines;
+        before.with_collated = 0;
+        char name[512];
+        s_baseline_name(&before, name, sizeof name);
+        analyzer_compare_files(self->feedback, &before, &analysis, name);
+    }
     free(files);
     if (rc != PF_OK) {
         s_error(self, "%s", err.msg);

@@ -63,11 +63,14 @@ void profeed_session_destroy(profeed_session_t **self_p);
  *   min_share_strict  0: the default share's leniency for the share set (0 or 1)
  *   max_chars     text: keep the most important findings within this (0: all,
  *                 else at least 200; the run refuses it for json and markdown)
+ *   max_tokens    the same in estimated tokens (token_estimate.h; at least 64)
  *   device        GPU name (KernelFoundry's worker_info gpu_name)
  *   pci_id        PCI device id (worker_info device_id)
  *   cpu_model     CPU model (worker_info cpu_info)
  *   with_collated json: include the collated per-launch data (0 or 1)
  *   all_segments  unitrace: every benchmark window (0 or 1)
+ *   stop_within   say "consider stopping" when every kernel that matters is
+ *                 within this factor of its ceiling (>= 1; default 1.15)
  * A NULL or empty value restores the default. PROFEED_BAD_INPUT for an
  * unknown key or a value it does not take, with profeed_session_error()
  * naming both. */
@@ -79,6 +82,9 @@ profeed_result_t profeed_session_set(profeed_session_t *self, const char *key, c
  * that check options before any work; profeed_session_run() checks too. */
 const char *profeed_session_check_max_chars(size_t max_chars, const char *format, char *buf, size_t cap);
 
+/* The same for `max_tokens` (a feedback needs 64 estimated tokens). */
+const char *profeed_session_check_max_tokens(size_t max_tokens, const char *format, char *buf, size_t cap);
+
 /* Adds one file of pass `pass_key` (NULL: none, as on a command line) named
  * `name`, copying its `len` bytes (which may hold NUL bytes). PROFEED_BAD_INPUT
  * when a limit above would be passed or the session already ran. */
@@ -89,6 +95,15 @@ profeed_result_t profeed_session_add(profeed_session_t *self, const char *pass_k
  * (an ncu capture streams, it is never held whole). `reference`: the file is
  * of the reference implementation's profile. */
 profeed_result_t profeed_session_add_path(profeed_session_t *self, const char *path, int reference);
+
+/* Adds one file of the baseline's capture (an earlier round of the same
+ * kernel), in memory or by path, as profeed_session_add() and _add_path()
+ * do. With any, the feedback opens with the change since the baseline
+ * (docs/baselines.md); a baseline that cannot be read or compared is said
+ * in a note, and the run still gives its plain feedback. ABI 2. */
+profeed_result_t profeed_session_add_baseline(profeed_session_t *self, const char *pass_key, const char *name,
+                                              const void *bytes, size_t len);
+profeed_result_t profeed_session_add_baseline_path(profeed_session_t *self, const char *path);
 
 /* Runs the analysis. Returns what profeed_analyze_files() would: PROFEED_OK
  * (feedback, also "no kernels"), PROFEED_PROFILER_ERROR, PROFEED_BAD_INPUT,

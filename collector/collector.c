@@ -266,7 +266,13 @@ static void s_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobReques
                               ? s_basename(req->command->argv[0])
                               : s_basename(req->kernel->kernel_file->name);
     const replay_pass_t *passes[64];
-    size_t count = replay_find(info->replay, program, passes, 64);
+    size_t found = replay_find(info->replay, program, passes, 64), count = 0;
+    /* A recorded source pass stands in for the one a real run adds only
+     * when the job asks for it. */
+    bool want_source = req->has_source && req->source;
+    for (size_t i = 0; i < found; i++)
+        if (!passes[i]->source || want_source)
+            passes[count++] = passes[i];
     if (count == 0) {
         char text[512];
         snprintf(text, sizeof text, "replay: %s records no capture for program \"%.128s\"",
@@ -804,6 +810,7 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
         .n_passes = req->n_passes,
         .filter = use_filter,
         .sudo = info->sudo,
+        .source = req->has_source && req->source,
     };
     pf_error_t err;
     plan = pass_plan_new(&input, &err);

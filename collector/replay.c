@@ -62,7 +62,7 @@ static pf_status_t s_parse_line(replay_t *self, char *line, const char *dir, siz
     if (n == 0 || tokens[0][0] == '#')
         return PF_OK;
     if (n < 3)
-        return pf_error_set(err, PF_EBADINPUT, "%s: line %zu: expected \"program pass-key [exit=N] file...\"",
+        return pf_error_set(err, PF_EBADINPUT, "%s: line %zu: expected \"program pass-key [exit=N] [source] file...\"",
                             self->path, lineno);
     replay_pass_t pass = {0};
     if (snprintf(pass.program, sizeof pass.program, "%s", tokens[0]) >= (int) sizeof pass.program)
@@ -81,6 +81,10 @@ static pf_status_t s_parse_line(replay_t *self, char *line, const char *dir, siz
             return pf_error_set(err, PF_EBADINPUT, "%s: line %zu: exit= needs 0..255", self->path, lineno);
         pass.exit_status = (int) v;
         first = 3;
+    }
+    if (first < n && strcmp(tokens[first], "source") == 0) {
+        pass.source = true;
+        first++;
     }
     if (first >= n)
         return pf_error_set(err, PF_EBADINPUT, "%s: line %zu: no files for the pass", self->path, lineno);

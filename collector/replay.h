@@ -6,6 +6,10 @@
  *     # program   pass key   [exit=N]  files (relative to the map's folder)
  *     kernels     ncu.000    ../ncu/h200/full_raw.csv ../ncu/h200/full_details.csv
  *     crash       ncu.000    exit=9    ../ncu/h200/err_crash_stdout.txt
+ *     corpus_v2   ncu.001    source    ../ncu/h200-v2/source_aos_float3_x.csv
+ *
+ * A pass marked `source` is a recorded source pass: it is replayed only for
+ * jobs that ask for one (JobRequest.source), as a real collector adds it.
  *
  * A job is matched by the base name of its command's argv[0]; a program named
  * `*` matches any command. The pass outputs carry `replay_source` (the map and
@@ -13,6 +17,7 @@
 #ifndef REPLAY_H
 #define REPLAY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pf_error.h"
@@ -23,6 +28,8 @@ typedef struct {
     char program[128];
     char pass_key[129];
     int exit_status;
+    bool source;                      /* a recorded source pass: replayed only for jobs that ask
+                                         for one (JobRequest.source), as a real collector runs it */
     char *files[REPLAY_MAX_FILES];    /* resolved paths, owned */
     size_t file_count;
 } replay_pass_t;

@@ -359,6 +359,50 @@ static bool s_ncu_full_pass(pass_plan_t *plan, const pass_plan_input_t *in)
     return true;
 }
 
+/* The source pass (JobRequest.source): the per-instruction counters and
+ * warp-state samples of the SourceCounters and WarpStateStats sections, with
+ * the CUDA source imported into the report (--import-source yes: the report
+ * then carries the lines, so the export needs no access to the sources), then
+ * the source page of every profiled kernel, CUDA lines with their SASS, as
+ * CSV. A pass of its own after the plan's: the plan's passes stay exactly as
+ * they are, and its cost is this one run (deploy/gpu-source.sh measures it). */
+static bool s_ncu_source_pass(pass_plan_t *plan, const pass_plan_input_t *in)
+{
+    pass_plan_pass_t *pass = s_add_pass(plan, "ncu", "source", in->dir);
+    if (!pass)
+        return false;
+    const char *report = s_own(plan, "%s/%s-source", in->dir, pass->key);
+    const char *report_file = s_own(plan, "%s/%s-source.ncu-rep", in->dir, pass->key);
+    const char *log = s_own(plan, "%s/%s.log", in->dir, pass->key);
+    argv_build_t b = {.ok = report && report_file && log};
+    s_profiler(&b, in, true);
+    s_arg(&b, "--section");
+    s_arg(&b, "SourceCounters");
+    s_arg(&b, "--section");
+    s_arg(&b, "WarpStateStats");
+    s_arg(&b, "--import-source");
+    s_arg(&b, "yes");
+    s_arg(&b, "-f");
+    s_arg(&b, "-o");
+    s_arg(&b, report);
+    s_arg(&b, "--log-file");
+    s_arg(&b, log);
+    s_ncu_common(plan, &b, in);
+    s_command(&b, in);
+    if (!s_add_step(pass, &b, NULL, log, true))
+        return false;
+    argv_build_t exp = {.ok = true};
+    s_profiler(&exp, in, false);
+    s_arg(&exp, "--import");
+    s_arg(&exp, report_file);
+    s_arg(&exp, "--csv");
+    s_arg(&exp, "--page");
+    s_arg(&exp, "source");
+    s_arg(&exp, "--print-source");
+    s_arg(&exp, "cuda,sass");
+    return s_add_step(pass, &exp, "source.csv", NULL, false);
+}
+
 static bool s_ncu_plan(pass_plan_t *plan, const pass_plan_input_t *in, const char *name, pf_error_t *err)
 {
     static const char *const sol[] = {"--section", "SpeedOfLight"};
@@ -549,6 +593,14 @@ pass_plan_t *pass_plan_new(const pass_plan_input_t *input, pf_error_t *err)
     }
     pf_error_clear(err);
     bool ok = s_build(plan, input, err);
+    if (ok && input->source) {
+        if (input->profiler != PROFEED__PROFILER__PROFILER_NCU) {
+            pf_error_set(err, PF_EBADINPUT, "the source pass is Nsight Compute's (ncu); %s has none",
+                         profiler_name_or(input->profiler, "unspecified"));
+            ok = false;
+        } else
+            ok = s_ncu_source_pass(plan, input);
+    }
     if (!ok) {
         if (err && err->code == PF_OK)
             pf_error_set(err, PF_ENOMEM, "out of memory building the pass plan");

@@ -62,6 +62,7 @@ typedef struct {
     size_t n_passes;
     const Profeed__ProfileFilter *filter;    /* or NULL */
     bool sudo;                               /* prefix profiling steps with `sudo -n -E` (opt-in) */
+    bool source;                             /* ncu: one more pass, the source page (JobRequest.source) */
 } pass_plan_input_t;
 
 typedef struct pass_plan_t pass_plan_t;

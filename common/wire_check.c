@@ -455,6 +455,13 @@ static pf_status_t s_check_shape(const Profeed__FeedbackShape *shape, const char
     if (shape->has_max_chars && shape->max_chars != 0 && shape->has_text_format &&
         shape->text_format == PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN)
         return s_fail(err, PF_EBADINPUT, where, "max_chars", "bounds plain text only; Markdown is never cut");
+    if (shape->has_max_tokens && shape->max_tokens != 0 && shape->max_tokens < WIRE_MIN_MAX_TOKENS)
+        return s_fail(err, PF_EBADINPUT, where, "max_tokens",
+                      "%u is too small: a feedback needs at least %d tokens (0 = no limit)",
+                      (unsigned) shape->max_tokens, WIRE_MIN_MAX_TOKENS);
+    if (shape->has_max_tokens && shape->max_tokens != 0 && shape->has_text_format &&
+        shape->text_format == PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN)
+        return s_fail(err, PF_EBADINPUT, where, "max_tokens", "bounds plain text only; Markdown is never cut");
     return PF_OK;
 }
 
@@ -509,6 +516,8 @@ static pf_status_t s_check_job_request(const Profeed__JobRequest *job, const cha
         s_path(path, sizeof path, "%s.shape", where);
         rc = s_check_shape(job->shape, path, err);
     }
+    if (rc == PF_OK)
+        rc = s_check_id(job->baseline_job_id, where, "baseline_job_id", false, err);
     return rc;
 }
 
@@ -577,6 +586,19 @@ static pf_status_t s_check_finding(const Profeed__Finding *f, const char *where,
             rc = s_check_str(ev->text, path, "text", WIRE_MAX_LINE_LEN, 0, err);
     }
     if (rc == PF_OK)
+        rc = s_check_count(f->n_lines, WIRE_MAX_LINES, where, "lines", err);
+    for (size_t i = 0; rc == PF_OK && i < f->n_lines; i++) {
+        const Profeed__SourceLine *l = f->lines[i];
+        char path[PATH_LEN];
+        s_path(path, sizeof path, "%s.lines[%zu]", where, i);
+        if (l->has_share && !(l->share >= 0 && l->share <= 1))
+            rc = s_fail(err, PF_EBADINPUT, path, "share", "%g is outside 0..1", l->share);
+        const char *const texts[] = {l->file, l->text, l->sass, l->measure, l->unit, l->stall};
+        static const char *const names[] = {"file", "text", "sass", "measure", "unit", "stall"};
+        for (size_t t = 0; rc == PF_OK && t < sizeof texts / sizeof texts[0]; t++)
+            rc = s_check_str(texts[t], path, names[t], WIRE_MAX_LINE_LEN, STR_LINE, err);
+    }
+    if (rc == PF_OK)
         rc = s_check_str(f->action, where, "action", WIRE_MAX_LINE_LEN, 0, err);
     if (rc == PF_OK)
         rc = s_check_str(f->source, where, "source", WIRE_MAX_SHORT_LEN, STR_LINE, err);
@@ -615,6 +637,91 @@ static pf_status_t s_check_lines(char *const *lines, size_t n, const char *where
     return rc;
 }
 
+/* A list of one-line strings (kernel names, categories, differences). */
+static pf_status_t s_check_names(char *const *items, size_t n, size_t max, size_t len, const char *where,
+                                 const char *field, pf_error_t *err)
+{
+    pf_status_t rc = s_check_count(n, max, where, field, err);
+    for (size_t i = 0; rc == PF_OK && i < n; i++) {
+        char name[64];
+        s_path(name, sizeof name, "%s[%zu]", field, i);
+        rc = s_check_str(items[i], where, name, len, STR_REQUIRED | STR_LINE, err);
+    }
+    return rc;
+}
+
+static pf_status_t s_check_manifest(const Profeed__Manifest *m, const char *where, pf_error_t *err)
+{
+    const struct {
+        const char *field, *value;
+        size_t max;
+    } strings[] = {
+        {"gpu", m->gpu, WIRE_MAX_SHORT_LEN},
+        {"driver_version", m->driver_version, WIRE_MAX_SHORT_LEN},
+        {"profiler_version", m->profiler_version, WIRE_MAX_SHORT_LEN},
+        {"clock_control", m->clock_control, WIRE_MAX_SHORT_LEN},
+        {"plan", m->plan, WIRE_MAX_SHORT_LEN},
+        {"metrics_hash", m->metrics_hash, WIRE_MAX_SHORT_LEN},
+        {"profeed_version", m->profeed_version, WIRE_MAX_SHORT_LEN},
+        {"target", m->target, WIRE_MAX_LINE_LEN},
+    };
+    pf_status_t rc = PF_OK;
+    for (size_t i = 0; rc == PF_OK && i < sizeof strings / sizeof strings[0]; i++)
+        rc = s_check_str(strings[i].value, where, strings[i].field, strings[i].max, STR_LINE, err);
+    if (rc == PF_OK)
+        rc = s_check_count(m->n_kernel_timings, WIRE_MAX_KERNELS, where, "kernel_timings", err);
+    for (size_t i = 0; rc == PF_OK && i < m->n_kernel_timings; i++) {
+        const Profeed__KernelTiming *t = m->kernel_timings[i];
+        char path[PATH_LEN];
+        s_path(path, sizeof path, "%s.kernel_timings[%zu]", where, i);
+        rc = s_check_str(t->name, path, "name", WIRE_MAX_LABEL_LEN, STR_REQUIRED | STR_LINE, err);
+        if (rc == PF_OK && t->has_launch_sd_ns && t->launch_sd_ns < 0)
+            rc = s_fail(err, PF_EBADINPUT, path, "launch_sd_ns", "%g is negative", t->launch_sd_ns);
+    }
+    return rc;
+}
+
+static pf_status_t s_check_comparison(const Profeed__Comparison *c, const char *where, pf_error_t *err)
+{
+    pf_status_t rc = s_check_str(c->baseline, where, "baseline", WIRE_MAX_LINE_LEN, STR_LINE, err);
+    if (rc == PF_OK)
+        rc = s_check_str(c->problem, where, "problem", WIRE_MAX_LINE_LEN, 0, err);
+    if (rc == PF_OK && c->has_noise_band && c->noise_band < 0)
+        rc = s_fail(err, PF_EBADINPUT, where, "noise_band", "%g is negative", c->noise_band);
+    if (rc == PF_OK)
+        rc = s_check_count(c->n_kernels, WIRE_MAX_KERNELS, where, "kernels", err);
+    for (size_t i = 0; rc == PF_OK && i < c->n_kernels; i++) {
+        const Profeed__KernelChange *k = c->kernels[i];
+        char path[PATH_LEN];
+        s_path(path, sizeof path, "%s.kernels[%zu]", where, i);
+        rc = s_check_str(k->name, path, "name", WIRE_MAX_LABEL_LEN, STR_REQUIRED | STR_LINE, err);
+        if (rc == PF_OK)
+            rc = s_check_str(k->baseline_name, path, "baseline_name", WIRE_MAX_LABEL_LEN, STR_LINE, err);
+        const char *shorts[][2] = {{"matched_by", k->matched_by}, {"noise_source", k->noise_source},
+                                   {"limiter_before", k->limiter_before}, {"limiter_after", k->limiter_after}};
+        for (size_t s = 0; rc == PF_OK && s < sizeof shorts / sizeof shorts[0]; s++)
+            rc = s_check_str(shorts[s][1], path, shorts[s][0], WIRE_MAX_SHORT_LEN, STR_LINE, err);
+        if (rc == PF_OK && k->has_noise_band && k->noise_band < 0)
+            rc = s_fail(err, PF_EBADINPUT, path, "noise_band", "%g is negative", k->noise_band);
+        if (rc == PF_OK)
+            rc = s_check_names(k->resolved, k->n_resolved, WIRE_MAX_FINDINGS, WIRE_MAX_SHORT_LEN, path, "resolved", err);
+        if (rc == PF_OK)
+            rc = s_check_names(k->added, k->n_added, WIRE_MAX_FINDINGS, WIRE_MAX_SHORT_LEN, path, "added", err);
+        if (rc == PF_OK)
+            rc = s_check_names(k->unchanged, k->n_unchanged, WIRE_MAX_FINDINGS, WIRE_MAX_SHORT_LEN, path,
+                               "unchanged", err);
+    }
+    if (rc == PF_OK)
+        rc = s_check_names(c->appeared, c->n_appeared, WIRE_MAX_KERNELS, WIRE_MAX_LABEL_LEN, where, "appeared", err);
+    if (rc == PF_OK)
+        rc = s_check_names(c->disappeared, c->n_disappeared, WIRE_MAX_KERNELS, WIRE_MAX_LABEL_LEN, where,
+                           "disappeared", err);
+    if (rc == PF_OK)
+        rc = s_check_names(c->differences, c->n_differences, WIRE_MAX_NOTES, WIRE_MAX_LINE_LEN, where,
+                           "differences", err);
+    return rc;
+}
+
 static pf_status_t s_check_feedback(const Profeed__Feedback *fb, const char *where, pf_error_t *err)
 {
     char path[PATH_LEN];
@@ -646,6 +753,14 @@ static pf_status_t s_check_feedback(const Profeed__Feedback *fb, const char *whe
     if (rc == PF_OK && fb->metadata) {
         s_path(path, sizeof path, "%s.metadata", where);
         rc = s_check_metadata(fb->metadata, path, err);
+    }
+    if (rc == PF_OK && fb->manifest) {
+        s_path(path, sizeof path, "%s.manifest", where);
+        rc = s_check_manifest(fb->manifest, path, err);
+    }
+    if (rc == PF_OK && fb->comparison) {
+        s_path(path, sizeof path, "%s.comparison", where);
+        rc = s_check_comparison(fb->comparison, path, err);
     }
     return rc;
 }
@@ -736,6 +851,19 @@ static pf_status_t s_check_dispatch(const Profeed__Dispatch *d, const char *wher
         if (rc == PF_OK && d->shape) {
             s_path(path, sizeof path, "%s.shape", where);
             rc = s_check_shape(d->shape, path, err);
+        }
+        if (rc == PF_OK && d->context) {
+            /* The baseline's packed Feedback is checked where it is used:
+             * the analyzer unpacks it with wire_feedback_unpack(). */
+            const Profeed__AnalysisContext *c = d->context;
+            s_path(path, sizeof path, "%s.context", where);
+            rc = s_check_str(c->plan, path, "plan", WIRE_MAX_SHORT_LEN, STR_LINE, err);
+            if (rc == PF_OK)
+                rc = s_check_str(c->target, path, "target", WIRE_MAX_LINE_LEN, STR_LINE, err);
+            if (rc == PF_OK)
+                rc = s_check_id(c->baseline_job_id, path, "baseline_job_id", false, err);
+            if (rc == PF_OK)
+                rc = s_check_str(c->baseline_problem, path, "baseline_problem", WIRE_MAX_LINE_LEN, 0, err);
         }
         return rc;
     default:

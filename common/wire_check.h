@@ -37,6 +37,7 @@
 #define WIRE_MAX_FILES 256           /* per pass output */
 #define WIRE_MAX_FINDINGS 4096
 #define WIRE_MAX_EVIDENCE 64         /* per finding */
+#define WIRE_MAX_LINES 16            /* source lines per finding */
 #define WIRE_MAX_KERNELS 4096
 #define WIRE_MAX_NOTES 1024          /* Feedback.errors, .notes and .missing, each */
 #define WIRE_MAX_GPUS 64
@@ -49,6 +50,7 @@
 #define WIRE_MAX_FILTER_LEN 4096     /* ProfileFilter.kernel_regex and .nvtx_range */
 #define WIRE_MAX_TIMEOUT_S 86400     /* a day: longer is a stuck job, not a slow one */
 #define WIRE_MIN_MAX_CHARS 200      /* the smallest text budget: a header and a first kernel (render.h) */
+#define WIRE_MIN_MAX_TOKENS 64      /* the same in estimated tokens (render.h) */
 
 /* Checks a decoded Envelope, JobRequest, PassOutput or Feedback (the messages
  * wire.h packs on their own) and everything inside it. `msg` must be one of

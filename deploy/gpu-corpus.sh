@@ -7,6 +7,8 @@
 #   h200-v2    tests/fixtures/ncu/h200-v2/corpus_v2.cu, run as `corpus all`
 #   h200-v3    tests/fixtures/ncu/h200-v3/corpus_v3.cu, run as `corpus_v3 all`
 #   h200-v4    tests/fixtures/ncu/h200-v4/corpus_v4.cu, run as `corpus_v4 all`
+#   h200-v5    tests/fixtures/ncu/h200-v5/corpus_v5.cu, run as `corpus_v5 all`; its lever
+#              timings (`corpus_v5 time`, uninstrumented) go to CORPUS/levers.txt
 #   workloads  tests/fixtures/ncu/h200-v3/workloads.py all (PyTorch, cuBLAS, cuDNN, Triton,
 #              KernelBench problems); only the launches inside NVTX ranges named "profile"
 #              are profiled (--nvtx --nvtx-include profile/), so warm-up runs stay out.
@@ -31,7 +33,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift ;;
     --plans) plans=$2; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n "2,26p" "$0"; exit 0 ;;
     -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
     *) corpora+=("$1") ;;
   esac
@@ -71,6 +73,7 @@ capture() {
   # corpus_v3's input generators (init_fill_*) run several times: only its kernels.
   [ "$name" = h200-v3 ] && ncu+=(-k "regex:^v3_")
   [ "$name" = h200-v4 ] && ncu+=(-k "regex:^v4_")
+  [ "$name" = h200-v5 ] && ncu+=(-k "regex:^v5_")
   if [ "$name" = workloads ]; then
     timed uninstrumented "$dir" "$@" --list-kernels
   else
@@ -121,6 +124,11 @@ for name in "${corpora[@]}"; do
     h200-v4)
       nvcc -O3 -arch=sm_90 -lineinfo -o "$work/corpus_v4" "$root/tests/fixtures/ncu/h200-v4/corpus_v4.cu" || exit 1
       capture "$name" "$dir" "$work/corpus_v4" all ;;
+    h200-v5)
+      nvcc -O3 -arch=sm_90 -lineinfo -Xptxas -v -o "$work/corpus_v5" "$root/tests/fixtures/ncu/h200-v5/corpus_v5.cu" \
+        > "$dir/ptxas.txt" 2>&1 || { cat "$dir/ptxas.txt"; exit 1; }
+      for i in 1 2 3; do echo "# run $i"; "$work/corpus_v5" time; done > "$dir/levers.txt" 2>&1
+      capture "$name" "$dir" "$work/corpus_v5" all ;;
     workloads)
       capture "$name" "$dir" python3 "$root/tests/fixtures/ncu/h200-v3/workloads.py" all ;;
     *) echo "gpu-corpus: unknown corpus $name" >&2; exit 2 ;;

@@ -9,7 +9,8 @@
 #  2. a job submitted in the broker's start-up grace with no collector ever
 #     coming is refused when the grace ends, not after its time limit;
 #  3. --language sycl on an NVIDIA-only farm: "no collector offers sycl";
-#  5. --format markdown, --max-chars, --top and --min-share reach the analyzer;
+#  5. --format markdown, --max-chars, --max-tokens, --top and --min-share reach the analyzer;
+#     --source adds the (recorded) source pass;
 #  7. the broker's worker endpoint given to an agent says so.
 # The broker listens on ipc:// (TCP is not the point); the one TCP port used
 # is one of 36400..36499 that nobody listens on.
@@ -95,6 +96,14 @@ check "--format markdown: Markdown from the farm" \
 timed chars 30 submit --endpoint "$agent_ep" --language cuda --max-chars 600 -- kernels all
 check "--max-chars 600: at most 600 characters, saying what was left out or cut" \
   bash -c "[ $rc -eq 0 ] && [ \$(head -c -1 '$dir/chars.out' | wc -c) -le 600 ] && grep -Eq 'left out|cut to fit the length limit' '$dir/chars.out'"
+timed tokens 30 submit --endpoint "$agent_ep" --language cuda --max-tokens 150 -- corpus_v2
+check "--max-tokens 150: far shorter than the whole feedback, saying what was left out or cut" \
+  bash -c "[ $rc -eq 0 ] && [ \$(wc -c < '$dir/tokens.out') -le 700 ] && grep -Eq 'left out|cut to fit the length limit' '$dir/tokens.out'"
+timed nosource 30 submit --endpoint "$agent_ep" --language cuda --min-share 0 -- corpus_v2
+timed source 30 submit --endpoint "$agent_ep" --language cuda --min-share 0 --source -- corpus_v2
+check "--source: the recorded source pass replayed, findings name their lines (line 62 of smem_stride4)" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'Where: line 62 ' '$dir/source.out' && grep -qF 'acc += s[(lane * 4 + w + i)' '$dir/source.out'"
+check "... and without --source no source pass and no lines" bash -c "! grep -q 'Where:' '$dir/nosource.out'"
 timed top 30 submit --endpoint "$agent_ep" --language cuda --top 1 --min-share 0 -- kernels all
 check "--top 1: one kernel analyzed" bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^[0-9]*\. ' '$dir/top.out') -eq 1 ]"
 timed share 30 submit --endpoint "$agent_ep" --language cuda --min-share 20 -- kernels all

@@ -14,9 +14,13 @@ set -u
 build=$1
 . "$(dirname "$0")/farm_lib.sh"
 farm_scratch sandbox
+# The fork bomb's sleeps carry this run's PID in their duration, so the check
+# and the clean-up below see only this run's, never a parallel run's.
+nap="41.$$"
+nap_re="sleep 41[.]$$\\b"
 cleanup() {
   farm_stop_and_report
-  pkill -f 'sleep 41[.]5' 2>/dev/null
+  pkill -f "$nap_re" 2>/dev/null
   rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -77,11 +81,11 @@ submit spin sh -c 'while :; do :; done'
 rc=$?
 check "a job that spins is stopped at its CPU limit and reported" \
   bash -c "[ $rc -eq 3 ] && grep -q 'stopped the run: it reached its CPU time limit' '$dir/spin.err'"
-submit forks sh -c 'while :; do sleep 41.5 & done'
+submit forks sh -c "while :; do sleep $nap & done"
 rc=$?
 sleep 0.5
 check "a job that forks endlessly is stopped, with every process it started" \
-  bash -c "[ $rc -ne 0 ] && ! pgrep -f 'sleep 41[.]5' >/dev/null"
+  bash -c "[ $rc -ne 0 ] && ! pgrep -f '$nap_re' >/dev/null"
 check "the collector's log says what jobs may run" grep -q "jobs run: programs sh; environment filtered" \
   "$dir/collector.log"
 if [ "$(id -u)" -eq 0 ]; then

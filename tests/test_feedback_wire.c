@@ -165,3 +165,42 @@ Test(feedback_wire, every_field_the_renderers_show_survives_the_wire)
     wire_feedback_destroy(&msg);
     feedback_destroy(&fb);
 }
+
+Test(feedback_wire, source_lines_travel_with_their_findings)
+{
+    analyzer_file_t files[] = {{.path = PF_FIXTURE_DIR "/ncu/h200-v2/full_raw.csv"},
+                               {.path = PF_FIXTURE_DIR "/ncu/h200-v2/full_details.csv"},
+                               {.path = PF_FIXTURE_DIR "/ncu/h200-v2/source_smem_stride4.csv"}};
+    analyzer_input_t input = {.files = files, .count = 3, .profiler = "ncu"};
+    analysis_options_t options;
+    analysis_options_default(&options);
+    feedback_t *fb = NULL;
+    pf_error_t err;
+    cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_OK, "%s", err.msg);
+    Profeed__Feedback *msg = feedback_wire_new(fb, "3f2b8c1e-0d4a-4c7e-9b1a-2f6d5e4c3b2a", "text", NULL);
+    cr_assert_not_null(msg);
+    Profeed__Feedback *back = s_roundtrip(msg);
+    const Profeed__SourceLine *line = NULL;
+    for (size_t i = 0; i < back->n_findings && !line; i++)
+        if (strcmp(back->findings[i]->category, "bank_conflicts") == 0 && back->findings[i]->n_lines > 0)
+            line = back->findings[i]->lines[0];
+    cr_assert_not_null(line, "the bank-conflict finding carries its line");
+    cr_expect_eq(line->line, 62);
+    cr_expect(line->has_share && line->share > 0.99);
+    cr_expect_str_eq(line->file, "corpus_v2.cu");
+    cr_expect(strstr(line->text, "acc += s[(lane * 4 + w + i) & 1023]"), "%s", line->text);
+    wire_feedback_destroy(&back);
+    /* A share past 1 is refused on the way out, as any receiver would. */
+    for (size_t i = 0; i < msg->n_findings; i++)
+        if (msg->n_findings && msg->findings[i]->n_lines > 0) {
+            msg->findings[i]->lines[0]->share = 1.5;
+            break;
+        }
+    size_t size = 0;
+    uint8_t *bytes = wire_feedback_pack(msg, WIRE_MAX_MSG, &size, &err);
+    cr_expect_null(bytes);
+    cr_expect(strstr(err.msg, "lines[0].share"), "%s", err.msg);
+    free(bytes);
+    wire_feedback_destroy(&msg);
+    feedback_destroy(&fb);
+}

@@ -251,6 +251,23 @@ Test(job_table, collector_loss_requeues_collecting_to_queued)
 /* ---------------------------------------------------------------------------
  * Queue order */
 
+Test(job_table, a_requeued_job_keeps_its_analyzer_until_that_analyzer_dies)
+{
+    /* farm_faults: the collector and then the analyzer of a job died; the
+     * broker unpins the requeued job, which must not trip an assertion. */
+    job_table_t *table = job_table_new();
+    job_t *job = s_collecting(table, "job-1", "c1", 3);
+    pf_error_t err;
+    cr_assert_eq(s_pass(table, job, "c1", "ncu.000", &err), JOB_PASS_NEW, "%s", err.msg);
+    job_table_set_analyzer(table, job, "a1");
+    cr_assert(job_table_requeue(table, job, MAX_ATTEMPTS));
+    cr_assert_eq(job->state, JOB_QUEUED);
+    cr_assert_str_eq(job->analyzer, "a1");
+    job_table_set_analyzer(table, job, "");
+    cr_assert_str_empty(job->analyzer);
+    job_table_destroy(&table);
+}
+
 Test(job_table, queued_jobs_come_out_in_submission_order_and_a_requeued_job_keeps_its_place)
 {
     job_table_t *table = job_table_new();
@@ -434,6 +451,24 @@ Test(job_table, analyzer_reassignment_while_collecting_keeps_the_passes)
     cr_assert_eq(s_pass(table, job, "c1", "ncu.002", &err), JOB_PASS_NEW, "%s", err.msg);
     cr_assert_eq(job->state, JOB_ANALYZING);
     cr_assert_eq(job->pass_len, 3);
+    job_table_destroy(&table);
+}
+
+/* Found by farm_faults under load: a job requeued with its analyzer pinned,
+ * whose analyzer then died, aborted the broker on an assert. */
+Test(job_table, a_requeued_job_whose_analyzer_dies_is_unpinned)
+{
+    job_table_t *table = job_table_new();
+    job_t *job = s_collecting(table, "job-1", "c1", 3);
+    pf_error_t err;
+    cr_assert_eq(s_pass(table, job, "c1", "ncu.000", &err), JOB_PASS_NEW, "%s", err.msg);
+    job_table_set_analyzer(table, job, "a1");
+    cr_assert(job_table_requeue(table, job, MAX_ATTEMPTS)); /* c1 died */
+    cr_assert_eq(job->state, JOB_QUEUED);
+    cr_assert_str_eq(job->analyzer, "a1", "the pin stays across the requeue");
+    job_table_set_analyzer(table, job, ""); /* then a1 died */
+    cr_assert_str_empty(job->analyzer);
+    cr_assert_eq(job_table_first_queued(table), job);
     job_table_destroy(&table);
 }
 
@@ -663,6 +698,51 @@ Test(job_table, a_byte_budget_forgets_delivered_feedback_first_oldest_first)
     cr_assert_eq(job_table_feedback_bytes(table), 3 * each);
     cr_assert_not_null(job_table_find(table, "job-2"));
     cr_assert_null(job_table_find(table, "job-4"));
+    zlistx_destroy(&gone);
+    job_table_destroy(&table);
+}
+
+/* Issue 15, defect 5: once the journal holds a delivered feedback, the
+ * table holds none of it (its length stays, to check what is read back), and
+ * the byte budget never forgets such a job for memory it does not take. */
+Test(job_table, a_delivered_feedback_the_journal_holds_leaves_memory)
+{
+    job_table_t *table = job_table_new();
+    job_t *stored = s_collecting(table, "stored", "c1", 1);
+    job_t *kept = s_collecting(table, "kept", "c1", 1);
+    job_t *waiting = s_collecting(table, "waiting", "c1", 1);
+    pf_error_t err;
+    cr_assert_eq(s_pass(table, stored, "c1", "ncu.000", &err), JOB_PASS_NEW, "%s", err.msg);
+    cr_assert_eq(s_pass(table, kept, "c1", "ncu.000", &err), JOB_PASS_NEW, "%s", err.msg);
+    cr_assert_eq(s_pass(table, waiting, "c1", "ncu.000", &err), JOB_PASS_NEW, "%s", err.msg);
+    s_finish(table, stored, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_OK, "1. atomic_hist", 100);
+    s_finish(table, kept, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_OK, "1. atomic_hist", 101);
+    s_finish(table, waiting, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_OK, "1. atomic_hist", 102);
+    size_t each = stored->feedback_len;
+    cr_assert_eq(job_table_feedback_bytes(table), each + kept->feedback_len + waiting->feedback_len);
+
+    /* Stored, then delivered: the bytes go at the acknowledgement. */
+    job_table_stored(table, stored, 4096, each + 40);
+    cr_expect_not_null(stored->feedback, "not delivered yet: kept for the delivery");
+    job_table_delivered(table, stored);
+    cr_expect_null(stored->feedback);
+    cr_expect_eq(stored->feedback_len, each, "the length stays");
+    /* Delivered without a journal record (no journal): kept in memory. */
+    job_table_delivered(table, kept);
+    cr_expect_not_null(kept->feedback);
+    /* Delivered first, then stored (a record moved or read back): goes too. */
+    job_table_delivered(table, waiting);
+    job_table_stored(table, waiting, 8192, each + 40);
+    cr_expect_null(waiting->feedback);
+    cr_assert_eq(job_table_feedback_bytes(table), kept->feedback_len);
+
+    /* Over budget, the one holding bytes goes, not the older stored one. */
+    zlistx_t *gone = zlistx_new();
+    zlistx_set_destructor(gone, s_free_item);
+    cr_assert_eq(job_table_trim_bytes(table, 0, gone), 1);
+    cr_assert_str_eq(zlistx_first(gone), "kept");
+    cr_expect_not_null(job_table_find(table, "stored"));
+    cr_expect_eq(job_table_feedback_bytes(table), 0);
     zlistx_destroy(&gone);
     job_table_destroy(&table);
 }

@@ -376,6 +376,171 @@ Test(journal, a_grown_file_is_rewritten_with_the_live_jobs)
     job_table_destroy(&jobs);
 }
 
+/* Issue 15, defect 5: a delivered feedback lives in the file only. Finishes
+ * and delivers `id` with a feedback of `text`; returns its packed bytes (the
+ * caller frees them). */
+static uint8_t *s_deliver(job_table_t *jobs, journal_t *j, const char *id, const char *text, size_t *len_p)
+{
+    job_t *job = s_submit(jobs, j, id, 10);
+    s_dispatch(jobs, j, job, 1);
+    s_pass(jobs, j, job, "ncu.000");
+    s_finish(jobs, j, job, text);
+    cr_assert_gt(job->stored_len, 0, "the finished record's place is known");
+    *len_p = job->feedback_len;
+    uint8_t *copy = malloc(*len_p);
+    memcpy(copy, job->feedback, *len_p);
+    pf_error_t err;
+    job_table_delivered(jobs, job);
+    cr_assert_eq(journal_delivered(j, job, &err), PF_OK, "%s", err.msg);
+    return copy;
+}
+
+/* What journal_feedback_read gives for `id` is `want`, byte for byte. */
+static void s_expect_read_back(job_table_t *jobs, journal_t *j, const char *id, const uint8_t *want, size_t len)
+{
+    job_t *job = job_table_find(jobs, id);
+    cr_assert_not_null(job, "%s is remembered", id);
+    cr_expect_null(job->feedback, "%s: a delivered feedback is not in memory", id);
+    uint8_t *bytes = NULL;
+    size_t got = 0;
+    pf_error_t err;
+    cr_assert_eq(journal_feedback_read(j, job, &bytes, &got, &err), PF_OK, "%s: %s", id, err.msg);
+    cr_expect_eq(got, len);
+    cr_expect_eq(memcmp(bytes, want, len), 0, "%s: the feedback read back is the one stored", id);
+    free(bytes);
+}
+
+Test(journal, a_delivered_feedback_leaves_memory_and_is_read_back_from_the_file)
+{
+    job_table_t *jobs = job_table_new();
+    journal_t *j = s_open(jobs, 1u << 30, NULL);
+    size_t len = 0;
+    uint8_t *want = s_deliver(jobs, j, "delivered", "1. atomic_hist is latency-bound", &len);
+    job_t *waiting = s_submit(jobs, j, "waiting", 10);
+    s_dispatch(jobs, j, waiting, 1);
+    s_pass(jobs, j, waiting, "ncu.000");
+    s_finish(jobs, j, waiting, "not acknowledged yet");
+    cr_expect_eq(job_table_feedback_bytes(jobs), waiting->feedback_len,
+                 "only the undelivered feedback is held in memory");
+    s_expect_read_back(jobs, j, "delivered", want, len);
+    /* The same after a restart: read back from the file, then out of memory. */
+    s_restart(&jobs, &j, 1u << 30, NULL);
+    cr_expect_eq(job_table_feedback_bytes(jobs), job_table_find(jobs, "waiting")->feedback_len);
+    s_expect_read_back(jobs, j, "delivered", want, len);
+    free(want);
+    journal_close(&j);
+    job_table_destroy(&jobs);
+}
+
+Test(journal, a_delivered_feedback_is_found_again_after_the_file_is_rewritten)
+{
+    job_table_t *jobs = job_table_new();
+    journal_t *j = s_open(jobs, 16 * 1024, NULL);
+    size_t len = 0;
+    uint8_t *want = s_deliver(jobs, j, "delivered", "1. atomic_hist is latency-bound", &len);
+    uint64_t at = job_table_find(jobs, "delivered")->stored_at;
+    char id[32];
+    /* 200 jobs come and go before it: the file is rewritten several times. */
+    for (int i = 0; i < 200; i++) {
+        snprintf(id, sizeof id, "job-%03d", i);
+        job_t *job = s_submit(jobs, j, id, 200);
+        pf_error_t err;
+        job_table_forget(jobs, job);
+        cr_assert_eq(journal_forgotten(j, id, &err), PF_OK);
+    }
+    cr_expect_lt(s_file_size(), 17 * 1024, "the file was not rewritten: %ld bytes", s_file_size());
+    job_t *job = job_table_find(jobs, "delivered");
+    cr_assert_not_null(job);
+    cr_expect_neq(job->stored_at, at, "the record moved (it was at %llu)", (unsigned long long) at);
+    s_expect_read_back(jobs, j, "delivered", want, len);
+    s_restart(&jobs, &j, 16 * 1024, NULL);
+    s_expect_read_back(jobs, j, "delivered", want, len);
+    free(want);
+    journal_close(&j);
+    job_table_destroy(&jobs);
+}
+
+/* Flips one byte of the file at `at`. */
+static void s_flip_byte_at(uint64_t at)
+{
+    FILE *f = fopen(s_path(), "r+b");
+    cr_assert_not_null(f);
+    fseek(f, (long) at, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, (long) at, SEEK_SET);
+    fputc(c ^ 0x40, f);
+    fclose(f);
+}
+
+Test(journal, a_damaged_or_misplaced_feedback_record_is_refused_not_believed)
+{
+    job_table_t *jobs = job_table_new();
+    journal_t *j = s_open(jobs, 1u << 30, NULL);
+    size_t len = 0;
+    free(s_deliver(jobs, j, "first", "first text", &len));
+    free(s_deliver(jobs, j, "second", "second text", &len));
+    (void) len;
+    job_t *first = job_table_find(jobs, "first");
+    job_t *second = job_table_find(jobs, "second");
+    uint8_t *bytes = NULL;
+    size_t got = 0;
+    pf_error_t err;
+
+    /* A place that holds another job's record. */
+    uint64_t at = first->stored_at;
+    size_t stored = first->stored_len;
+    first->stored_at = second->stored_at;
+    first->stored_len = second->stored_len;
+    cr_expect_eq(journal_feedback_read(j, first, &bytes, &got, &err), PF_EBADINPUT);
+    cr_expect_not_null(strstr(err.msg, "not job first's feedback"), "%s", err.msg);
+    /* A place beyond the file's end. */
+    first->stored_at = 1u << 30;
+    cr_expect_eq(journal_feedback_read(j, first, &bytes, &got, &err), PF_EBADINPUT);
+    cr_expect_not_null(strstr(err.msg, "no record of"), "%s", err.msg);
+    first->stored_at = at;
+    first->stored_len = stored;
+
+    /* A byte of the record damaged on disk. */
+    s_flip_byte_at(second->stored_at + second->stored_len - 3);
+    cr_expect_eq(journal_feedback_read(j, second, &bytes, &got, &err), PF_EBADINPUT);
+    cr_expect_not_null(strstr(err.msg, "checksum does not match"), "%s", err.msg);
+    cr_expect_null(bytes);
+    cr_expect_eq(got, 0);
+    /* The other one is still there. */
+    cr_expect_eq(journal_feedback_read(j, first, &bytes, &got, &err), PF_OK, "%s", err.msg);
+    free(bytes);
+    journal_close(&j);
+    job_table_destroy(&jobs);
+}
+
+Test(journal, a_rewrite_forgets_a_job_whose_delivered_feedback_cannot_be_read)
+{
+    job_table_t *jobs = job_table_new();
+    journal_t *j = s_open(jobs, 16 * 1024, NULL);
+    size_t len = 0;
+    uint8_t *want = s_deliver(jobs, j, "kept", "kept text", &len);
+    size_t other = 0;
+    free(s_deliver(jobs, j, "damaged", "damaged text", &other));
+    job_t *damaged = job_table_find(jobs, "damaged");
+    s_flip_byte_at(damaged->stored_at + damaged->stored_len - 3);
+    char id[32];
+    for (int i = 0; i < 200; i++) {
+        snprintf(id, sizeof id, "job-%03d", i);
+        job_t *job = s_submit(jobs, j, id, 200);
+        pf_error_t err;
+        job_table_forget(jobs, job);
+        cr_assert_eq(journal_forgotten(j, id, &err), PF_OK);
+    }
+    cr_expect_null(job_table_find(jobs, "damaged"), "a record that does not read back is not copied");
+    s_expect_read_back(jobs, j, "kept", want, len);
+    s_restart(&jobs, &j, 16 * 1024, NULL);
+    cr_expect_null(job_table_find(jobs, "damaged"));
+    s_expect_read_back(jobs, j, "kept", want, len);
+    free(want);
+    journal_close(&j);
+    job_table_destroy(&jobs);
+}
+
 /* The checksum is zlib's CRC-32, so the file can be checked with any tool. */
 Test(journal, the_record_checksum_is_the_standard_crc32)
 {

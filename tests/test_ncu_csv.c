@@ -411,6 +411,7 @@ Test(ncu_csv, parallel_pass_parsing_equals_sequential)
 {
     const char *names[] = {"pass1_sol.csv", "pass2_memory.csv", "pass3_warps_occupancy.csv", "full_details.csv"};
     ncu_data_t *data = ncu_data_new();
+    ncu_data_keep_raw(data); /* as analyzer_run() does for the collated data */
     analyzer_file_t files[4];
     memset(files, 0, sizeof files);
     char paths[4][512];
@@ -541,4 +542,75 @@ Test(ncu_split, refuses_every_other_shape_for_libcsv)
     cr_expect_eq(s_split("\"a\",\"unterminated", spans, 8, 64), SIZE_MAX, "an open quote");
     cr_expect_eq(s_split("\"12345\",\"b\"", spans, 8, 4), SIZE_MAX, "a field over max_field");
     cr_expect_eq(s_split("\"1234\",\"b\"", spans, 8, 4), 2, "a field of exactly max_field");
+}
+
+/* A raw page of `rows` launches (IDs from `first`) whose one extra column
+ * holds a cell of `cell` bytes: cell text in bulk, for the raw-cell budget.
+ * Caller frees. */
+static char *s_bulky_raw_page(int first, int rows, size_t cell, size_t *len_p)
+{
+    size_t cap = (size_t) rows * (cell + 128) + 256, len = 0;
+    char *csv = malloc(cap);
+    cr_assert_not_null(csv);
+    len += (size_t) snprintf(csv + len, cap - len, "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"x__blob\"\n"
+                                                   "\"\",\"\",\"nsecond\",\"\"\n");
+    for (int i = 0; i < rows; i++) {
+        len += (size_t) snprintf(csv + len, cap - len, "\"%d\",\"k\",\"1000\",\"", first + i);
+        memset(csv + len, 'x', cell);
+        len += cell;
+        len += (size_t) snprintf(csv + len, cap - len, "\"\n");
+    }
+    *len_p = len;
+    return csv;
+}
+
+static bool s_any_raw(const json_t *collated)
+{
+    size_t i;
+    json_t *launch;
+    json_array_foreach(json_object_get(collated, "launches"), i, launch)
+        if (json_object_get(launch, "raw"))
+            return true;
+    return json_object_get(collated, "raw_units") != NULL;
+}
+
+static bool s_says(const feedback_t *fb, const char *part)
+{
+    for (size_t i = 0; i < feedback_note_count(fb); i++)
+        if (strstr(feedback_note(fb, i), part))
+            return true;
+    return false;
+}
+
+Test(ncu_csv, raw_cells_past_their_budget_are_all_dropped_and_said)
+{
+    size_t cell = 512 * 1024, len_a, len_b;
+    /* 6 + 6 launches: each pass within NCU_MAX_RAW_BYTES, the two together not. */
+    char *a = s_bulky_raw_page(0, 6, cell, &len_a), *b = s_bulky_raw_page(100, 6, cell, &len_b);
+    cr_assert_lt(6 * cell, NCU_MAX_RAW_BYTES);
+    cr_assert_gt(12 * cell, NCU_MAX_RAW_BYTES);
+    for (int threads = 1; threads <= 2; threads++) {
+        analyzer_file_t one[1] = {{.pass_key = "ncu.000", .name = "a.csv", .bytes = a, .len = len_a}};
+        analyzer_file_t two[2] = {{.pass_key = "ncu.000", .name = "a.csv", .bytes = a, .len = len_a},
+                                  {.pass_key = "ncu.001", .name = "b.csv", .bytes = b, .len = len_b}};
+        analysis_options_t options;
+        analysis_options_default(&options);
+        pf_error_t err;
+        feedback_t *fb = NULL;
+        analyzer_input_t input = {.files = one, .count = 1, .profiler = "ncu", .with_collated = 1, .threads = threads};
+        cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_OK, "%s", err.msg);
+        cr_expect(s_any_raw(feedback_collated(fb)), "a pass within the budget keeps its cells");
+        cr_expect(!s_says(fb, "no raw-page cells"));
+        feedback_destroy(&fb);
+        input.files = two;
+        input.count = 2;
+        cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_OK, "%s", err.msg);
+        json_t *collated = feedback_collated(fb);
+        cr_expect_eq(json_array_size(json_object_get(collated, "launches")), 12, "every launch is still there");
+        cr_expect(!s_any_raw(collated), "%d thread(s): cells kept past the budget", threads);
+        cr_expect(s_says(fb, "the collated data carries no raw-page cells"), "%d thread(s): not said", threads);
+        feedback_destroy(&fb);
+    }
+    free(a);
+    free(b);
 }

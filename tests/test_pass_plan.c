@@ -326,3 +326,50 @@ Test(pass_plan, counter_permission_failure_is_recognised_and_the_advice_says_wha
     const char *other = "NVIDIA GPU Performance Counters are available";
     cr_assert_not(pass_plan_is_permission_error(other, strlen(other)));
 }
+
+Test(pass_plan, source_adds_one_pass_after_the_plan_and_leaves_the_plan_as_it_was)
+{
+    pass_plan_input_t in = s_input(PROFEED__PROFILER__PROFILER_NCU, "/usr/local/cuda/bin/ncu");
+    pf_error_t err;
+    pass_plan_t *plain = pass_plan_new(&in, &err);
+    cr_assert_not_null(plain, "%s", err.msg);
+    in.source = true;
+    pass_plan_t *plan = pass_plan_new(&in, &err);
+    cr_assert_not_null(plan, "%s", err.msg);
+    cr_assert_eq(pass_plan_count(plan), pass_plan_count(plain) + 1);
+    char a[8192], b[8192];
+    for (size_t i = 0; i < pass_plan_count(plain); i++) {
+        s_join(&pass_plan_pass(plain, i)->steps[0], a, sizeof a);
+        s_join(&pass_plan_pass(plan, i)->steps[0], b, sizeof b);
+        cr_assert_str_eq(a, b, "the plan's pass %zu changed", i);
+    }
+    const pass_plan_pass_t *p = pass_plan_pass(plan, pass_plan_count(plan) - 1);
+    cr_assert_str_eq(p->name, "source");
+    cr_assert_str_eq(p->key, "ncu.001");
+    cr_assert_eq(p->step_count, 2);
+    s_join(&p->steps[0], a, sizeof a);
+    cr_assert(strstr(a, "--section SourceCounters --section WarpStateStats --import-source yes -f -o "
+                        "/jobs/j1/ncu.001-source"), "%s", a);
+    cr_assert(strstr(a, "--clock-control none"), "%s", a);
+    cr_assert(strstr(a, "./kernels all"), "%s", a);
+    cr_assert(p->steps[0].profiles);
+    s_join(&p->steps[1], b, sizeof b);
+    cr_assert_str_eq(b, "/usr/local/cuda/bin/ncu --import /jobs/j1/ncu.001-source.ncu-rep --csv --page source "
+                        "--print-source cuda,sass");
+    cr_assert_str_eq(p->steps[1].stdout_name, "source.csv");
+    cr_assert_not(p->steps[1].profiles);
+    pass_plan_destroy(&plan);
+    pass_plan_destroy(&plain);
+}
+
+Test(pass_plan, source_is_refused_for_a_profiler_without_one)
+{
+    pass_plan_input_t in = s_input(PROFEED__PROFILER__PROFILER_UNITRACE, "/opt/unitrace");
+    in.language = PROFEED__LANGUAGE__LANGUAGE_SYCL;
+    in.source = true;
+    pf_error_t err;
+    pass_plan_t *plan = pass_plan_new(&in, &err);
+    cr_assert_null(plan);
+    cr_assert_eq(err.code, PF_EBADINPUT);
+    cr_assert(strstr(err.msg, "the source pass is Nsight Compute's"), "%s", err.msg);
+}

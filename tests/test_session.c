@@ -182,7 +182,7 @@ Test(session, a_session_runs_once)
     cr_assert_eq(profeed_session_run(s), PROFEED_BAD_INPUT);
     cr_assert_not_null(strstr(profeed_session_error(s), "already ran"));
     cr_assert_eq(profeed_session_add(s, "ncu.000", "a.csv", "x", 1), PROFEED_BAD_INPUT);
-    cr_assert_eq(profeed_session_abi(), 1);
+    cr_assert_eq(profeed_session_abi(), 2); /* 2: profeed_session_add_baseline*() */
     profeed_session_destroy(&s);
 }
 
@@ -228,4 +228,19 @@ Test(session, a_share_set_is_strict_unless_said)
     cr_assert_not_null(strstr(outs[1], "\n1. "), "%s", outs[1]);
     free(outs[0]);
     free(outs[1]);
+}
+
+Test(session, a_baseline_given_to_the_session_is_compared)
+{
+    profeed_session_t *s = profeed_session_new();
+    cr_assert_geq(profeed_session_abi(), 2);
+    cr_assert_eq(profeed_session_add_path(s, PF_FIXTURE_DIR "/ncu/h200-v2/capture-2026-12-01/core_raw.csv", 0), PROFEED_OK);
+    cr_assert_eq(profeed_session_add_baseline_path(s, PF_FIXTURE_DIR "/ncu/h200-v2/core_raw.csv"), PROFEED_OK);
+    cr_assert_eq(profeed_session_set(s, "stop_within", "0.5"), PROFEED_BAD_INPUT);
+    cr_assert_eq(profeed_session_set(s, "stop_within", "1.2"), PROFEED_OK);
+    cr_assert_eq(profeed_session_run(s), PROFEED_OK, "%s", profeed_session_error(s));
+    const char *out = profeed_session_output(s);
+    cr_assert(strstr(out, "Change since baseline files " PF_FIXTURE_DIR "/ncu/h200-v2/core_raw.csv: within noise"), "%s", out);
+    cr_assert(strstr(out, "\n1. local_array_dyn"), "%s", out);
+    profeed_session_destroy(&s);
 }

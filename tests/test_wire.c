@@ -1717,6 +1717,12 @@ Test(wire_reject, a_feedback_shape_outside_its_ranges_is_refused)
     shape.max_chars = 2000;
     shape.has_text_format = 1, shape.text_format = PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN;
     s_expect_refused(&f.job.base, PF_EBADINPUT, "JobRequest.shape.max_chars", "Markdown is never cut");
+    shape.has_max_chars = 0;
+    shape.has_max_tokens = 1, shape.max_tokens = 63;
+    s_expect_refused(&f.job.base, PF_EBADINPUT, "JobRequest.shape.max_tokens", "at least 64 tokens");
+    shape.max_tokens = 500;
+    s_expect_refused(&f.job.base, PF_EBADINPUT, "JobRequest.shape.max_tokens", "Markdown is never cut");
+    shape.has_max_chars = 1;
     /* In range: packs, and comes back whole. */
     shape.text_format = PROFEED__TEXT_FORMAT__TEXT_FORMAT_PLAIN;
     shape.has_top = 1, shape.top = 3;
@@ -1727,6 +1733,7 @@ Test(wire_reject, a_feedback_shape_outside_its_ranges_is_refused)
     Profeed__JobRequest *out = wire_job_request_unpack(bytes, size, WIRE_MAX_MSG, &err);
     cr_assert_not_null(out, "%s", err.msg);
     cr_expect(out->shape && out->shape->max_chars == 2000 && out->shape->top == 3 && out->shape->min_share == 0.2);
+    cr_expect(out->shape->has_max_tokens && out->shape->max_tokens == 500);
     wire_job_request_destroy(&out);
     free(bytes);
     s_job_fini(&f);

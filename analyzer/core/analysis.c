@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "ceiling.h"
 #include "utf8.h"
 
 void analysis_options_default(analysis_options_t *options)
@@ -10,6 +11,7 @@ void analysis_options_default(analysis_options_t *options)
     options->top = 0;
     options->all_segments = false;
     options->min_share_strict = false;
+    options->stop_within = CEILING_STOP_WITHIN_DEFAULT;
 }
 
 double analysis_pct(double x)

@@ -21,6 +21,9 @@ typedef struct {
     /* unitrace: analyze every benchmark window, not just the median and the
      * slowest when there are more than three. */
     bool all_segments;
+    /* Say "consider stopping" when every kernel above min_share is within
+     * this factor of its ceiling (ceiling.h; CEILING_STOP_WITHIN_DEFAULT). */
+    double stop_within;
 } analysis_options_t;
 
 /* 5% of profiled time, no cap: every kernel that matters, few that don't. */

@@ -10,15 +10,18 @@
 #include <unistd.h>
 
 #include "analyzer_backend.h"
+#include "ceiling.h"
+#include "comparison.h"
 #include "profiler.h"
 #include "select.h"
+#include "text_cut.h"
 
 /* Detection tries every backend's content test on a file before any name
  * test (a KernelFoundry VTune capture is vtune_counters.json, and unitrace's
  * timelines are .json too), in this order; the last, with no tests, takes
  * what none recognised. */
-static const analyzer_backend_t *const s_backends[] = {&unitrace_backend, &vtune_backend, &ncu_backend};
-#define S_BACKENDS (sizeof s_backends / sizeof s_backends[0])
+static const analyzer_backend_t *(*const s_backend_at[])(void) = {unitrace_backend, vtune_backend, ncu_backend};
+#define S_BACKENDS (sizeof s_backend_at / sizeof s_backend_at[0])
 
 void analyzer_file_source(const analyzer_file_t *file, char *out, size_t cap)
 {
@@ -38,8 +41,7 @@ bool analyzer_text_contains(const char *bytes, size_t len, const char *needle)
     return false;
 }
 
-/* The first bytes of a file: from memory, or peeked from a path (not stdin). */
-static size_t s_head(const analyzer_file_t *file, char *buf, size_t cap)
+size_t analyzer_file_head(const analyzer_file_t *file, char *buf, size_t cap)
 {
     if (file->bytes) {
         size_t n = file->len < cap ? file->len : cap;
@@ -60,8 +62,8 @@ static const analyzer_backend_t *s_backend(const char *profiler)
 {
     const profiler_t *p = profiler_by_name(profiler);
     for (size_t i = 0; p && i < S_BACKENDS; i++) {
-        if (s_backends[i]->id == p->id)
-            return s_backends[i];
+        if (s_backend_at[i]()->id == p->id)
+            return s_backend_at[i]();
     }
     return NULL;
 }
@@ -74,7 +76,7 @@ const char *analyzer_profilers(void)
 bool analyzer_handles(Profeed__Profiler profiler)
 {
     for (size_t i = 0; i < S_BACKENDS; i++) {
-        if (s_backends[i]->id == profiler)
+        if (s_backend_at[i]()->id == profiler)
             return true;
     }
     return false;
@@ -84,25 +86,25 @@ const char *analyzer_detect(const analyzer_file_t *files, size_t count)
 {
     char head[4096];
     for (size_t i = 0; i < count; i++) {
-        size_t n = s_head(&files[i], head, sizeof head);
+        size_t n = analyzer_file_head(&files[i], head, sizeof head);
         const char *name = files[i].name ? files[i].name : (files[i].path ? files[i].path : "");
         for (size_t b = 0; b < S_BACKENDS; b++) {
-            if (s_backends[b]->by_content && s_backends[b]->by_content(head, n))
-                return profiler_name_or(s_backends[b]->id, "ncu");
+            if (s_backend_at[b]()->by_content && s_backend_at[b]()->by_content(head, n))
+                return profiler_name_or(s_backend_at[b]()->id, "ncu");
         }
         for (size_t b = 0; b < S_BACKENDS; b++) {
-            if (s_backends[b]->by_name && s_backends[b]->by_name(name))
-                return profiler_name_or(s_backends[b]->id, "ncu");
+            if (s_backend_at[b]()->by_name && s_backend_at[b]()->by_name(name))
+                return profiler_name_or(s_backend_at[b]()->id, "ncu");
         }
     }
-    return profiler_name_or(s_backends[S_BACKENDS - 1]->id, "ncu");
+    return profiler_name_or(s_backend_at[S_BACKENDS - 1]()->id, "ncu");
 }
 
 void analyzer_check_pass(feedback_t *fb, const Profeed__PassOutput *pass)
 {
     for (size_t i = 0; i < S_BACKENDS; i++) {
-        if (s_backends[i]->check_pass)
-            s_backends[i]->check_pass(fb, pass);
+        if (s_backend_at[i]()->check_pass)
+            s_backend_at[i]()->check_pass(fb, pass);
     }
 }
 
@@ -119,6 +121,48 @@ static pf_status_t s_run_one(const analyzer_input_t *input, const char *profiler
         return backend->run(input, options, out, err);
     return pf_error_set(err, PF_EBADINPUT, "unknown profiler \"%s\" (this build analyzes: %s)",
                         profiler, analyzer_profilers());
+}
+
+/* The manifest as the files tell it: the device, the profiler, the files
+ * themselves. A farm worker overrides what its passes say better (the
+ * worker's GPU, driver and profiler versions, the plan, clock control). */
+static void s_manifest(feedback_t *fb, const analyzer_input_t *input)
+{
+    fb_manifest_t *m = feedback_manifest(fb);
+    snprintf(m->gpu, sizeof m->gpu, "%s", feedback_device(fb));
+    snprintf(m->clock_control, sizeof m->clock_control, "%s",
+             strcmp(feedback_profiler(fb), profiler_name_or(PROFEED__PROFILER__PROFILER_NCU, "")) == 0
+                 ? "unknown: the files do not record it (profeed's collector runs ncu with --clock-control none)"
+                 : "unknown: the files do not record it");
+    size_t used = 0;
+    m->target[0] = '\0';
+    for (size_t i = 0; i < input->count && used + 1 < sizeof m->target; i++) {
+        const analyzer_file_t *file = &input->files[i];
+        const char *name = file->path ? file->path : (file->name ? file->name : "input");
+        int w = snprintf(m->target + used, sizeof m->target - used, "%s%s", i ? " " : "", name);
+        used = w > 0 ? used + (size_t) w : sizeof m->target;
+    }
+    if (used >= sizeof m->target)
+        text_cut(m->target, sizeof m->target - 1, "...");
+}
+
+void analyzer_compare_files(feedback_t *fb, const analyzer_input_t *baseline, const analysis_options_t *options,
+                            const char *name)
+{
+    assert(fb && baseline && options);
+    feedback_t *before = NULL;
+    pf_error_t err;
+    pf_error_clear(&err);
+    fb_comparison_t *comparison = NULL;
+    if (analyzer_run(baseline, options, &before, &err) == PF_OK) {
+        comparison = comparison_new(before, fb, name);
+    } else {
+        char problem[1024];
+        snprintf(problem, sizeof problem, "its files could not be analyzed: %.900s", err.msg);
+        comparison = comparison_new_problem(name, problem);
+    }
+    comparison_attach(fb, &comparison, name);
+    feedback_destroy(&before);
 }
 
 pf_status_t analyzer_run(const analyzer_input_t *input, const analysis_options_t *options,
@@ -155,6 +199,10 @@ pf_status_t analyzer_run(const analyzer_input_t *input, const analysis_options_t
     part.files = split;
     part.count = own;
     pf_status_t rc = s_run_one(&part, profiler, options, out, err);
+    if (rc == PF_OK) {
+        s_manifest(*out, &part);
+        ceiling_judge(*out, options->min_share, options->stop_within);
+    }
     if (rc == PF_OK && ref > 0) {
         analyzer_input_t refpart = *input;
         refpart.files = split + own;

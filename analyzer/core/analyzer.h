@@ -62,4 +62,12 @@ void analyzer_check_pass(feedback_t *fb, const Profeed__PassOutput *pass);
 pf_status_t analyzer_run(const analyzer_input_t *input, const analysis_options_t *options,
                          feedback_t **out, pf_error_t *err);
 
+/* Analyzes `baseline` (the files of an earlier round, with the same
+ * options) and attaches the change from it to `fb` (comparison.h). A
+ * baseline that cannot be read or compared is said in a note and in the
+ * comparison's problem; `fb` keeps its plain feedback either way. `name`
+ * says which baseline it was in the feedback. */
+void analyzer_compare_files(feedback_t *fb, const analyzer_input_t *baseline, const analysis_options_t *options,
+                            const char *name);
+
 #endif

@@ -7,7 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comparison.h"
 #include "text_cut.h"
+
+#ifndef PROFEED_ANALYZER_VERSION
+#define PROFEED_ANALYZER_VERSION "unknown"
+#endif
 
 /* Bounds on lists fed by untrusted input (one note per bad row would grow
  * without limit). */
@@ -36,6 +41,10 @@ struct feedback_t {
     double reference_time_ns;
     bool replayed;
     json_t *collated;
+    fb_manifest_t manifest;
+    fb_comparison_t *comparison;
+    bool stop;
+    char stop_text[512];
 };
 
 feedback_t *feedback_new(const char *profiler)
@@ -45,6 +54,8 @@ feedback_t *feedback_new(const char *profiler)
         return NULL;
     snprintf(self->profiler, sizeof self->profiler, "%s", profiler ? profiler : "");
     self->total_time_ns = NAN;
+    snprintf(self->manifest.profeed_version, sizeof self->manifest.profeed_version, "%s",
+             PROFEED_ANALYZER_VERSION);
     return self;
 }
 
@@ -74,6 +85,7 @@ void feedback_destroy(feedback_t **self_p)
     s_list_free(&self->notes);
     s_list_free(&self->missing);
     json_decref(self->collated);
+    comparison_destroy(&self->comparison);
     free(self);
     *self_p = NULL;
 }
@@ -134,6 +146,9 @@ size_t feedback_add_kernel(feedback_t *self, const char *name, const char *block
     kernel->launches = launches;
     kernel->time_ns = time_ns;
     kernel->share = share;
+    kernel->launch_order = SIZE_MAX;
+    kernel->launch_sd_ns = NAN;
+    kernel->ceiling_pct = NAN;
     return self->kernel_count++;
 }
 
@@ -143,6 +158,12 @@ void feedback_kernel_metric(fb_kernel_t *kernel, const char *name, double value)
 {
     if (kernel->metric_count < FB_KERNEL_METRICS)
         kernel->metrics[kernel->metric_count++] = (fb_metric_t){name, value};
+}
+
+void feedback_kernel_ceiling(fb_kernel_t *kernel, const char *unit, double pct)
+{
+    snprintf(kernel->ceiling_unit, sizeof kernel->ceiling_unit, "%s", unit ? unit : "");
+    kernel->ceiling_pct = isfinite(pct) ? (pct < 0 ? 0 : pct > 100 ? 100 : pct) : NAN;
 }
 
 fb_kernel_t *feedback_kernel(feedback_t *self, size_t index)
@@ -337,4 +358,30 @@ void feedback_set_replayed(feedback_t *self, bool replayed)
 bool feedback_replayed(const feedback_t *self)
 {
     return self->replayed;
+}
+
+fb_manifest_t *feedback_manifest(feedback_t *self) { return &self->manifest; }
+const fb_manifest_t *feedback_manifest_const(const feedback_t *self) { return &self->manifest; }
+
+void feedback_set_comparison(feedback_t *self, fb_comparison_t **comparison_p)
+{
+    assert(comparison_p);
+    comparison_destroy(&self->comparison);
+    self->comparison = *comparison_p;
+    *comparison_p = NULL;
+}
+
+const fb_comparison_t *feedback_comparison(const feedback_t *self) { return self->comparison; }
+
+void feedback_set_stop(feedback_t *self, bool stop, const char *text)
+{
+    self->stop = stop;
+    snprintf(self->stop_text, sizeof self->stop_text, "%s", text ? text : "");
+}
+
+bool feedback_stop(const feedback_t *self, const char **text)
+{
+    if (text)
+        *text = self->stop_text;
+    return self->stop;
 }

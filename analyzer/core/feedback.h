@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Mirrors profeed.Feedback.Status on the wire. */
 typedef enum {
@@ -30,6 +31,23 @@ typedef struct {
     char text[200];    /* for people: "DRAM throughput 71.8% of peak" */
 } fb_evidence_t;
 
+#define FB_LINES_MAX 3
+
+/* A place in the kernel's code that causes a finding (from a source page):
+ * a CUDA source line, or a SASS instruction when the build had no line info. */
+typedef struct {
+    unsigned line;           /* 1-based; 0: no line info, `text` is the SASS instruction */
+    unsigned long long address; /* its (first) SASS instruction */
+    char file[128];          /* the source file's name, "" when unknown */
+    char text[201];          /* the source line (or SASS instruction), trimmed */
+    char sass[64];           /* the line's SASS instruction with the most samples */
+    double share;            /* 0..1 of `measure` this line accounts for */
+    char measure[64];        /* "excess global sectors", "warp stall samples", ... */
+    double value;            /* a number that shows it on this line, NAN when none */
+    char unit[32];           /* value's unit: "sectors/request", "of 32 lanes active" */
+    char stall[32];          /* the line's top stall reason ("long_sb"), "" when not sampled */
+} fb_line_t;
+
 typedef struct {
     size_t kernel;           /* index into the feedback's kernels */
     char category[32];       /* stable key: "uncoalesced_access", "dram_bound", ... */
@@ -41,6 +59,8 @@ typedef struct {
     char source[128];        /* "profeed" or "ncu:RuleName[,RuleName]" */
     fb_evidence_t evidence[FB_EVIDENCE_MAX];
     size_t evidence_count;
+    fb_line_t lines[FB_LINES_MAX]; /* where in the code, the largest share first */
+    size_t line_count;
 } fb_finding_t;
 
 #define FB_KERNEL_METRICS 24
@@ -62,7 +82,32 @@ typedef struct {
     char segment[128];  /* the benchmark window it ran in, or "" */
     fb_metric_t metrics[FB_KERNEL_METRICS];
     size_t metric_count;
+    /* For a later comparison (docs/baselines.md): the rank of the kernel's
+     * first launch (SIZE_MAX when unknown) and the standard deviation of one
+     * launch's time (NAN under two launches). */
+    size_t launch_order;
+    double launch_sd_ns;
+    /* The roofline the limiter found puts the kernel against: the busiest
+     * unit measured and how busy, 0..100 (NAN: none measured). At most
+     * 100 / ceiling_pct is left from that unit's bandwidth or throughput. */
+    char ceiling_unit[64];
+    double ceiling_pct;
 } fb_kernel_t;
+
+/* How a feedback was measured (profeed.Manifest): "" when unknown. */
+typedef struct {
+    char gpu[128];
+    char driver_version[64];
+    char profiler_version[128];
+    char clock_control[160];
+    char plan[64];
+    char metrics_hash[20];       /* FNV-1a 64 in hex, "" when no metric was asked for by name */
+    size_t metrics_count;
+    char profeed_version[32];
+    char target[1024];           /* the job's command line, or the files analyzed */
+} fb_manifest_t;
+
+typedef struct fb_comparison_t fb_comparison_t;
 
 typedef struct feedback_t feedback_t;
 
@@ -93,6 +138,10 @@ const fb_kernel_t *feedback_kernel_const(const feedback_t *self, size_t index);
 /* Records a key number of a kernel (dropped past FB_KERNEL_METRICS).
  * `name` must be a string with static storage. */
 void feedback_kernel_metric(fb_kernel_t *kernel, const char *name, double value);
+
+/* Records the unit the kernel's roofline puts it against (ceiling.h):
+ * `unit` for people ("DRAM"), `pct` 0..100 of its peak. */
+void feedback_kernel_ceiling(fb_kernel_t *kernel, const char *unit, double pct);
 
 /* Adds a finding for a kernel and returns it for filling in (owned by the
  * feedback), or NULL when memory ran out. Title and action are copied. */
@@ -137,6 +186,21 @@ bool feedback_reference(const feedback_t *self, const char **profiler, size_t *k
  * job (a replay collector): every renderer says so first. */
 void feedback_set_replayed(feedback_t *self, bool replayed);
 bool feedback_replayed(const feedback_t *self);
+
+/* The manifest (every renderer and the wire carry it). Starts empty but
+ * for profeed's version. */
+fb_manifest_t *feedback_manifest(feedback_t *self);
+const fb_manifest_t *feedback_manifest_const(const feedback_t *self);
+
+/* The change since a baseline (comparison.h), owned by the feedback from
+ * here on; NULL when none was asked for. */
+void feedback_set_comparison(feedback_t *self, fb_comparison_t **comparison_p);
+const fb_comparison_t *feedback_comparison(const feedback_t *self);
+
+/* Whether every kernel that matters is near its ceiling (ceiling.c), and the
+ * sentence that says so; "" when not judged. */
+void feedback_set_stop(feedback_t *self, bool stop, const char *text);
+bool feedback_stop(const feedback_t *self, const char **text);
 
 /* The collated data the findings came from (profiler-specific JSON), owned. */
 void feedback_set_collated(feedback_t *self, json_t *collated);

@@ -2,10 +2,15 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "comparison.h"
 #include "profiler.h"
+#include "textbuf.h"
+#include "utf8.h"
 #include "wire.h"
 #include "wire_check.h"
 
@@ -86,6 +91,33 @@ static Profeed__Evidence *s_evidence(const fb_evidence_t *ev, bool *oom)
     return msg;
 }
 
+static Profeed__SourceLine *s_line(const fb_line_t *l, bool *oom)
+{
+    Profeed__SourceLine *msg = malloc(sizeof *msg);
+    if (!msg) {
+        *oom = true;
+        return NULL;
+    }
+    profeed__source_line__init(msg);
+    msg->has_line = l->line != 0;
+    msg->line = l->line;
+    msg->has_address = 1;
+    msg->address = l->address;
+    msg->file = s_dup(l->file, oom);
+    msg->text = s_dup(l->text, oom);
+    msg->sass = s_dup(l->sass, oom);
+    msg->has_share = isfinite(l->share);
+    msg->share = l->share;
+    msg->measure = s_dup(l->measure, oom);
+    if (isfinite(l->value)) {
+        msg->has_value = 1;
+        msg->value = l->value;
+    }
+    msg->unit = s_dup(l->unit, oom);
+    msg->stall = s_dup(l->stall, oom);
+    return msg;
+}
+
 static Profeed__Finding *s_finding(const feedback_t *fb, const fb_finding_t *f, bool *oom)
 {
     Profeed__Finding *msg = malloc(sizeof *msg);
@@ -119,6 +151,16 @@ static Profeed__Finding *s_finding(const feedback_t *fb, const fb_finding_t *f, 
                 msg->n_evidence++;
         }
     }
+    if (f->line_count > 0) {
+        msg->lines = calloc(f->line_count, sizeof *msg->lines);
+        if (!msg->lines)
+            *oom = true;
+        for (size_t i = 0; msg->lines && i < f->line_count; i++) {
+            msg->lines[msg->n_lines] = s_line(&f->lines[i], oom);
+            if (msg->lines[msg->n_lines])
+                msg->n_lines++;
+        }
+    }
     return msg;
 }
 
@@ -146,6 +188,191 @@ static Profeed__KernelSummary *s_kernel(const fb_kernel_t *k, bool *oom)
     msg->grid = s_dup(k->grid, oom);
     if (k->segment[0])
         msg->segment = s_dup(k->segment, oom);
+    return msg;
+}
+
+/* s_dup for a one-line wire field whose text may come from a capture (the
+ * device name in the manifest, and the differences quoting it): valid UTF-8,
+ * control characters as '?', as the wire's one-line rule wants. */
+static char *s_dup_line(const char *text, bool *oom)
+{
+    if (!text || !*text)
+        return NULL;
+    char *clean = utf8_clean_dup(text);
+    if (!clean) {
+        *oom = true;
+        return NULL;
+    }
+    for (char *p = clean; *p; p++)
+        if ((unsigned char) *p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return clean;
+}
+
+static Profeed__KernelTiming *s_timing(const fb_kernel_t *k, bool *oom)
+{
+    Profeed__KernelTiming *msg = malloc(sizeof *msg);
+    if (!msg) {
+        *oom = true;
+        return NULL;
+    }
+    profeed__kernel_timing__init(msg);
+    msg->name = s_dup(k->name, oom);
+    if (k->launch_order != SIZE_MAX && k->launch_order <= UINT32_MAX) {
+        msg->has_launch_order = 1;
+        msg->launch_order = (uint32_t) k->launch_order;
+    }
+    if (isfinite(k->launch_sd_ns) && k->launch_sd_ns >= 0) {
+        msg->has_launch_sd_ns = 1;
+        msg->launch_sd_ns = k->launch_sd_ns;
+    }
+    return msg;
+}
+
+static Profeed__Manifest *s_manifest(const feedback_t *fb, size_t kernels, bool *oom)
+{
+    const fb_manifest_t *m = feedback_manifest_const(fb);
+    Profeed__Manifest *msg = malloc(sizeof *msg);
+    if (!msg) {
+        *oom = true;
+        return NULL;
+    }
+    profeed__manifest__init(msg);
+    msg->gpu = s_dup_line(m->gpu, oom);
+    msg->driver_version = s_dup_line(m->driver_version, oom);
+    Profeed__Profiler profiler = feedback_wire_profiler(feedback_profiler(fb));
+    msg->has_profiler = profiler != PROFEED__PROFILER__PROFILER_UNSPECIFIED;
+    msg->profiler = profiler;
+    msg->profiler_version = s_dup_line(m->profiler_version, oom);
+    msg->clock_control = s_dup_line(m->clock_control, oom);
+    msg->plan = s_dup_line(m->plan, oom);
+    msg->metrics_hash = s_dup_line(m->metrics_hash, oom);
+    if (m->metrics_count > 0) {
+        msg->has_metrics_count = 1;
+        msg->metrics_count = (uint32_t) (m->metrics_count < UINT32_MAX ? m->metrics_count : UINT32_MAX);
+    }
+    msg->profeed_version = s_dup_line(m->profeed_version, oom);
+    msg->target = s_dup_line(m->target, oom);
+    if (kernels > 0 && (msg->kernel_timings = calloc(kernels, sizeof *msg->kernel_timings)) == NULL)
+        *oom = true;
+    for (size_t i = 0; msg->kernel_timings && i < kernels; i++) {
+        msg->kernel_timings[msg->n_kernel_timings] = s_timing(feedback_kernel_const(fb, i), oom);
+        if (msg->kernel_timings[msg->n_kernel_timings])
+            msg->n_kernel_timings++;
+    }
+    return msg;
+}
+
+static Profeed__ChangeVerdict s_verdict(change_verdict_t v)
+{
+    switch (v) {
+    case CHANGE_IMPROVED: return PROFEED__CHANGE_VERDICT__CHANGE_VERDICT_IMPROVED;
+    case CHANGE_REGRESSED: return PROFEED__CHANGE_VERDICT__CHANGE_VERDICT_REGRESSED;
+    case CHANGE_WITHIN_NOISE: return PROFEED__CHANGE_VERDICT__CHANGE_VERDICT_WITHIN_NOISE;
+    case CHANGE_NOT_TIMED: break;
+    }
+    return PROFEED__CHANGE_VERDICT__CHANGE_VERDICT_UNSPECIFIED;
+}
+
+/* A finite number into an optional double field. */
+#define S_NUMBER(msg, field, x)                                                                                       \
+    do {                                                                                                              \
+        if (isfinite(x)) {                                                                                            \
+            (msg)->has_##field = 1;                                                                                   \
+            (msg)->field = (x);                                                                                       \
+        }                                                                                                             \
+    } while (0)
+
+static char **s_categories(const change_categories_t *list, size_t *n, bool *oom)
+{
+    *n = 0;
+    if (list->count == 0)
+        return NULL;
+    char **out = calloc(list->count, sizeof *out);
+    if (!out) {
+        *oom = true;
+        return NULL;
+    }
+    for (size_t i = 0; i < list->count; i++)
+        if ((out[*n] = s_dup(list->category[i], oom)) != NULL)
+            (*n)++;
+    return out;
+}
+
+static char **s_strings(char *const *items, size_t count, size_t max, size_t *n, bool *oom)
+{
+    *n = 0;
+    if (count > max)
+        count = max;
+    if (count == 0)
+        return NULL;
+    char **out = calloc(count, sizeof *out);
+    if (!out) {
+        *oom = true;
+        return NULL;
+    }
+    for (size_t i = 0; i < count; i++)
+        if ((out[*n] = s_dup(items[i], oom)) != NULL)
+            (*n)++;
+    return out;
+}
+
+static Profeed__KernelChange *s_change(const kernel_change_t *c, bool *oom)
+{
+    Profeed__KernelChange *msg = malloc(sizeof *msg);
+    if (!msg) {
+        *oom = true;
+        return NULL;
+    }
+    profeed__kernel_change__init(msg);
+    msg->name = s_dup(c->name, oom);
+    msg->baseline_name = s_dup(c->baseline_name, oom);
+    msg->matched_by = s_dup(c->matched_by, oom);
+    S_NUMBER(msg, time_before_ns, c->before_ns);
+    S_NUMBER(msg, time_after_ns, c->after_ns);
+    S_NUMBER(msg, change, c->change);
+    S_NUMBER(msg, noise_band, c->band);
+    msg->noise_source = s_dup(c->band_source, oom);
+    msg->limiter_before = s_dup(c->limiter_before, oom);
+    msg->limiter_after = s_dup(c->limiter_after, oom);
+    msg->resolved = s_categories(&c->resolved, &msg->n_resolved, oom);
+    msg->added = s_categories(&c->added, &msg->n_added, oom);
+    msg->unchanged = s_categories(&c->unchanged, &msg->n_unchanged, oom);
+    Profeed__ChangeVerdict v = s_verdict(c->verdict);
+    msg->has_verdict = v != PROFEED__CHANGE_VERDICT__CHANGE_VERDICT_UNSPECIFIED;
+    msg->verdict = v;
+    return msg;
+}
+
+static Profeed__Comparison *s_comparison(const fb_comparison_t *c, bool *oom)
+{
+    Profeed__Comparison *msg = malloc(sizeof *msg);
+    if (!msg) {
+        *oom = true;
+        return NULL;
+    }
+    profeed__comparison__init(msg);
+    msg->baseline = s_dup_line(c->baseline, oom);
+    msg->problem = s_dup_line(c->problem, oom);
+    Profeed__ChangeVerdict v = s_verdict(c->verdict);
+    msg->has_verdict = !c->problem[0] && v != PROFEED__CHANGE_VERDICT__CHANGE_VERDICT_UNSPECIFIED;
+    msg->verdict = v;
+    S_NUMBER(msg, change, c->change);
+    S_NUMBER(msg, noise_band, c->band);
+    size_t n = c->kernel_count < WIRE_MAX_KERNELS ? c->kernel_count : WIRE_MAX_KERNELS;
+    if (n > 0 && (msg->kernels = calloc(n, sizeof *msg->kernels)) == NULL)
+        *oom = true;
+    for (size_t i = 0; msg->kernels && i < n; i++)
+        if ((msg->kernels[msg->n_kernels] = s_change(&c->kernels[i], oom)) != NULL)
+            msg->n_kernels++;
+    msg->appeared = s_strings(c->appeared, c->appeared_count, WIRE_MAX_KERNELS, &msg->n_appeared, oom);
+    msg->disappeared = s_strings(c->disappeared, c->disappeared_count, WIRE_MAX_KERNELS, &msg->n_disappeared, oom);
+    size_t nd = c->difference_count < WIRE_MAX_NOTES ? c->difference_count : WIRE_MAX_NOTES;
+    if (nd > 0 && (msg->differences = calloc(nd, sizeof *msg->differences)) == NULL)
+        *oom = true;
+    for (size_t i = 0; msg->differences && i < nd; i++)
+        if ((msg->differences[msg->n_differences] = s_dup_line(c->differences[i], oom)) != NULL)
+            msg->n_differences++;
     return msg;
 }
 
@@ -203,6 +430,9 @@ Profeed__Feedback *feedback_wire_new(const feedback_t *fb, const char *job_id, c
                             &msg->n_notes, &oom);
     msg->missing = s_dup_list(feedback_missing_count(fb), WIRE_MAX_NOTES, feedback_missing, fb,
                               &msg->n_missing, &oom);
+    msg->manifest = s_manifest(fb, msg->n_kernels, &oom);
+    if (feedback_comparison(fb))
+        msg->comparison = s_comparison(feedback_comparison(fb), &oom);
     if (!oom && (kernels > nk || findings > nf)) {
         if (!feedback_wire_add_note(msg, "the structured lists were cut to the wire's limits; "
                                          "the text and json carry everything"))
@@ -248,4 +478,96 @@ bool feedback_wire_add_note(Profeed__Feedback *msg, const char *note)
         return false;
     msg->notes[msg->n_notes++] = copy;
     return true;
+}
+
+static fb_status_t s_status_from(Profeed__FeedbackStatus status)
+{
+    switch (status) {
+    case PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_OK: return FB_OK;
+    case PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_NO_KERNELS: return FB_NO_KERNELS;
+    case PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_PROFILER_ERROR: return FB_PROFILER_ERROR;
+    case PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_TIMED_OUT: return FB_TIMED_OUT;
+    case PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES: return FB_FAILED_AFTER_RETRIES;
+    default: return FB_BAD_INPUT; /* bad input, no capable worker: nothing analyzed */
+    }
+}
+
+static void s_copy(char *out, size_t cap, const char *text)
+{
+    snprintf(out, cap, "%s", text ? text : "");
+}
+
+feedback_t *feedback_wire_read(const Profeed__Feedback *msg)
+{
+    assert(msg);
+    feedback_t *fb = feedback_new(msg->has_profiler ? profiler_name_or(msg->profiler, "") : "");
+    if (!fb)
+        return NULL;
+    feedback_set_status(fb, msg->has_status ? s_status_from(msg->status) : FB_BAD_INPUT);
+    const Profeed__Manifest *m = msg->manifest;
+    for (size_t i = 0; i < msg->n_kernels; i++) {
+        const Profeed__KernelSummary *k = msg->kernels[i];
+        size_t index = feedback_add_kernel(fb, k->name, k->block ? k->block : "", k->grid ? k->grid : "",
+                                           k->has_launches ? (size_t) k->launches : 0,
+                                           k->has_time_ns ? (double) k->time_ns : NAN,
+                                           k->has_time_share ? k->time_share : NAN);
+        if (index == (size_t) -1) {
+            feedback_destroy(&fb);
+            return NULL;
+        }
+        fb_kernel_t *kernel = feedback_kernel(fb, index);
+        s_copy(kernel->bottleneck, sizeof kernel->bottleneck, k->bottleneck);
+        /* The timings are parallel to the kernels; one that names another
+         * kernel is not this one's. */
+        const Profeed__KernelTiming *t = m && i < m->n_kernel_timings ? m->kernel_timings[i] : NULL;
+        if (t && t->name && strcmp(t->name, k->name) == 0) {
+            if (t->has_launch_order)
+                kernel->launch_order = t->launch_order;
+            if (t->has_launch_sd_ns && t->launch_sd_ns >= 0)
+                kernel->launch_sd_ns = t->launch_sd_ns;
+        }
+    }
+    for (size_t i = 0; i < msg->n_findings; i++) {
+        const Profeed__Finding *f = msg->findings[i];
+        size_t kernel = (size_t) -1;
+        for (size_t k = 0; f->kernel && k < feedback_kernel_count(fb) && kernel == (size_t) -1; k++)
+            if (strcmp(feedback_kernel_const(fb, k)->name, f->kernel) == 0)
+                kernel = k;
+        if (kernel == (size_t) -1)
+            continue; /* a finding about the whole program: no kernel to compare it on */
+        fb_finding_t *finding = feedback_add_finding(fb, kernel, f->category, f->has_importance ? f->importance : 0,
+                                                     f->title, f->action);
+        if (!finding) {
+            feedback_destroy(&fb);
+            return NULL;
+        }
+        finding->primary = f->has_primary && f->primary;
+    }
+    if (m) {
+        fb_manifest_t *to = feedback_manifest(fb);
+        s_copy(to->gpu, sizeof to->gpu, m->gpu);
+        s_copy(to->driver_version, sizeof to->driver_version, m->driver_version);
+        s_copy(to->profiler_version, sizeof to->profiler_version, m->profiler_version);
+        s_copy(to->clock_control, sizeof to->clock_control, m->clock_control);
+        s_copy(to->plan, sizeof to->plan, m->plan);
+        s_copy(to->metrics_hash, sizeof to->metrics_hash, m->metrics_hash);
+        to->metrics_count = m->has_metrics_count ? m->metrics_count : 0;
+        s_copy(to->profeed_version, sizeof to->profeed_version, m->profeed_version);
+        s_copy(to->target, sizeof to->target, m->target);
+    } else {
+        /* A feedback from before manifests: its version is not ours. */
+        feedback_manifest(fb)->profeed_version[0] = '\0';
+    }
+    return fb;
+}
+
+void feedback_wire_destroy(Profeed__Feedback **msg_p)
+{
+    assert(msg_p);
+    if (!*msg_p)
+        return;
+    /* Every part was malloc'd, as protobuf-c's default allocator does, so its
+     * own recursive free releases all of it. */
+    protobuf_c_message_free_unpacked(&(*msg_p)->base, NULL);
+    *msg_p = NULL;
 }

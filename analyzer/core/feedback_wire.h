@@ -35,4 +35,10 @@ Profeed__Feedback *feedback_wire_new_error(const char *job_id, Profeed__Feedback
  * memory ran out or the list is full. */
 bool feedback_wire_add_note(Profeed__Feedback *msg, const char *note);
 
+/* The feedback a Feedback message carries, read back for a comparison
+ * (comparison.h): profiler, status, kernels with their timings, findings by
+ * kernel and category, and the manifest. Text, evidence and notes are not
+ * read. `msg` must have passed wire_check. NULL when memory ran out. */
+feedback_t *feedback_wire_read(const Profeed__Feedback *msg);
+
 #endif

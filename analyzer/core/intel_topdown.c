@@ -126,3 +126,10 @@ double intel_best_gain(const feedback_t *fb, size_t kernel, size_t first)
     }
     return best;
 }
+
+void intel_set_ceiling(feedback_t *fb, size_t kernel, const intel_units_t *units)
+{
+    const intel_unit_t *top = intel_units_busiest(units);
+    if (top)
+        feedback_kernel_ceiling(feedback_kernel(fb, kernel), top->name, top->pct);
+}

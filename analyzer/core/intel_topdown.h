@@ -77,6 +77,9 @@ fb_finding_t *intel_finding(feedback_t *fb, size_t kernel, const char *category,
  * kernel's bottleneck to its category. */
 void intel_mark_primary(feedback_t *fb, size_t kernel, size_t first);
 
+/* Records the busiest unit as the kernel's ceiling (ceiling.h). */
+void intel_set_ceiling(feedback_t *fb, size_t kernel, const intel_units_t *units);
+
 /* The largest gain among the kernel's findings added from `first`, 0..1. */
 double intel_best_gain(const feedback_t *fb, size_t kernel, size_t first);
 

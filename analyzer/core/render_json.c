@@ -6,9 +6,12 @@
  * common/json_string; NaN (not measured) is written as null. The collated
  * data, when asked for, is a jansson tree and is dumped as one. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ceiling.h"
+#include "comparison.h"
 #include "json_string.h"
 #include "render.h"
 #include "textbuf.h"
@@ -76,6 +79,37 @@ static void s_finding(textbuf_t *tb, const fb_finding_t *f)
         textbuf_append(tb, "}");
     }
     textbuf_printf(tb, "%s]", f->evidence_count ? "\n          " : "");
+    /* Only from a source page: feedback without one keeps its shape. */
+    if (f->line_count > 0) {
+        s_key(tb, 5, "lines", false);
+        textbuf_append(tb, "[");
+        for (size_t i = 0; i < f->line_count; i++) {
+            const fb_line_t *l = &f->lines[i];
+            textbuf_printf(tb, "%s\n%12s{\"line\": ", i ? "," : "", "");
+            if (l->line)
+                textbuf_printf(tb, "%u", l->line);
+            else
+                textbuf_append(tb, "null");
+            textbuf_printf(tb, ", \"address\": \"0x%llx\", \"file\": ", l->address);
+            s_string(tb, l->file);
+            textbuf_append(tb, ", \"source\": ");
+            s_string(tb, l->line ? l->text : "");
+            textbuf_append(tb, ", \"sass\": ");
+            s_string(tb, l->line ? l->sass : l->text);
+            textbuf_append(tb, ", \"share\": ");
+            s_number(tb, l->share);
+            textbuf_append(tb, ", \"measure\": ");
+            s_string(tb, l->measure);
+            textbuf_append(tb, ", \"value\": ");
+            s_number(tb, l->value);
+            textbuf_append(tb, ", \"unit\": ");
+            s_string(tb, l->unit);
+            textbuf_append(tb, ", \"stall\": ");
+            s_string(tb, l->stall);
+            textbuf_append(tb, "}");
+        }
+        textbuf_append(tb, "\n          ]");
+    }
     s_key(tb, 5, "action", false);
     s_string(tb, f->action);
     s_key(tb, 5, "source", false);
@@ -105,6 +139,22 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
     s_string(tb, kernel->bottleneck);
     s_key(tb, 3, "segment", false);
     s_string(tb, kernel->segment);
+    s_key(tb, 3, "launch_order", false);
+    s_number(tb, kernel->launch_order == SIZE_MAX ? NAN : (double) kernel->launch_order);
+    s_key(tb, 3, "launch_sd_ns", false);
+    s_number(tb, kernel->launch_sd_ns);
+    s_key(tb, 3, "ceiling", false);
+    if (isfinite(kernel->ceiling_pct)) {
+        textbuf_append(tb, "{\"unit\": ");
+        s_string(tb, kernel->ceiling_unit);
+        textbuf_append(tb, ", \"pct_of_peak\": ");
+        s_number(tb, kernel->ceiling_pct);
+        textbuf_append(tb, ", \"at_most_left\": ");
+        s_number(tb, ceiling_left(kernel));
+        textbuf_append(tb, "}");
+    } else {
+        textbuf_append(tb, "null");
+    }
     s_key(tb, 3, "metrics", false);
     textbuf_append(tb, "{");
     for (size_t m = 0; m < kernel->metric_count; m++) {
@@ -122,6 +172,109 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
     }
     textbuf_append(tb, first ? "]" : "\n      ]");
     textbuf_append(tb, "\n    }");
+}
+
+static void s_strings(textbuf_t *tb, char *const *items, size_t count)
+{
+    textbuf_append(tb, "[");
+    for (size_t i = 0; i < count; i++) {
+        textbuf_append(tb, i ? ", " : "");
+        s_string(tb, items[i]);
+    }
+    textbuf_append(tb, "]");
+}
+
+static void s_categories(textbuf_t *tb, const char *key, const change_categories_t *list)
+{
+    textbuf_printf(tb, ", \"%s\": [", key);
+    for (size_t i = 0; i < list->count; i++) {
+        textbuf_append(tb, i ? ", " : "");
+        s_string(tb, list->category[i]);
+    }
+    textbuf_append(tb, "]");
+}
+
+static void s_change(textbuf_t *tb, const kernel_change_t *c)
+{
+    textbuf_append(tb, "{\"name\": ");
+    s_string(tb, c->name);
+    textbuf_append(tb, ", \"baseline_name\": ");
+    s_string(tb, c->baseline_name);
+    textbuf_append(tb, ", \"matched_by\": ");
+    s_string(tb, c->matched_by);
+    textbuf_append(tb, ", \"time_before_ns\": ");
+    s_number(tb, c->before_ns);
+    textbuf_append(tb, ", \"time_after_ns\": ");
+    s_number(tb, c->after_ns);
+    textbuf_append(tb, ", \"change\": ");
+    s_number(tb, c->change);
+    textbuf_append(tb, ", \"noise_band\": ");
+    s_number(tb, c->band);
+    textbuf_append(tb, ", \"noise_source\": ");
+    s_string(tb, c->band_source);
+    textbuf_append(tb, ", \"limiter_before\": ");
+    s_string(tb, c->limiter_before);
+    textbuf_append(tb, ", \"limiter_after\": ");
+    s_string(tb, c->limiter_after);
+    s_categories(tb, "resolved", &c->resolved);
+    s_categories(tb, "new", &c->added);
+    s_categories(tb, "unchanged", &c->unchanged);
+    textbuf_append(tb, ", \"verdict\": ");
+    s_string(tb, comparison_verdict_name(c->verdict));
+    textbuf_append(tb, "}");
+}
+
+/* The change since the baseline (comparison.h), or null. */
+static void s_comparison(textbuf_t *tb, const fb_comparison_t *c)
+{
+    if (!c) {
+        textbuf_append(tb, "null");
+        return;
+    }
+    textbuf_append(tb, "{\"baseline\": ");
+    s_string(tb, c->baseline);
+    textbuf_append(tb, ", \"problem\": ");
+    if (c->problem[0])
+        s_string(tb, c->problem);
+    else
+        textbuf_append(tb, "null");
+    textbuf_append(tb, ", \"verdict\": ");
+    s_string(tb, c->problem[0] ? "" : comparison_verdict_name(c->verdict));
+    textbuf_append(tb, ", \"change\": ");
+    s_number(tb, c->change);
+    textbuf_append(tb, ", \"noise_band\": ");
+    s_number(tb, c->band);
+    textbuf_append(tb, ", \"kernels\": [");
+    for (size_t i = 0; i < c->kernel_count; i++) {
+        textbuf_append(tb, i ? ",\n      " : "\n      ");
+        s_change(tb, &c->kernels[i]);
+    }
+    textbuf_append(tb, c->kernel_count ? "\n    ]" : "]");
+    textbuf_append(tb, ", \"appeared\": ");
+    s_strings(tb, c->appeared, c->appeared_count);
+    textbuf_append(tb, ", \"disappeared\": ");
+    s_strings(tb, c->disappeared, c->disappeared_count);
+    textbuf_append(tb, ", \"manifest_differences\": ");
+    s_strings(tb, c->differences, c->difference_count);
+    textbuf_append(tb, "}");
+}
+
+static void s_manifest(textbuf_t *tb, const feedback_t *fb)
+{
+    const fb_manifest_t *m = feedback_manifest_const(fb);
+    const struct {
+        const char *key, *value;
+    } fields[] = {
+        {"gpu", m->gpu}, {"driver_version", m->driver_version}, {"profiler", feedback_profiler(fb)},
+        {"profiler_version", m->profiler_version}, {"clock_control", m->clock_control}, {"plan", m->plan},
+        {"metrics_hash", m->metrics_hash}, {"profeed_version", m->profeed_version}, {"target", m->target},
+    };
+    textbuf_append(tb, "{");
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        textbuf_printf(tb, "%s\"%s\": ", i ? ", " : "", fields[i].key);
+        s_string(tb, fields[i].value);
+    }
+    textbuf_printf(tb, ", \"metrics_count\": %zu}", m->metrics_count);
 }
 
 char *render_json(const feedback_t *fb, bool with_collated)
@@ -154,6 +307,16 @@ char *render_json(const feedback_t *fb, bool with_collated)
         s_number(&tb, ref_time);
         textbuf_append(&tb, "}");
     }
+    s_key(&tb, 1, "manifest", false);
+    s_manifest(&tb, fb);
+    s_key(&tb, 1, "comparison", false);
+    s_comparison(&tb, feedback_comparison(fb));
+    const char *stop_text;
+    bool stop = feedback_stop(fb, &stop_text);
+    s_key(&tb, 1, "stop", false);
+    textbuf_printf(&tb, "{\"consider_stopping\": %s, \"text\": ", stop ? "true" : "false");
+    s_string(&tb, stop_text);
+    textbuf_append(&tb, "}");
     s_key(&tb, 1, "kernels", false);
     textbuf_append(&tb, "[");
     size_t next = 0;

@@ -38,6 +38,25 @@ char *render_markdown(const feedback_t *fb)
         s_cell(&tb, feedback_error(fb, i));
         textbuf_append(&tb, "\n");
     }
+    if (feedback_comparison(fb)) {
+        textbuf_append(&tb, "\n## Change since the baseline\n\n");
+        char *change = NULL;
+        textbuf_t part;
+        textbuf_init(&part);
+        render_change(&part, fb, "- ");
+        change = textbuf_take(&part);
+        if (change) {
+            textbuf_append(&tb, change);
+            free(change);
+        }
+    }
+    const char *stop_text;
+    feedback_stop(fb, &stop_text);
+    if (stop_text[0]) {
+        textbuf_append(&tb, "\n**When to stop:** ");
+        s_cell(&tb, stop_text);
+        textbuf_append(&tb, "\n");
+    }
     size_t next = 0;
     for (size_t k = 0; k < feedback_kernel_count(fb); k++) {
         const fb_kernel_t *kernel = feedback_kernel_const(fb, k);
@@ -57,7 +76,12 @@ char *render_markdown(const feedback_t *fb)
                        kernel->launches == 1 ? "" : "es");
         if (kernel->grid[0] || kernel->block[0])
             textbuf_printf(&tb, "grid %s, block %s; ", kernel->grid, kernel->block);
-        textbuf_printf(&tb, "limiter: **%s**\n\n", kernel->bottleneck[0] ? kernel->bottleneck : "not judged");
+        textbuf_printf(&tb, "limiter: **%s**", kernel->bottleneck[0] ? kernel->bottleneck : "not judged");
+        char ceiling[160];
+        render_ceiling(kernel, ceiling, sizeof ceiling);
+        if (ceiling[0])
+            textbuf_printf(&tb, "; ceiling: %s", ceiling);
+        textbuf_append(&tb, "\n\n");
         textbuf_append(&tb, "| # | Finding | Importance | Est. speedup | Evidence | Action |\n"
                             "|---|---|---|---|---|---|\n");
         int rank = 0;
@@ -73,6 +97,12 @@ char *render_markdown(const feedback_t *fb)
                 if (e)
                     textbuf_append(&tb, "<br>");
                 s_cell(&tb, f->evidence[e].text);
+            }
+            for (size_t i = 0; i < f->line_count; i++) {
+                char line[768];
+                render_line(&f->lines[i], 120, line, sizeof line);
+                textbuf_append(&tb, i == 0 && f->evidence_count == 0 ? "Where: " : i == 0 ? "<br>Where: " : "<br>");
+                s_cell(&tb, line);
             }
             textbuf_append(&tb, " | ");
             s_cell(&tb, f->action);
@@ -95,5 +125,15 @@ char *render_markdown(const feedback_t *fb)
             textbuf_append(&tb, "\n");
         }
     }
+    textbuf_append(&tb, "\n## Manifest\n\n");
+    textbuf_t part;
+    textbuf_init(&part);
+    render_manifest(&part, fb);
+    char *manifest = textbuf_take(&part);
+    if (manifest) {
+        s_cell(&tb, manifest);
+        free(manifest);
+    }
+    textbuf_append(&tb, "\n");
     return textbuf_take(&tb);
 }

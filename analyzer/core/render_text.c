@@ -7,13 +7,17 @@
 #include "render.h"
 #include "text_cut.h"
 #include "textbuf.h"
+#include "token_estimate.h"
 #include "wire_check.h"
 
 _Static_assert(RENDER_MIN_CHARS == WIRE_MIN_MAX_CHARS, "the renderer and the wire agree on the smallest budget");
+_Static_assert(RENDER_MIN_TOKENS == WIRE_MIN_MAX_TOKENS, "... and on the smallest token budget");
 
 /* Evidence lines shown per finding in text; JSON carries all of them. */
 #define TEXT_EVIDENCE 4
 #define KERNEL_NAME_SHOWN 120
+/* Bytes of a source line shown in text ("Where:"); JSON carries all of it. */
+#define TEXT_SOURCE_SHOWN 80
 
 void render_duration(double ns, char *out, size_t cap)
 {
@@ -34,6 +38,31 @@ static const char *s_profiler_name(const char *profiler)
 {
     const profiler_t *p = profiler_by_name(profiler);
     return p ? p->display : profiler;
+}
+
+void render_line(const fb_line_t *l, size_t text_max, char *out, size_t cap)
+{
+    char text[sizeof l->text + 4];
+    size_t n = strlen(l->text);
+    if (n > text_max) {
+        n = text_max;
+        while (n > 0 && ((unsigned char) l->text[n] & 0xC0) == 0x80)
+            n--; /* not inside a UTF-8 sequence */
+    }
+    snprintf(text, sizeof text, "%.*s%s", (int) n, l->text, n < strlen(l->text) ? "..." : "");
+    char value[64] = "";
+    if (!isnan(l->value))
+        snprintf(value, sizeof value, ", %.1f %s", l->value, l->unit);
+    char stall[48] = "";
+    if (l->stall[0])
+        snprintf(stall, sizeof stall, ", top stall %s", l->stall);
+    char where[sizeof text + sizeof l->file + 48];
+    if (l->line)
+        snprintf(where, sizeof where, "line %u `%s`%s%s%s", l->line, text, l->file[0] ? " (" : "", l->file,
+                 l->file[0] ? ")" : "");
+    else
+        snprintf(where, sizeof where, "SASS 0x%llx `%s`", l->address, text);
+    snprintf(out, cap, "%s: %.0f%% of the %s%s%s", where, 100 * l->share, l->measure, value, stall);
 }
 
 void render_profiled(const feedback_t *fb, char *out, size_t cap)
@@ -100,6 +129,8 @@ static void s_header(textbuf_t *tb, const feedback_t *fb)
             textbuf_printf(tb, "; %s", verdict);
         textbuf_append(tb, "\n");
     }
+    render_change(tb, fb, "- ");
+    render_stop(tb, fb);
 }
 
 static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k)
@@ -126,6 +157,10 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k)
     if (kernel->grid[0] || kernel->block[0])
         textbuf_printf(tb, ", grid %s x block %s", kernel->grid, kernel->block);
     textbuf_append(tb, ")\n");
+    char ceiling[160];
+    render_ceiling(kernel, ceiling, sizeof ceiling);
+    if (ceiling[0])
+        textbuf_printf(tb, "   Ceiling: %s\n", ceiling);
 }
 
 static void s_finding(textbuf_t *tb, const fb_finding_t *f, int rank)
@@ -153,6 +188,15 @@ static void s_finding(textbuf_t *tb, const fb_finding_t *f, int rank)
             textbuf_printf(tb, "%s%s", e ? "; " : "", f->evidence[e].text);
         textbuf_append(tb, "\n");
     }
+    if (f->line_count > 0) {
+        textbuf_append(tb, "      Where: ");
+        for (size_t i = 0; i < f->line_count; i++) {
+            char line[768];
+            render_line(&f->lines[i], TEXT_SOURCE_SHOWN, line, sizeof line);
+            textbuf_printf(tb, "%s%s", i ? "; " : "", line);
+        }
+        textbuf_append(tb, "\n");
+    }
     if (f->action[0])
         textbuf_printf(tb, "      Action: %s\n", f->action);
 }
@@ -172,6 +216,8 @@ static void s_footer(textbuf_t *tb, const feedback_t *fb, size_t omitted, size_t
         for (size_t i = 0; i < feedback_note_count(fb); i++)
             textbuf_printf(tb, "- %s\n", feedback_note(fb, i));
     }
+    textbuf_append(tb, "\n");
+    render_manifest(tb, fb);
 }
 
 /* What the text shows: every kernel up to `kernels`, the findings marked
@@ -249,7 +295,14 @@ static bool s_shrink(const feedback_t *fb, layout_t *layout)
     return false;
 }
 
-char *render_text(const feedback_t *fb, size_t max_chars)
+/* Whether a rendering is over either budget (0: no limit). */
+static bool s_over(const char *text, size_t max_chars, size_t max_tokens)
+{
+    size_t len = strlen(text);
+    return (max_chars > 0 && len > max_chars) || (max_tokens > 0 && token_estimate(text, len) > max_tokens);
+}
+
+char *render_text_within(const feedback_t *fb, size_t max_chars, size_t max_tokens)
 {
     size_t n = feedback_finding_count(fb);
     layout_t layout = {.kernels = feedback_kernel_count(fb), .footer = true};
@@ -259,14 +312,25 @@ char *render_text(const feedback_t *fb, size_t max_chars)
     for (size_t i = 0; i < n; i++)
         layout.included[i] = true;
     char *text = s_render(fb, &layout);
-    while (text && max_chars > 0 && strlen(text) > max_chars && s_shrink(fb, &layout)) {
+    while (text && s_over(text, max_chars, max_tokens) && s_shrink(fb, &layout)) {
         free(text);
         text = s_render(fb, &layout);
     }
     free(layout.included);
     /* Even one kernel does not fit: cut between words, and say so (the
-     * budget is at least RENDER_MIN_CHARS, room for the mark). */
+     * budget is at least RENDER_MIN_CHARS or RENDER_MIN_TOKENS, room for
+     * the mark). A token budget becomes the longest prefix within it. */
+    static const char mark[] = " [...] (cut to fit the length limit)\n";
+    if (text && max_tokens > 0 && s_over(text, 0, max_tokens)) {
+        size_t room = token_estimate_prefix(text, max_tokens - token_estimate(mark, strlen(mark)));
+        text_cut(text, room + strlen(mark), mark);
+    }
     if (text && max_chars > 0)
-        text_cut(text, max_chars, " [...] (cut to fit the length limit)\n");
+        text_cut(text, max_chars, mark);
     return text;
+}
+
+char *render_text(const feedback_t *fb, size_t max_chars)
+{
+    return render_text_within(fb, max_chars, 0);
 }

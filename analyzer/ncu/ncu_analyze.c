@@ -135,6 +135,33 @@ static void s_unjudged(ncu_ctx_t *c)
             ncu_ctx_missing(c, causes[i].what);
 }
 
+/* The kernel's ceiling (ceiling.h): the busiest of the units measured and
+ * ncu's SM and memory throughput summaries, the same maximum the bound is
+ * judged on (s_context). */
+static void s_ceiling(const ncu_ctx_t *c)
+{
+    fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
+    kernel->launch_sd_ns = c->k->duration_sd;
+    kernel->launch_order = c->k->launch_order;
+    const char *name = NULL;
+    double pct = NAN;
+    if (c->units.count) {
+        name = c->units.unit[0].name;
+        pct = c->units.unit[0].pct;
+    }
+    double sm = c->k->v[NM_SM_PCT], mem = c->k->v[NM_MEM_PCT];
+    if (analysis_has(sm) && (!analysis_has(pct) || fmin(sm, 100) > pct)) {
+        name = "SM throughput";
+        pct = fmin(sm, 100);
+    }
+    if (analysis_has(mem) && (!analysis_has(pct) || fmin(mem, 100) > pct)) {
+        name = "memory throughput";
+        pct = fmin(mem, 100);
+    }
+    if (name)
+        feedback_kernel_ceiling(kernel, name, pct);
+}
+
 static void s_analyze_kernel(ncu_ctx_t *c)
 {
     size_t first = feedback_finding_count(c->fb);
@@ -148,6 +175,7 @@ static void s_analyze_kernel(ncu_ctx_t *c)
                            "--section Occupancy");
     s_mark_primary(c, first);
     ncu_rules_merge(c->fb, c->index, c->k->rules, c->k->rule_count, c->judged, c->judged_count);
+    s_ceiling(c);
 }
 
 json_t *ncu_analyze_collated(const ncu_data_t *data)
@@ -176,7 +204,11 @@ json_t *ncu_analyze_collated(const ncu_data_t *data)
                 json_object_set_new(metrics, ncu_metric_info((ncu_metric_t) m)->name, json_real(l->v[m]));
         json_object_set_new(launch, "metrics", metrics);
         json_object_set_new(launch, "rule_results", json_integer((json_int_t) l->rule_count));
+        if (l->raw)
+            json_object_set(launch, "raw", l->raw);
     }
+    if (ncu_data_raw_units(data))
+        json_object_set(root, "raw_units", ncu_data_raw_units(data));
     return root;
 }
 

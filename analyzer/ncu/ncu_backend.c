@@ -15,9 +15,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "file_read.h"
 #include "ncu_analyze.h"
 #include "ncu_columns.h"
 #include "ncu_csv.h"
+#include "ncu_hotspots.h"
+#include "ncu_source.h"
 
 #define PARALLEL_MIN_BYTES ((size_t) 4 * 1024 * 1024)
 
@@ -101,6 +104,8 @@ static pf_status_t s_parse_ncu(const analyzer_input_t *input, ncu_data_t *data, 
     for (size_t i = 0; i < n; i++) {
         tasks[i].file = &input->files[i];
         tasks[i].data = i == 0 ? data : ncu_data_new();
+        if (i > 0 && tasks[i].data && ncu_data_keeps_raw(data))
+            ncu_data_keep_raw(tasks[i].data);
         if (i > 0)
             started[i] = pthread_create(&threads[i], NULL, s_ncu_task, &tasks[i]) == 0;
         if (i > 0 && !started[i])
@@ -132,20 +137,77 @@ cleanup:
     return rc;
 }
 
+/* A source page (--page source) among the files: read whole, it is per
+ * instruction and small next to a raw page of many launches. */
+static bool s_is_source_page(const analyzer_file_t *file)
+{
+    char head[4096];
+    size_t n = analyzer_file_head(file, head, sizeof head);
+    return ncu_source_sniff(head, n);
+}
+
+static pf_status_t s_parse_source_page(ncu_source_t *source, const analyzer_file_t *file, pf_error_t *err)
+{
+    char name[256];
+    analyzer_file_source(file, name, sizeof name);
+    if (file->bytes || !file->path)
+        return ncu_source_parse(source, name, file->bytes ? file->bytes : "", file->len, err);
+    char *bytes = NULL;
+    size_t len = 0;
+    pf_status_t rc = file_read_input(file->path, NULL, NCU_SOURCE_MAX_BYTES, &bytes, &len, err);
+    if (rc == PF_OK)
+        rc = ncu_source_parse(source, name, bytes, len, err);
+    free(bytes);
+    return rc;
+}
+
 static pf_status_t s_run_ncu(const analyzer_input_t *input, const analysis_options_t *options,
                              feedback_t **out, pf_error_t *err)
 {
     ncu_data_t *data = ncu_data_new();
-    if (!data)
-        return pf_error_set(err, PF_ENOMEM, "out of memory");
-    pf_status_t rc = s_parse_ncu(input, data, err);
+    ncu_source_t *source = ncu_source_new();
+    analyzer_file_t *pages = malloc((input->count ? input->count : 1) * sizeof *pages);
+    pf_status_t rc = PF_OK;
+    if (!data || !source || !pages) {
+        rc = pf_error_set(err, PF_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    if (input->with_collated)
+        ncu_data_keep_raw(data); /* the collated data carries the cells as printed */
+    /* Source pages go to their own parser; the raw and details pages to
+     * ncu_csv as before. */
+    analyzer_input_t csv = *input;
+    csv.files = pages;
+    csv.count = 0;
+    for (size_t i = 0; i < input->count && rc == PF_OK; i++) {
+        if (s_is_source_page(&input->files[i]))
+            rc = s_parse_source_page(source, &input->files[i], err);
+        else
+            pages[csv.count++] = input->files[i];
+    }
+    if (rc == PF_OK && csv.count == 0 && input->count > 0) {
+        char first[512];
+        analyzer_file_source(&input->files[0], first, sizeof first);
+        rc = pf_error_set(err, PF_EBADINPUT,
+                          "%s%s: only source pages, which say where in the code, not what limits a kernel; "
+                          "give the capture's raw page too (ncu --import R.ncu-rep --csv --page raw)", first,
+                          input->count > 1 ? " and the other files" : "");
+    }
+    if (rc == PF_OK)
+        rc = s_parse_ncu(&csv, data, err);
     if (rc == PF_OK) {
         *out = ncu_analyze(data, options, input->device);
         if (!*out)
             rc = pf_error_set(err, PF_ENOMEM, "out of memory");
-        else if (input->with_collated)
-            feedback_set_collated(*out, ncu_analyze_collated(data));
+        else {
+            ncu_hotspots_attach(*out, source);
+            if (input->with_collated)
+                feedback_set_collated(*out, ncu_analyze_collated(data));
+        }
     }
+cleanup:
+    free(pages);
+    ncu_source_destroy(&source);
     ncu_data_destroy(&data);
     return rc;
 }
@@ -186,10 +248,15 @@ static void s_check_pass(feedback_t *fb, const Profeed__PassOutput *pass)
     free(missing);
 }
 
-const analyzer_backend_t ncu_backend = {
+static const analyzer_backend_t s_backend = {
     .id = PROFEED__PROFILER__PROFILER_NCU,
     .by_content = NULL,
     .by_name = NULL,
     .run = s_run_ncu,
     .check_pass = s_check_pass,
 };
+
+const analyzer_backend_t *ncu_backend(void)
+{
+    return &s_backend;
+}

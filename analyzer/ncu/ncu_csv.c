@@ -4,6 +4,7 @@
 #include <csv.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -15,6 +16,8 @@
 
 #include "number.h"
 #include "ncu_split.h"
+#include "utf8.h"
+#include "textbuf.h"
 
 /* What a column holds. Metric columns carry their ncu_metric_t (>= 0). */
 enum {
@@ -85,6 +88,11 @@ struct ncu_csv_t {
     double *scales;
     size_t columns, columns_cap;
     bool expect_units;
+    /* With ncu_data_keeps_raw(): the header's names (a jansson array) and
+     * the raw-page row being read, {column: cell}. */
+    json_t *names;
+    json_t *raw_row;
+    size_t raw_bytes; /* of cell text in raw_row */
 
     /* The record being read. */
     row_kind_t row;
@@ -152,6 +160,8 @@ void ncu_csv_destroy(ncu_csv_t **self_p)
     free(self->labels);
     free(self->record);
     free(self->spans);
+    json_decref(self->names);
+    json_decref(self->raw_row);
     free(self);
     *self_p = NULL;
 }
@@ -238,6 +248,28 @@ static void s_reset_record(ncu_csv_t *self)
     if (self->table == TABLE_RAW && self->row == ROW_DATA)
         for (int m = 0; m < NM__COUNT; m++)
             self->values[m] = NAN;
+    json_decref(self->raw_row);
+    self->raw_row = NULL;
+    self->raw_bytes = 0;
+    bool keep = self->names && ncu_data_keeps_raw(self->data) && self->table == TABLE_RAW && self->row == ROW_DATA;
+    if (keep && !(self->raw_row = json_object()))
+        s_fail(self, PF_ENOMEM, "out of memory keeping the raw row");
+}
+
+/* The name of column `col` of the raw page, when its cells are kept. */
+static const char *s_raw_name(const ncu_csv_t *self)
+{
+    return self->names ? json_string_value(json_array_get(self->names, self->col)) : NULL;
+}
+
+/* A cell from the capture as a JSON string: valid UTF-8 first (jansson
+ * refuses anything else, and so does the wire). */
+static json_t *s_raw_text(const char *field)
+{
+    char *clean = utf8_clean_dup(field);
+    json_t *text = clean ? json_string(clean) : NULL;
+    free(clean);
+    return text;
 }
 
 static void s_header_field(ncu_csv_t *self, const char *field)
@@ -262,6 +294,16 @@ static void s_header_field(ncu_csv_t *self, const char *field)
     }
     self->roles[self->columns] = s_role_of(field);
     self->scales[self->columns] = 1.0;
+    if (ncu_data_keeps_raw(self->data)) {
+        if (self->columns == 0) {
+            json_decref(self->names);
+            self->names = json_array();
+        }
+        if (!self->names || json_array_append_new(self->names, s_raw_text(field)) != 0) {
+            s_fail(self, PF_ENOMEM, "out of memory reading the header");
+            return;
+        }
+    }
     self->columns++;
 }
 
@@ -292,6 +334,11 @@ static void s_units_field(ncu_csv_t *self, const char *field)
 {
     if (self->col < self->columns && self->roles[self->col] >= 0)
         self->scales[self->col] = number_unit_scale(field);
+    const char *name = self->col < self->columns ? s_raw_name(self) : NULL;
+    json_t *unit = name ? s_raw_text(field) : NULL;
+    if (name && (!unit || !ncu_data_add_raw_unit(self->data, name, json_string_value(unit))))
+        s_fail(self, PF_ENOMEM, "out of memory keeping the units row");
+    json_decref(unit);
 }
 
 /* One field of a raw-page launch row. */
@@ -389,7 +436,11 @@ static void s_on_field(void *s, size_t len, void *arg)
     switch (self->row) {
     case ROW_HEADER: s_header_field(self, field); break;
     case ROW_UNITS: s_units_field(self, field); break;
-    case ROW_DATA:
+    case ROW_DATA: {
+        const char *name = self->raw_row && self->col < self->columns ? s_raw_name(self) : NULL;
+        if (name && json_object_set_new(self->raw_row, name, s_raw_text(field)) != 0)
+            s_fail(self, PF_ENOMEM, "out of memory keeping the raw row");
+        self->raw_bytes += name ? len : 0;
         if (self->col < self->columns && self->roles[self->col] == COL_ID)
             s_id_field(self, field, len);
         else if (self->table == TABLE_RAW)
@@ -397,6 +448,7 @@ static void s_on_field(void *s, size_t len, void *arg)
         else if (self->table == TABLE_DETAILS)
             s_details_field(self, field, len);
         break;
+    }
     }
     self->col++;
 }
@@ -422,6 +474,8 @@ static void s_raw_row_end(ncu_csv_t *self)
     for (int m = 0; m < NM__COUNT; m++)
         if (isnan(launch->v[m]) && !isnan(self->values[m]))
             launch->v[m] = self->values[m];
+    if (!ncu_data_add_raw(self->data, launch, &self->raw_row, self->raw_bytes))
+        s_fail(self, PF_ENOMEM, "out of memory keeping the raw row");
     ncu_data_set_device(self->data, self->device_name, self->cc);
 }
 

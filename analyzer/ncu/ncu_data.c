@@ -1,6 +1,7 @@
 #include "ncu_data.h"
 
 #include <assert.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -26,6 +27,9 @@ struct ncu_data_t {
     char device[128];
     char cc[16];
     bool no_kernels;
+    bool keep_raw;
+    json_t *raw_units; /* {column: unit} of the raw pages, with keep_raw */
+    size_t raw_bytes;  /* of cell text kept, for NCU_MAX_RAW_BYTES */
 };
 
 ncu_data_t *ncu_data_new(void)
@@ -37,6 +41,7 @@ static void s_launch_free(ncu_launch_t *launch)
 {
     free(launch->rules);
     free(launch->kernel);
+    json_decref(launch->raw);
 }
 
 void ncu_data_destroy(ncu_data_t **self_p)
@@ -55,6 +60,7 @@ void ncu_data_destroy(ncu_data_t **self_p)
     for (int k = 0; k < 3; k++)
         for (size_t i = 0; i < self->message_count[k]; i++)
             free(self->messages[k][i]);
+    json_decref(self->raw_units);
     free(self);
     *self_p = NULL;
 }
@@ -261,8 +267,71 @@ const char *ncu_data_cc(const ncu_data_t *self) { return self->cc; }
 void ncu_data_set_no_kernels(ncu_data_t *self) { self->no_kernels = true; }
 bool ncu_data_no_kernels(const ncu_data_t *self) { return self->no_kernels; }
 
+void ncu_data_keep_raw(ncu_data_t *self) { self->keep_raw = true; }
+bool ncu_data_keeps_raw(const ncu_data_t *self) { return self->keep_raw; }
+json_t *ncu_data_raw_units(const ncu_data_t *self) { return self->raw_units; }
+
+/* Drops every raw cell kept: all launches have theirs or none does, so a
+ * reader never takes a launch with cells for the last one. */
+static void s_drop_raw(ncu_data_t *self, bool say)
+{
+    for (size_t i = 0; i < self->count; i++) {
+        json_decref(self->launches[i].raw);
+        self->launches[i].raw = NULL;
+    }
+    json_decref(self->raw_units);
+    self->raw_units = NULL;
+    self->keep_raw = false;
+    if (say)
+        ncu_data_add_message(self, NCU_MSG_NOTE,
+                             "the collated data carries no raw-page cells: the capture holds more than %u MiB "
+                             "of them; its values are there in base units",
+                             NCU_MAX_RAW_BYTES >> 20);
+}
+
+bool ncu_data_add_raw(ncu_data_t *self, ncu_launch_t *launch, json_t **row_p, size_t bytes)
+{
+    json_t *row = *row_p;
+    *row_p = NULL;
+    if (!row || !self->keep_raw) {
+        json_decref(row);
+        return true;
+    }
+    self->raw_bytes += bytes;
+    if (self->raw_bytes > NCU_MAX_RAW_BYTES) {
+        json_decref(row);
+        s_drop_raw(self, true);
+        return true;
+    }
+    if (!launch->raw) {
+        launch->raw = row;
+        return true;
+    }
+    int rc = json_object_update_missing(launch->raw, row);
+    json_decref(row);
+    return rc == 0;
+}
+
+bool ncu_data_add_raw_unit(ncu_data_t *self, const char *column, const char *unit)
+{
+    if (!self->keep_raw)
+        return true;
+    if (!self->raw_units && !(self->raw_units = json_object()))
+        return false;
+    if (json_object_get(self->raw_units, column))
+        return true;
+    return json_object_set_new(self->raw_units, column, json_string(unit)) == 0;
+}
+
 bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from)
 {
+    /* A pass that dropped its cells (and said so: its note is merged below)
+     * leaves the job without any, as do passes over the budget together. */
+    if (self->keep_raw && !from->keep_raw)
+        s_drop_raw(self, false);
+    self->raw_bytes += from->raw_bytes;
+    if (self->keep_raw && self->raw_bytes > NCU_MAX_RAW_BYTES)
+        s_drop_raw(self, true);
     for (size_t i = 0; i < from->count; i++) {
         const ncu_launch_t *src = &from->launches[i];
         bool added = false;
@@ -272,6 +341,9 @@ bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from)
         for (int m = 0; m < NM__COUNT; m++)
             if (isnan(dst->v[m]) && !isnan(src->v[m]))
                 dst->v[m] = src->v[m];
+        json_t *raw = src->raw && self->keep_raw ? json_deep_copy(src->raw) : NULL;
+        if ((src->raw && self->keep_raw && !raw) || !ncu_data_add_raw(self, dst, &raw, 0))
+            return false;
         for (size_t r = 0; r < src->rule_count; r++) {
             const ncu_rule_t *rule = &src->rules[r];
             if (!ncu_data_add_rule(self, dst, rule->name, rule->section, rule->type, rule->text,
@@ -282,6 +354,11 @@ bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from)
     for (int k = 0; k < 3; k++)
         for (size_t i = 0; i < from->message_count[k]; i++)
             ncu_data_add_message(self, (ncu_msg_kind_t) k, "%s", from->messages[k][i]);
+    const char *column;
+    json_t *unit;
+    json_object_foreach(from->raw_units, column, unit)
+        if (!ncu_data_add_raw_unit(self, column, json_string_value(unit)))
+            return false;
     ncu_data_set_device(self, from->device, from->cc);
     if (from->no_kernels)
         self->no_kernels = true;

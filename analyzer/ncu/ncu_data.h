@@ -17,6 +17,12 @@
 #define NCU_MAX_LAUNCHES 1000000
 #define NCU_MAX_RULES_PER_LAUNCH 256
 #define NCU_MAX_MESSAGES 64
+/* Raw-page cells kept for the collated data (ncu_data_keep_raw), in bytes of
+ * cell text. Kept as JSON they take some 25 times that in memory, so a
+ * capture past it keeps none (and says so) rather than growing without
+ * bound: 4 MiB holds KernelAgent's 29 metrics for 10,000 launches, or a
+ * --set full capture of a hundred. */
+#define NCU_MAX_RAW_BYTES (4u << 20)
 
 /* Rule strings are interned in the data set: 5,000 launches of one kernel
  * repeat the same texts, which are kept once. */
@@ -37,6 +43,9 @@ typedef struct {
     double v[NM__COUNT];
     ncu_rule_t *rules;
     size_t rule_count, rule_cap;
+    /* With ncu_data_keep_raw(): the launch's raw-page row as ncu printed it,
+     * {column: cell} (a jansson object), else NULL. */
+    struct json_t *raw;
 } ncu_launch_t;
 
 typedef struct ncu_data_t ncu_data_t;
@@ -76,6 +85,26 @@ const char *ncu_data_cc(const ncu_data_t *self);
  * already measured keeps its first value), rules and messages are added.
  * Returns false when memory ran out or a limit was reached. */
 bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from);
+
+/* The collated data of `profeed analyze --collated` carries, beside the
+ * values in base units, every raw-page cell as ncu printed it (in the units
+ * of its units row), so a reader that wants the capture's own numbers, as
+ * KernelAgent reads them, gets them. Off by default: it costs memory in
+ * proportion to the capture, not to the metrics profeed keeps. Call before
+ * parsing. */
+void ncu_data_keep_raw(ncu_data_t *self);
+bool ncu_data_keeps_raw(const ncu_data_t *self);
+
+/* Adds the cells of a raw-page row, {column: cell} holding `bytes` of cell
+ * text, to a launch (takes *row_p): a cell the launch holds already keeps
+ * its first value, as metrics do. The units row's cells go to the data set
+ * the same way. Past NCU_MAX_RAW_BYTES every raw cell is dropped, a note
+ * says so and no more are kept. False only when memory ran out. */
+bool ncu_data_add_raw(ncu_data_t *self, ncu_launch_t *launch, struct json_t **row_p, size_t bytes);
+bool ncu_data_add_raw_unit(ncu_data_t *self, const char *column, const char *unit);
+
+/* The raw pages' units row, {column: unit}, or NULL when none was kept. */
+struct json_t *ncu_data_raw_units(const ncu_data_t *self);
 
 /* True once ncu said "No kernels were profiled". */
 void ncu_data_set_no_kernels(ncu_data_t *self);

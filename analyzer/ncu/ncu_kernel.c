@@ -5,6 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Per kernel while grouping: the timed launches' count, mean and sum of
+ * squared deviations (Welford's update: one pass, no cancellation). */
+typedef struct {
+    double n, mean, m2;
+} spread_t;
+
+static void s_spread_add(spread_t *s, double x)
+{
+    if (isnan(x))
+        return;
+    s->n += 1;
+    double d = x - s->mean;
+    s->mean += d / s->n;
+    s->m2 += d * (x - s->mean);
+}
+
+static double s_spread_sd(const spread_t *s) { return s->n >= 2 ? sqrt(s->m2 / (s->n - 1)) : NAN; }
+
 struct ncu_kernels_t {
     ncu_kernel_t *kernels;
     size_t count;
@@ -121,14 +139,18 @@ ncu_kernels_t *ncu_kernels_group(const ncu_data_t *data)
     qsort(order, n, sizeof *order, s_launch_cmp);
 
     double weights[NM__COUNT];
+    spread_t spread = {0, 0, 0};
     size_t rule_cap = 0;
     ncu_kernel_t *k = NULL;
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
         const ncu_launch_t *l = order[i];
         if (!k || strcmp(k->name, l->kernel) || strcmp(k->block, l->block) || strcmp(k->grid, l->grid)) {
-            if (k)
+            if (k) {
                 s_finish(k, weights);
+                k->duration_sd = s_spread_sd(&spread);
+            }
+            spread = (spread_t){0, 0, 0};
             k = &self->kernels[self->count++];
             k->name = l->kernel;
             k->block = l->block;
@@ -143,14 +165,23 @@ ncu_kernels_t *ncu_kernels_group(const ncu_data_t *data)
         if (l->id < k->first_id)
             k->first_id = l->id;
         ok = s_fold(k, weights, l, &rule_cap);
+        s_spread_add(&spread, l->v[NM_DURATION]);
     }
-    if (k)
+    if (k) {
         s_finish(k, weights);
+        k->duration_sd = s_spread_sd(&spread);
+    }
     free(order);
     if (!ok) {
         ncu_kernels_destroy(&self);
         return NULL;
     }
+    /* Launch order, for matching renamed kernels across rounds: a rank by
+     * first launch, before the kernels are ordered by time. */
+    for (size_t i = 0; i < self->count; i++)
+        for (size_t j = 0; j < self->count; j++)
+            if (self->kernels[j].first_id < self->kernels[i].first_id)
+                self->kernels[i].launch_order++;
     qsort(self->kernels, self->count, sizeof *self->kernels, s_kernel_cmp);
     self->total_time = NAN;
     for (size_t i = 0; i < self->count; i++) {

@@ -18,6 +18,8 @@ typedef struct {
     size_t launches;
     long first_id;
     double v[NM__COUNT];
+    double duration_sd;   /* standard deviation of one launch's duration (ns); NAN under 2 timed launches */
+    size_t launch_order;  /* rank of first_id among the kernels: 0 launched first */
     const ncu_rule_t **rules; /* one per distinct rule, the largest speedup kept */
     size_t rule_count;
 } ncu_kernel_t;

@@ -69,10 +69,15 @@ static pf_status_t s_run_unitrace(const analyzer_input_t *input, const analysis_
     return rc;
 }
 
-const analyzer_backend_t unitrace_backend = {
+static const analyzer_backend_t s_backend = {
     .id = PROFEED__PROFILER__PROFILER_UNITRACE,
     .by_content = s_unitrace_content,
     .by_name = s_unitrace_name,
     .run = s_run_unitrace,
     .check_pass = NULL,
 };
+
+const analyzer_backend_t *unitrace_backend(void)
+{
+    return &s_backend;
+}

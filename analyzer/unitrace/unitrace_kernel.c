@@ -743,6 +743,7 @@ static void s_topdown(kctx_t *c)
     else if (!c->explained)
         s_bound_latency(c);
     intel_mark_primary(c->fb, c->index, first);
+    intel_set_ceiling(c->fb, c->index, &c->units);
 }
 
 void unitrace_kernel_analyze(feedback_t *fb, size_t index, const roof_t *roof, bool sampling,

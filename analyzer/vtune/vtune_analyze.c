@@ -754,6 +754,7 @@ static void s_analyze_kernel(ctx_t *c)
     s_spills(c);
     s_bound(c);
     intel_mark_primary(c->fb, c->index, first);
+    intel_set_ceiling(c->fb, c->index, &c->units);
 }
 
 /* Parses a work size ("128 x 8", "1024") into up to three extents; returns

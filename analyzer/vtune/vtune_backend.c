@@ -49,10 +49,15 @@ static pf_status_t s_run_vtune(const analyzer_input_t *input, const analysis_opt
     return rc;
 }
 
-const analyzer_backend_t vtune_backend = {
+static const analyzer_backend_t s_backend = {
     .id = PROFEED__PROFILER__PROFILER_VTUNE,
     .by_content = vtune_report_sniff,
     .by_name = s_vtune_name,
     .run = s_run_vtune,
     .check_pass = NULL,
 };
+
+const analyzer_backend_t *vtune_backend(void)
+{
+    return &s_backend;
+}

@@ -8,6 +8,7 @@
 
 #include "analysis.h"
 #include "analyzer.h"
+#include "comparison.h"
 #include "select.h"
 #include "feedback.h"
 #include "feedback_wire.h"
@@ -185,8 +186,153 @@ static Profeed__JobMetadata *s_feedback_metadata(const job_passes_t *job)
     return copy;
 }
 
-/* Collates and analyzes a job whose passes are all in; builds its Feedback. */
-static Profeed__Feedback *s_analyze(job_passes_t *job)
+/* The job's context (Dispatch.context) as the broker sent it with any pass:
+ * the first that carries the baseline's feedback, else the first at all. */
+static const Profeed__AnalysisContext *s_context(const job_passes_t *job)
+{
+    const Profeed__AnalysisContext *any = NULL;
+    for (size_t i = 0; i < job->pass_len; i++) {
+        const Profeed__AnalysisContext *c = job->passes[i]->dispatch->context;
+        if (c && c->has_baseline_feedback)
+            return c;
+        if (c && !any)
+            any = c;
+    }
+    return any;
+}
+
+/* FNV-1a 64 over the metric names the passes asked for, in pass order (a
+ * NUL after each): two plans asking for the same list hash alike. */
+static void s_metrics_hash(const job_passes_t *job, fb_manifest_t *m)
+{
+    uint64_t h = 1469598103934665603ULL;
+    size_t count = 0;
+    for (size_t i = 0; i < job->pass_len; i++) {
+        const Profeed__PassOutput *pass = job->passes[i]->dispatch->pass_output;
+        for (size_t k = 0; k < pass->n_requested_metrics; k++, count++)
+            for (const unsigned char *p = (const unsigned char *) pass->requested_metrics[k];; p++) {
+                h = (h ^ *p) * 1099511628211ULL;
+                if (!*p)
+                    break;
+            }
+    }
+    m->metrics_count = count;
+    if (count > 0)
+        snprintf(m->metrics_hash, sizeof m->metrics_hash, "%016llx", (unsigned long long) h);
+}
+
+/* The manifest from what the farm knows better than the files: the worker's
+ * GPU, driver and profiler, the plan, its metrics, the clocks and target. */
+static void s_manifest(feedback_t *fb, const job_passes_t *job, const Profeed__WorkerInfo *worker,
+                       const Profeed__AnalysisContext *context)
+{
+    fb_manifest_t *m = feedback_manifest(fb);
+    if (worker && worker->gpu_name)
+        snprintf(m->gpu, sizeof m->gpu, "%s", worker->gpu_name);
+    if (worker && worker->driver_version)
+        snprintf(m->driver_version, sizeof m->driver_version, "%s", worker->driver_version);
+    if (worker && worker->profiler_version)
+        snprintf(m->profiler_version, sizeof m->profiler_version, "%s", worker->profiler_version);
+    const Profeed__PassOutput *first = job->passes[0]->dispatch->pass_output;
+    if (first->replay_source)
+        snprintf(m->clock_control, sizeof m->clock_control, "as recorded: replayed, not measured for this job");
+    else if (strcmp(feedback_profiler(fb), "ncu") == 0)
+        snprintf(m->clock_control, sizeof m->clock_control, "none (the collector runs ncu --clock-control none)");
+    else
+        snprintf(m->clock_control, sizeof m->clock_control, "none (the profiler leaves the GPU's clocks alone)");
+    if (context && context->plan)
+        snprintf(m->plan, sizeof m->plan, "%s", context->plan);
+    if (context && context->target)
+        snprintf(m->target, sizeof m->target, "%s", context->target);
+    s_metrics_hash(job, m);
+}
+
+/* The change since the job's baseline, when it asked for one: from the
+ * baseline's Feedback the broker sent, or a note saying why there is none. */
+static void s_compare(feedback_t *fb, const Profeed__AnalysisContext *context, size_t max_msg)
+{
+    if (!context || !context->baseline_job_id)
+        return;
+    const char *id = context->baseline_job_id;
+    char name[WIRE_MAX_ID_LEN + 8];
+    snprintf(name, sizeof name, "job %s", id);
+    fb_comparison_t *comparison = NULL;
+    if (!context->has_baseline_feedback) {
+        comparison = comparison_new_problem(name, context->baseline_problem ? context->baseline_problem
+                                                                            : "the broker sent no baseline");
+    } else {
+        pf_error_t err;
+        pf_error_clear(&err);
+        Profeed__Feedback *msg = wire_feedback_unpack(context->baseline_feedback.data, context->baseline_feedback.len,
+                                                      max_msg, &err);
+        feedback_t *before = msg ? feedback_wire_read(msg) : NULL;
+        if (!msg) {
+            char problem[1024];
+            snprintf(problem, sizeof problem, "its stored feedback does not read: %.900s", err.msg);
+            comparison = comparison_new_problem(name, problem);
+        } else if (before) {
+            comparison = comparison_new(before, fb, name);
+        }
+        feedback_destroy(&before);
+        wire_feedback_destroy(&msg);
+    }
+    comparison_attach(fb, &comparison, name);
+}
+
+/* The worker the passes ran on and the request's metadata, on a Feedback
+ * that does not carry them yet. */
+static void s_attach_context(Profeed__Feedback *msg, const job_passes_t *job)
+{
+    const Profeed__PassOutput *first = job->passes[0]->dispatch->pass_output;
+    if (!msg->worker && first->worker)
+        msg->worker = (Profeed__WorkerInfo *) wire_message_copy(&first->worker->base);
+    if (!msg->metadata)
+        msg->metadata = s_feedback_metadata(job);
+}
+
+/* The packed size of `msg` inside the Envelope that carries it. */
+static size_t s_envelope_size(Profeed__Feedback *msg)
+{
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_FEEDBACK;
+    env.feedback = msg;
+    return protobuf_c_message_get_packed_size(&env.base);
+}
+
+/* The Feedback of an analysis, rendered with the job's shape. With the
+ * collated data asked for, it must still fit the `max_msg` this analyzer
+ * sends (the broker and the agent keep the same limit by default): when it
+ * would not, the collated data is left out and a note says so, since the
+ * findings are worth more than the raw values and the capture can still be
+ * collated offline. NULL only when memory ran out. */
+static Profeed__Feedback *s_render(feedback_t *fb, const job_passes_t *job, bool markdown, size_t max_chars,
+                                   size_t max_tokens, bool collated, size_t max_msg)
+{
+    for (;;) {
+        char *text = markdown ? render_markdown(fb) : render_text_within(fb, max_chars, max_tokens);
+        char *json = render_json(fb, collated);
+        Profeed__Feedback *msg = text && json ? feedback_wire_new(fb, job->job_id, text, json) : NULL;
+        free(text);
+        free(json);
+        if (!msg)
+            return NULL;
+        s_attach_context(msg, job);
+        size_t size = collated ? s_envelope_size(msg) : 0;
+        if (size <= max_msg)
+            return msg;
+        wire_feedback_destroy(&msg);
+        collated = false;
+        feedback_add_note(fb, "the collated per-launch data was left out of this feedback: with it the feedback "
+                              "takes %zu bytes, more than this analyzer's message limit of %zu; profile fewer "
+                              "launches, or run `profeed analyze --collated` on the capture",
+                          size, max_msg);
+    }
+}
+
+/* Collates and analyzes a job whose passes are all in; builds its Feedback
+ * (NULL when memory ran out). */
+static Profeed__Feedback *s_analyze(job_passes_t *job, size_t max_msg)
 {
     qsort(job->passes, job->pass_len, sizeof *job->passes, s_pass_order);
     size_t nfiles = 0;
@@ -253,7 +399,10 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
         options.min_share = shape->min_share;
         options.min_share_strict = true;
     }
+    bool collated = shape && shape->has_collated && shape->collated;
+    input.with_collated = collated;
     size_t max_chars = shape && shape->has_max_chars ? shape->max_chars : 0;
+    size_t max_tokens = shape && shape->has_max_tokens ? shape->max_tokens : 0;
     bool markdown = shape && shape->has_text_format && shape->text_format == PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN;
     feedback_t *fb = NULL;
     pf_error_t err;
@@ -296,27 +445,21 @@ static Profeed__Feedback *s_analyze(job_passes_t *job)
                 feedback_add_error(fb, "pass %s: %s", pass->pass_key, pass_plan_permission_advice());
             analyzer_check_pass(fb, pass);
         }
-        char *text = markdown ? render_markdown(fb) : render_text(fb, max_chars);
-        char *json = render_json(fb, false);
-        if (text && json)
-            msg = feedback_wire_new(fb, job->job_id, text, json);
-        free(text);
-        free(json);
+        const Profeed__AnalysisContext *context = s_context(job);
+        s_manifest(fb, job, worker, context);
+        s_compare(fb, context, max_msg);
+        msg = s_render(fb, job, markdown, max_chars, max_tokens, collated, max_msg);
         feedback_destroy(&fb);
     }
-    /* The WorkerInfo the passes were measured on, for the Feedback (which
-     * frees it with the rest of the message). */
-    if (msg && first->worker)
-        msg->worker = (Profeed__WorkerInfo *) wire_message_copy(&first->worker->base);
     if (msg)
-        msg->metadata = s_feedback_metadata(job);
+        s_attach_context(msg, job);
     return msg;
 }
 
 static void s_finish(worker_t *self, job_passes_t *job)
 {
     int64_t start = wire_zmq_now_ms();
-    Profeed__Feedback *fb = s_analyze(job);
+    Profeed__Feedback *fb = s_analyze(job, self->config->max_msg);
     if (!fb) {
         wire_zmq_send_error(self->sock, NULL, PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL, job->job_id, LOG,
                             "out of memory analyzing the job");

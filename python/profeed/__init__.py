@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from ._config import VERSION as __version__
 from .analysis import analyze
-from .errors import (BadInput, FarmTimeout, JobFailed, NativeError, ProfeedError, Refused, TooBig,
-                     Unavailable, UnknownProfiler)
+from .errors import (BadInput, FarmTimeout, FileMissing, JobFailed, NativeError, ProfeedError, Refused,
+                     TooBig, Unavailable, UnknownProfiler)
 
 __all__ = ["analyze", "Farm", "Feedback", "ProfeedError", "BadInput", "UnknownProfiler", "TooBig",
-           "NativeError", "Unavailable", "Refused", "FarmTimeout", "JobFailed", "__version__"]
+           "NativeError", "FileMissing", "Unavailable", "Refused", "FarmTimeout", "JobFailed", "__version__"]
 
 
 def __getattr__(name: str):

@@ -49,6 +49,7 @@ def main(argv: "list[str] | None" = None) -> int:
     a.add_argument("--cpu", dest="cpu_info")
     a.add_argument("--top", type=int)
     a.add_argument("--max-chars", type=int)
+    a.add_argument("--max-tokens", type=int)
     a.add_argument("--reference", action="append", default=[])
 
     s = sub.add_parser("submit", help="profile a command (or kernel + problem) on the farm")
@@ -59,8 +60,11 @@ def main(argv: "list[str] | None" = None) -> int:
     s.add_argument("--json", action="store_true")
     s.add_argument("--format", default="text", choices=analysis.FORMATS)
     s.add_argument("--max-chars", type=int)
+    s.add_argument("--max-tokens", type=int)
+    s.add_argument("--source", action="store_true", help="ncu: add a source pass (source lines in findings)")
     s.add_argument("--top", type=int)
     s.add_argument("--min-share", type=float, help="a fraction of the time, 0..1")
+    s.add_argument("--collated", action="store_true", help="JSON: include the collated per-launch metrics")
     s.add_argument("--job-id")
     s.add_argument("--timeout-s", type=int)
     s.add_argument("--wait-s", type=float)
@@ -88,7 +92,7 @@ def main(argv: "list[str] | None" = None) -> int:
             collated, feedback = analysis.analyze_files(args.files, worker, references=args.reference,
                                                         profiler=args.profiler, language=args.language,
                                                         gpu_arch=args.gpu_arch, fmt=args.format, top=args.top,
-                                                        max_chars=args.max_chars)
+                                                        max_chars=args.max_chars, max_tokens=args.max_tokens)
             sys.stdout.write(feedback)
             return 3 if collated.get("status") == "profiler_error" else 0
         from .farm import Farm
@@ -107,7 +111,8 @@ def main(argv: "list[str] | None" = None) -> int:
                          kernel_regex=args.kernel_regex, nvtx_range=args.nvtx_range,
                          launch_skip=args.launch_skip, launch_count=args.launch_count,
                          fmt="markdown" if args.format == "markdown" else "text", max_chars=args.max_chars,
-                         top=args.top, min_share=args.min_share,
+                         top=args.top, min_share=args.min_share, max_tokens=args.max_tokens, source=args.source,
+                         collated=args.collated and (args.json or args.format == "json"),
                          progress=(lambda j, state, d, c: print(f"[{j}] {state} {d}/{c}", file=sys.stderr))
                          if sys.stderr.isatty() else None, wait_s=args.wait_s)
         as_json = args.json or args.format == "json"

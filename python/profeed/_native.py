@@ -24,7 +24,7 @@ TOTAL_MAX = 2 << 30
 FILES_MAX = 1024
 NAME_MAX = 1024
 
-_ABI = 1
+_ABI = 2  # 2: profeed_session_add_baseline*()
 _lib: Optional[ctypes.CDLL] = None
 
 
@@ -66,6 +66,9 @@ def lib() -> ctypes.CDLL:
         "profeed_session_add": (ctypes.c_int, [p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                                ctypes.c_size_t]),
         "profeed_session_add_path": (ctypes.c_int, [p, ctypes.c_char_p, ctypes.c_int]),
+        "profeed_session_add_baseline": (ctypes.c_int, [p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                                        ctypes.c_size_t]),
+        "profeed_session_add_baseline_path": (ctypes.c_int, [p, ctypes.c_char_p]),
         "profeed_session_run": (ctypes.c_int, [p]),
         "profeed_session_output": (ctypes.c_void_p, [p]),
         "profeed_session_output_len": (ctypes.c_size_t, [p]),
@@ -117,6 +120,13 @@ class Session:
 
     def add_path(self, path: str, reference: bool = False) -> int:
         return self._lib.profeed_session_add_path(self._h, os.fsencode(path), 1 if reference else 0)
+
+    def add_baseline(self, pass_key: Optional[str], name: str, data: bytes) -> int:
+        return self._lib.profeed_session_add_baseline(self._h, pass_key.encode() if pass_key is not None else None,
+                                                      name.encode(), data, len(data))
+
+    def add_baseline_path(self, path: str) -> int:
+        return self._lib.profeed_session_add_baseline_path(self._h, os.fsencode(path))
 
     def run(self) -> int:
         return self._lib.profeed_session_run(self._h)

@@ -130,9 +130,10 @@ def _run(s: "_native.Session") -> tuple[dict, str]:
 
 def analyze_files(paths: "list[str]", worker_info: Optional[Mapping[str, Any]] = None, *,
                   references: "list[str]" = (), language: Optional[str] = None, profiler: Optional[str] = None,
-                  fmt: str = "text", **options: Any) -> tuple[dict, str]:
+                  fmt: str = "text", baseline: "list[str]" = (), **options: Any) -> tuple[dict, str]:
     """analyze() for files on disk (what `profeed analyze FILE...` does): the
-    files are read by the C library, an ncu capture streamed, never whole."""
+    files are read by the C library, an ncu capture streamed, never whole.
+    `baseline`: the files of an earlier round's capture (`--baseline`)."""
     if isinstance(paths, (str, bytes)) or not paths:
         raise BadInput("paths: expected a non-empty list of file paths")
     opts = _options(worker_info, language, profiler, fmt, options)
@@ -145,6 +146,13 @@ def analyze_files(paths: "list[str]", worker_info: Optional[Mapping[str, Any]] =
                 raise BadInput(f"paths: {path!r} is not a path")
             if s.add_path(path, ref) != _native.OK:
                 raise BadInput(s.error())
+        if isinstance(baseline, (str, bytes)):
+            raise BadInput("baseline: expected a list of file paths")
+        for path in baseline:
+            if not isinstance(path, str) or not path:
+                raise BadInput(f"baseline: {path!r} is not a path")
+            if s.add_baseline_path(path) != _native.OK:
+                raise BadInput(s.error())
         return _run(s)
 
 
@@ -152,7 +160,9 @@ def analyze(outputs: Mapping[str, Mapping[str, Any]], worker_info: Optional[Mapp
             language: Optional[str] = None, profiler: Optional[str] = None, fmt: str = "text",
             gpu_arch: Optional[str] = None, top: Optional[int] = None, min_share: Optional[float] = None,
             max_chars: Optional[int] = None, all_segments: bool = False,
-            launches: bool = False) -> tuple[dict, str]:
+            launches: bool = False, max_tokens: Optional[int] = None,
+            baseline: Optional[Mapping[str, Mapping[str, Any]]] = None,
+            stop_within: Optional[float] = None) -> tuple[dict, str]:
     """Analyzes one job's passes and returns (collated, feedback).
 
     `feedback` is profeed's feedback in `fmt` ("text" for an LLM prompt,
@@ -160,10 +170,20 @@ def analyze(outputs: Mapping[str, Mapping[str, Any]], worker_info: Optional[Mapp
     document: status, device, kernels, findings, notes). With `launches`,
     it also holds the collated per-launch data under "collated" (ncu and
     vtune; it costs about as much again as the analysis, so it is asked for).
+    `max_chars` / `max_tokens` bound the text (tokens as estimated on the safe
+    side of the cl100k/o200k tokenizers; at least 64), the least important
+    findings left out first. An ncu source page among the files
+    (--page source) makes findings name their source lines.
 
     worker_info's `gpu_name`, `cpu_info` and `device_id` name the GPU (Intel
     rooflines need them). `language` with `gpu_arch` picks the profiler
     as KernelFoundry does; `profiler` names it; else it is detected.
+
+    `baseline`: an earlier round's outputs, shaped as `outputs`; the
+    feedback then opens with the change since it (docs/baselines.md), and
+    collated["comparison"] holds it. `stop_within` (default 1.15): say
+    "consider stopping" when every kernel that matters is within this factor
+    of its ceiling.
 
     Raises BadInput (malformed outputs, non-string contents, a bad option),
     UnknownProfiler, TooBig (a pass over the limits) or NativeError. A
@@ -171,7 +191,9 @@ def analyze(outputs: Mapping[str, Mapping[str, Any]], worker_info: Optional[Mapp
     """
     opts = _options(worker_info, language, profiler, fmt,
                     {"gpu_arch": gpu_arch, "top": top, "min_share": min_share, "max_chars": max_chars,
-                     "all_segments": all_segments or None, "with_collated": launches or None})
+                     "max_tokens": max_tokens,
+                     "all_segments": all_segments or None, "with_collated": launches or None,
+                     "stop_within": stop_within})
     with _native.Session() as s:
         for key, value in opts:
             if s.set(key, value) != _native.OK:
@@ -182,4 +204,10 @@ def analyze(outputs: Mapping[str, Mapping[str, Any]], worker_info: Optional[Mapp
                 raise BadInput(s.error())
             if rc != _native.OK:
                 raise NativeError(s.error() or "profeed_session_add failed")
+        for pass_key, name, data in iter_files(baseline) if baseline is not None else ():
+            rc = s.add_baseline(pass_key, name, data)
+            if rc == _native.BAD_INPUT:
+                raise BadInput(s.error())
+            if rc != _native.OK:
+                raise NativeError(s.error() or "profeed_session_add_baseline failed")
         return _run(s)

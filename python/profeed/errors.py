@@ -41,3 +41,8 @@ class FarmTimeout(Unavailable):
 
 class JobFailed(ProfeedError):
     """The farm ran the job and it timed out or failed after its retries."""
+
+
+class FileMissing(BadInput, FileNotFoundError):
+    """A file an argument names does not exist (a FileNotFoundError too, as
+    KernelAgent's wrapper factory raises for a missing kernel or problem file)."""

@@ -50,6 +50,8 @@ LOST_WINDOWS = 10
 
 ProgressFn = Callable[[str, str, int, int], None]
 FileArg = Union[str, os.PathLike, "tuple[str, Union[str, bytes]]"]
+# A named plan ("core"), or custom passes: [(name, [profiler args]), ...].
+PlanArg = Union[str, Sequence["tuple[str, Sequence[str]]"]]
 
 
 @dataclass
@@ -62,6 +64,8 @@ class Feedback:
     json: Optional[dict]        # the analyzer's JSON document, None when the broker made the feedback
     errors: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    worker: dict = field(default_factory=dict)    # WorkerInfo: where it was measured (gpu_name, profiler_version)
+    metadata: dict = field(default_factory=dict)  # the request's JobMetadata, plus the feedback's timestamp
 
     @property
     def ok(self) -> bool:
@@ -206,10 +210,11 @@ class Farm:
 
     def _request(self, argv: Optional[Sequence[str]], kernel: Optional[FileArg], problem: Optional[FileArg],
                  language: str, gpu_arch: Optional[str], profiler: Optional[str], job_id: str,
-                 agent_id: Optional[str], timeout_s: Optional[int], plan: Optional[str], round: Optional[int],
+                 agent_id: Optional[str], timeout_s: Optional[int], plan: Optional[PlanArg], round: Optional[int],
                  kernel_regex: Optional[str], nvtx_range: Optional[str], launch_skip: Optional[int],
                  launch_count: Optional[int], progress: bool, fmt: str, max_chars: Optional[int],
-                 top: Optional[int], min_share: Optional[float]) -> "pb.JobRequest":
+                 top: Optional[int], min_share: Optional[float], max_tokens: Optional[int] = None,
+                 source: bool = False, collated: bool = False) -> "pb.JobRequest":
         if language not in LANGUAGES:
             raise BadInput(f"unknown language {language!r} ({', '.join(LANGUAGES)})")
         if profiler is not None and profiler not in PROFILERS:
@@ -239,8 +244,20 @@ class Farm:
             req.command.argv.extend(argv)
         if round:
             req.metadata.round = int(round)
-        if plan:
-            req.passes.add(name=plan)
+        if isinstance(plan, str):
+            if plan:
+                req.passes.add(name=plan)
+        elif plan is not None:
+            # Custom passes: (name, args) each; the args follow the
+            # profiler's fixed options (docs/protocol.md, "pass plan").
+            if isinstance(plan, (bytes, dict)) or not plan:
+                raise BadInput("plan: a plan name, or a non-empty list of (name, [args]) custom passes")
+            for spec in plan:
+                if not (isinstance(spec, (tuple, list)) and len(spec) == 2 and isinstance(spec[0], str)
+                        and spec[0] and not isinstance(spec[1], (str, bytes))
+                        and all(isinstance(a, str) for a in spec[1])):
+                    raise BadInput(f"plan: {spec!r} is not a (name, [args]) custom pass")
+                req.passes.add(name=spec[0], args=list(spec[1]))
         if timeout_s is not None:
             if not 1 <= int(timeout_s) <= 86400:
                 raise BadInput(f"timeout_s {timeout_s}: 1..86400")
@@ -262,6 +279,14 @@ class Farm:
             if not 200 <= int(max_chars) <= 0xFFFFFFFF:
                 raise BadInput(f"max_chars {max_chars} is too small: a feedback needs at least 200 characters")
             req.shape.max_chars = int(max_chars)
+        if max_tokens:
+            if fmt != "text":
+                raise BadInput("max_tokens bounds the text format only; JSON and Markdown are never cut")
+            if not 64 <= int(max_tokens) <= 0xFFFFFFFF:
+                raise BadInput(f"max_tokens {max_tokens} is too small: a feedback needs at least 64 tokens")
+            req.shape.max_tokens = int(max_tokens)
+        if source:
+            req.source = True
         if fmt == "markdown":
             req.shape.text_format = pb.TEXT_FORMAT_MARKDOWN
         if top:
@@ -270,24 +295,34 @@ class Farm:
             if not 0 <= float(min_share) <= 1:
                 raise BadInput(f"min_share {min_share} is not a share of time in 0..1")
             req.shape.min_share = float(min_share)
+        if collated:
+            req.shape.collated = True
         return req
 
     def submit(self, argv: Optional[Sequence[str]] = None, *, kernel: Optional[FileArg] = None,
                problem: Optional[FileArg] = None, language: str = "cuda", gpu_arch: Optional[str] = None,
                profiler: Optional[str] = None, job_id: Optional[str] = None, agent_id: Optional[str] = None,
-               timeout_s: Optional[int] = None, plan: Optional[str] = None, round: Optional[int] = None,
+               timeout_s: Optional[int] = None, plan: Optional[PlanArg] = None, round: Optional[int] = None,
                kernel_regex: Optional[str] = None, nvtx_range: Optional[str] = None,
                launch_skip: Optional[int] = None, launch_count: Optional[int] = None, fmt: str = "text",
                max_chars: Optional[int] = None, top: Optional[int] = None, min_share: Optional[float] = None,
-               progress: Optional[ProgressFn] = None, wait_s: Optional[float] = None) -> Feedback:
+               progress: Optional[ProgressFn] = None, wait_s: Optional[float] = None,
+               max_tokens: Optional[int] = None, source: bool = False,
+               baseline_job: Optional[str] = None, collated: bool = False) -> Feedback:
         """Submits a job and waits for its feedback.
 
         A command job: `argv` ["./bench", "--n", "4096"]. A kernel + problem
         job (KernelBench style): `kernel` and `problem`, each a path or a
         (file name, source) pair. The other arguments are `profeed submit`'s
-        options; `fmt` "markdown" makes Feedback.text Markdown, and `max_chars`,
-        `top`, `min_share` shape the feedback as profeed analyze's do. `progress(job_id, state, done, count)` is called on each
-        progress report. `wait_s` bounds the whole wait (default: the job's
+        options; `plan` names a plan ("core") or, beyond the command line,
+        gives custom passes [(name, [profiler args])] as the wire protocol has them; `fmt` "markdown" makes Feedback.text Markdown, and `max_chars`,
+        `max_tokens`, `top`, `min_share` shape the feedback as profeed analyze's do;
+        `collated` puts the capture's per-launch values in Feedback.json["collated"] (left out,
+        with a note in Feedback.notes, when they would pass the analyzer's message limit);
+        `source` (ncu) adds a source pass so findings name their source lines. `progress(job_id, state, done, count)` is called on each
+        progress report. `baseline_job`: an earlier finished job of this
+        agent (its job id); the feedback opens with the change since it, and
+        Feedback.json["comparison"] holds it (docs/baselines.md). `wait_s` bounds the whole wait (default: the job's
         timeout_s + 60 s, else 660 s).
 
         Returns the Feedback (its status may say the profiler failed, or the
@@ -300,7 +335,12 @@ class Farm:
         job_id = job_id or str(uuid.uuid4())
         req = self._request(argv, kernel, problem, language, gpu_arch, profiler, job_id, agent_id, timeout_s,
                             plan, round, kernel_regex, nvtx_range, launch_skip, launch_count, progress is not None,
-                            fmt, max_chars, top, min_share)
+                            fmt, max_chars, top, min_share, max_tokens, source, bool(collated))
+        if baseline_job is not None:
+            if not _ID.match(baseline_job):
+                raise BadInput(f"baseline_job {baseline_job!r}: 1..128 of [A-Za-z0-9._:-], starting with a letter "
+                               "or digit")
+            req.baseline_job_id = baseline_job
         if wait_s is None:
             wait_s = (timeout_s or 600) + 60
         if wait_s <= 0:
@@ -390,8 +430,11 @@ class Farm:
                 document = json.loads(fb.json)
             except ValueError:
                 document = None
+        as_dict = lambda m: json_format.MessageToDict(m, preserving_proto_field_name=True)  # noqa: E731
         return Feedback(job_id=fb.job_id, status=_STATUS.get(fb.status, "unknown"), text=fb.text,
-                        json=document, errors=list(fb.errors), notes=list(fb.notes))
+                        json=document, errors=list(fb.errors), notes=list(fb.notes),
+                        worker=as_dict(fb.worker) if fb.HasField("worker") else {},
+                        metadata=as_dict(fb.metadata) if fb.HasField("metadata") else {})
 
     async def submit_async(self, *args: Any, **kwargs: Any) -> Feedback:
         """submit() for asyncio: runs on a worker thread with a connection of

@@ -50,6 +50,9 @@ TOOLS = [
             "type": "object",
             "properties": {
                 "files": {"type": "array", "items": {"type": "string"}, "description": "paths of profiler output"},
+                "baseline_files": {"type": "array", "items": {"type": "string"},
+                                   "description": "with files: paths of an earlier round's profiler output; the "
+                                                  "feedback opens with the change since it"},
                 "content": {
                     "type": "array",
                     "description": "inline files: name (it carries meaning: trace.metrics.<pid>), text, and "
@@ -65,6 +68,9 @@ TOOLS = [
                 "format": _FORMAT,
                 "top": {"type": "integer", "minimum": 0, "description": "analyze at most this many kernels"},
                 "max_chars": {"type": "integer", "minimum": 0, "description": "text: keep the feedback within this"},
+                "max_tokens": {"type": "integer", "minimum": 0,
+                               "description": "text: within this many tokens, estimated on the safe side (0: all, "
+                                              "else >= 64)"},
                 **_WORKER,
             },
         },
@@ -90,12 +96,19 @@ TOOLS = [
                 "wait_s": {"type": "number", "exclusiveMinimum": 0},
                 "plan": {"type": "string"},
                 "round": {"type": "integer", "minimum": 0},
+                "baseline_job": {"type": "string",
+                                 "description": "an earlier finished job of yours: the feedback opens with the "
+                                                "change since it"},
                 "kernel_regex": {"type": "string"},
                 "nvtx_range": {"type": "string"},
                 "launch_skip": {"type": "integer", "minimum": 0},
                 "launch_count": {"type": "integer", "minimum": 1},
                 "format": {"type": "string", "enum": ["text", "json", "markdown"], "default": "text"},
                 "max_chars": {"type": "integer", "minimum": 0, "description": "text: within this (0: all, else >= 200)"},
+                "max_tokens": {"type": "integer", "minimum": 0, "description": "text: within this many tokens (0: all, "
+                                                                               "else >= 64)"},
+                "source": {"type": "boolean", "description": "ncu: add a source pass so findings name their "
+                                                            "source lines (build with -lineinfo)"},
                 "top": {"type": "integer", "minimum": 0},
                 "min_share": {"type": "number", "minimum": 0, "maximum": 1},
             },
@@ -227,16 +240,22 @@ class Server:
             raise ToolError("give files (paths) or content (inline files)")
         worker = {k: args[k] for k in _WORKER if args.get(k)}
         common = dict(language=args.get("language"), profiler=args.get("profiler"), fmt=args.get("format", "text"),
-                      gpu_arch=args.get("gpu_arch"), top=args.get("top"), max_chars=args.get("max_chars"))
+                      gpu_arch=args.get("gpu_arch"), top=args.get("top"), max_chars=args.get("max_chars"),
+                      max_tokens=args.get("max_tokens"))
         if files:
             if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
                 raise ToolError("files: expected a list of paths")
             if content:
                 raise ToolError("give files or content, not both")
-            collated, feedback = analyze_files(files, worker, **common)
+            baseline = args.get("baseline_files") or []
+            if not isinstance(baseline, list) or not all(isinstance(f, str) for f in baseline):
+                raise ToolError("baseline_files: expected a list of paths")
+            collated, feedback = analyze_files(files, worker, baseline=baseline, **common)
         else:
             if not isinstance(content, list):
                 raise ToolError("content: expected a list of {name, text, pass_key}")
+            if args.get("baseline_files"):
+                raise ToolError("baseline_files goes with files (paths), not with inline content")
             outputs: dict = {}
             for i, item in enumerate(content):
                 if not isinstance(item, dict) or not isinstance(item.get("name"), str) or \
@@ -258,7 +277,7 @@ class Server:
         command, kernel, problem = args.get("command"), args.get("kernel_file"), args.get("problem_file")
         options = {k: args[k] for k in ("language", "gpu_arch", "profiler", "job_id", "timeout_s", "wait_s", "plan",
                                         "round", "kernel_regex", "nvtx_range", "launch_skip", "launch_count",
-                                        "max_chars", "top", "min_share")
+                                        "max_chars", "max_tokens", "source", "top", "min_share", "baseline_job")
                    if args.get(k) is not None}
         fmt = args.get("format", "text")
         with self._farm(args) as farm:

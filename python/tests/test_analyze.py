@@ -5,7 +5,7 @@ import os
 import pytest
 
 import profeed
-from profeed import _native
+from profeed import _native, analysis
 from conftest import FIXTURES
 
 RAW = (FIXTURES / "ncu/h200/full_raw.csv").read_text()
@@ -34,6 +34,27 @@ def test_a_text_budget_is_for_text_only():
         profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {}, fmt="json", max_chars=400)
     with pytest.raises(profeed.BadInput, match="too small"):
         profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {}, max_chars=10)
+
+
+def test_a_token_budget_is_kept_and_checked():
+    _, short = profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {}, max_tokens=120)
+    _, full = profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {})
+    assert len(short) < len(full)
+    assert "left out to fit the length limit" in short or "cut to fit" in short, short
+    with pytest.raises(profeed.BadInput, match="never cut"):
+        profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {}, fmt="json", max_tokens=400)
+    with pytest.raises(profeed.BadInput, match="at least 64 tokens"):
+        profeed.analyze({"ncu.000": {"ncu_report.csv": RAW}}, {}, max_tokens=10)
+
+
+def test_a_source_page_names_the_line():
+    v2 = FIXTURES / "ncu/h200-v2"
+    collated, _ = profeed.analyze({"ncu.000": {"full_raw.csv": (v2 / "full_raw.csv").read_text(),
+                                               "full_details.csv": (v2 / "full_details.csv").read_text()},
+                                   "ncu.001": {"source.csv": (v2 / "source_smem_stride4.csv").read_text()}},
+                                  {}, fmt="json", min_share=0)
+    conflicts = [f for k in collated["kernels"] for f in k["findings"] if f["category"] == "bank_conflicts"]
+    assert conflicts and conflicts[0]["lines"][0]["line"] == 62, conflicts
 
 
 def test_bytes_are_taken_as_text():
@@ -102,3 +123,31 @@ def test_library_comes_from_the_installation():
     lib_path = _native._candidates()[0]
     assert os.environ["PROFEED_TEST_ROOT"] in lib_path
     assert os.path.exists(lib_path)
+
+
+def test_a_baseline_opens_the_feedback_with_the_change():
+    before = {"ncu.000": {"ncu_report.csv": (FIXTURES / "ncu/h200-v2/core_raw.csv").read_text()}}
+    after = {"ncu.000": {"ncu_report.csv": (FIXTURES / "ncu/h200-v2/capture-2026-12-01/core_raw.csv").read_text()}}
+    collated, text = profeed.analyze(after, {}, baseline=before, stop_within=1.2)
+    assert "Change since baseline files ncu_report.csv: within noise" in text, text[:600]
+    comparison = collated["comparison"]
+    assert comparison["problem"] is None and len(comparison["kernels"]) == 5, comparison
+    assert collated["manifest"]["profeed_version"], collated["manifest"]
+    _, plain = profeed.analyze(after, {})
+    assert "Change since" not in plain
+    collated, text = analysis.analyze_files([str(FIXTURES / "ncu/h200-v2/capture-2026-12-01/core_raw.csv")],
+                                           baseline=[str(FIXTURES / "ncu/h200-v2/no-such.csv")])
+    assert "not compared: its files could not be analyzed" in text, text[:600]
+    assert collated["kernels"], "the plain feedback stays"
+
+
+def test_the_mcp_tool_takes_baseline_files():
+    import io
+    from profeed import mcp
+    server = mcp.Server("ipc:///nonexistent", io.BytesIO())
+    text, collated = server.analyze_profile(
+        {"files": [str(FIXTURES / "ncu/h200-v2/capture-2026-12-01/core_raw.csv")],
+         "baseline_files": [str(FIXTURES / "ncu/h200-v2/core_raw.csv")]}, None)
+    assert "Change since baseline files " in text and collated["comparison"]["kernels"], text[:400]
+    with pytest.raises(mcp.ToolError, match="baseline_files"):
+        server.analyze_profile({"content": [{"name": "a.csv", "text": "x"}], "baseline_files": ["b.csv"]}, None)

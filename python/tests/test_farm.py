@@ -22,8 +22,9 @@ HB = ["--heartbeat-ms", "200", "--liveness", "3"]
 class FarmProcs:
     """A broker, a replay collector and an analyzer; stopped at the end."""
 
-    def __init__(self, curve=False):
+    def __init__(self, curve=False, replay_map=None):
         self.dir = tempfile.mkdtemp(prefix="pf-py-")
+        self.replay_map = replay_map or str(FIXTURES / "replay/h200.map")
         self.agents = f"ipc://{self.dir}/agents"
         self.workers = f"ipc://{self.dir}/workers"
         self.procs = []
@@ -71,7 +72,7 @@ class FarmProcs:
 
     def start_workers(self):
         self._start("collector", [str(BUILD / "collector/profeed-collector"), "--broker", self.workers,
-                                  "--worker-id", "py-c1", "--replay", str(FIXTURES / "replay/h200.map"),
+                                  "--worker-id", "py-c1", "--replay", self.replay_map,
                                   "--pass-delay-ms", "300"] + HB + self.worker_flags.get("collector", []))
         self._start("analyzer", [str(BUILD / "analyzer/profeed-analyzer"), "--broker", self.workers,
                                  "--worker-id", "py-a1"] + HB + self.worker_flags.get("analyzer", []))
@@ -164,6 +165,23 @@ def test_the_request_is_the_one_profeed_submit_sends(farm_procs):
     assert cli.stdout.rstrip("\n") == fb.text.rstrip("\n")
 
 
+def test_a_baseline_job_gives_the_change_since_it(farm_procs):
+    # raw and full are the same nine H200 kernels captured under two plans.
+    with profeed.Farm(farm_procs.agents) as farm:
+        first = farm.submit(["raw"], job_id="py-round1", agent_id="py-loop", wait_s=30)
+        second = farm.submit(["full"], job_id="py-round2", agent_id="py-loop", baseline_job="py-round1", wait_s=30)
+        stranger = farm.submit(["full"], agent_id="py-other", baseline_job="py-round1", wait_s=30)
+    assert first.status == "ok" and "Change since" not in first.text
+    assert "Change since baseline job py-round1: " in second.text, second.text[:600]
+    comparison = second.json["comparison"]
+    assert comparison["problem"] is None and len(comparison["kernels"]) == len(second.json["kernels"]), comparison
+    assert second.json["manifest"]["plan"] == "default", second.json["manifest"]
+    assert stranger.status == "ok" and "is not this agent's" in stranger.text, stranger.text[:600]
+    with pytest.raises(profeed.BadInput, match="baseline_job"):
+        with profeed.Farm(farm_procs.agents) as farm:
+            farm.submit(["raw"], baseline_job="no spaces", wait_s=5)
+
+
 def test_feedback_shape_is_asked_for(farm_procs):
     with profeed.Farm(farm_procs.agents) as farm:
         md = farm.submit(["full"], fmt="markdown", top=1, wait_s=30)
@@ -173,6 +191,18 @@ def test_feedback_shape_is_asked_for(farm_procs):
     assert md.status == "ok" and md.text.startswith("#"), md.text[:200]
     assert len(md.json["kernels"]) >= 1
     assert short.status == "ok" and len(short.text) <= 400, len(short.text)
+
+
+def test_a_source_pass_is_asked_for(farm_procs):
+    """The replay map's corpus_v2 records a source pass, served only to jobs
+    that ask for one, as a real collector runs it only then."""
+    with profeed.Farm(farm_procs.agents) as farm:
+        plain = farm.submit(["corpus_v2"], wait_s=30)
+        lined = farm.submit(["corpus_v2"], source=True, max_tokens=3000, wait_s=30)
+    assert plain.status == "ok" and "Where:" not in plain.text
+    assert lined.status == "ok" and "Where: line " in lined.text, lined.text[:2000]
+    found = [f for k in lined.json["kernels"] for f in k["findings"] if f.get("lines")]
+    assert found and found[0]["lines"][0]["line"] > 0, lined.json["kernels"][0]
 
 
 def test_a_profiler_error_is_feedback_not_an_exception(farm_procs):

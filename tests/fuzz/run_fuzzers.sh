@@ -5,7 +5,7 @@
 # folder once fixed, so its replay test keeps it fixed.
 #
 #   cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DPROFEED_FUZZ=ON -DPROFEED_SANITIZE=ON
-#   cmake --build build-fuzz --target fuzz_ncu_csv fuzz_unitrace fuzz_vtune fuzz_wire
+#   cmake --build build-fuzz --target fuzz_ncu_csv fuzz_ncu_source fuzz_unitrace fuzz_vtune fuzz_wire
 #   tests/fuzz/run_fuzzers.sh build-fuzz 600                  # all targets, 10 min each
 #   tests/fuzz/run_fuzzers.sh build-fuzz 60 fuzz_wire         # one target
 set -euo pipefail
@@ -17,12 +17,13 @@ build=$1 seconds=$2
 shift 2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_ncu_csv fuzz_unitrace fuzz_vtune fuzz_wire)
+[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_ncu_csv fuzz_ncu_source fuzz_unitrace fuzz_vtune fuzz_wire)
 out=${OUT_DIR:-$(mktemp -d /tmp/profeed-fuzz.XXXXXX)}
 
 seeds_of() {
     case $1 in
     fuzz_ncu_csv) echo "$root/tests/fixtures/ncu" ;;
+    fuzz_ncu_source) echo "$root/tests/fixtures/ncu/h200-v2 $root/tests/fixtures/ncu/source" ;;
     fuzz_unitrace) echo "$root/tests/fixtures/intel/unitrace_b580 $root/tests/fixtures/intel/unitrace_pvc $root/tests/fixtures/intel/unitrace_ocl_sampling $root/tests/fixtures/intel/unitrace_regress" ;;
     fuzz_vtune) echo "$root/tests/fixtures/intel/vtune" ;;
     fuzz_wire) echo "$root/tests/fixtures/wire" ;;

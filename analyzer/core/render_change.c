@@ -1,0 +1,118 @@
+/* render_change: the lines every text renderer shares for a round of an
+ * optimization loop: the change since the baseline, whether to stop, and the
+ * manifest (docs/baselines.md). Plain text, one item a line, each opened with
+ * `bullet`; Markdown uses the same lines as a list. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ceiling.h"
+#include "comparison.h"
+#include "render.h"
+
+#define NAME_SHOWN 80
+
+static void s_name(textbuf_t *tb, const char *name)
+{
+    int n = (int) strlen(name);
+    textbuf_printf(tb, "%.*s%s", n > NAME_SHOWN ? NAME_SHOWN : n, name, n > NAME_SHOWN ? "..." : "");
+}
+
+static void s_categories(textbuf_t *tb, const char *label, const change_categories_t *list)
+{
+    textbuf_printf(tb, "; %s: ", label);
+    if (list->count == 0)
+        textbuf_append(tb, "none");
+    for (size_t i = 0; i < list->count; i++)
+        textbuf_printf(tb, "%s%s", i ? ", " : "", list->category[i]);
+}
+
+static void s_kernel(textbuf_t *tb, const kernel_change_t *c, const char *bullet)
+{
+    textbuf_printf(tb, "%s", bullet);
+    s_name(tb, c->name);
+    if (strcmp(c->name, c->baseline_name) != 0) {
+        textbuf_append(tb, " (was ");
+        s_name(tb, c->baseline_name);
+        textbuf_printf(tb, ", matched by %s)", c->matched_by);
+    }
+    char before[32], after[32];
+    render_duration(c->before_ns, before, sizeof before);
+    render_duration(c->after_ns, after, sizeof after);
+    textbuf_printf(tb, ": %s -> %s per launch", before, after);
+    if (isfinite(c->change))
+        textbuf_printf(tb, " (%+.1f%%, noise +-%.1f%% %s)", 100 * c->change, 100 * c->band,
+                       strcmp(c->band_source, "default") == 0 ? "by default" : "from the launches");
+    textbuf_printf(tb, ": %s; limiter %s -> %s", comparison_verdict_name(c->verdict),
+                   c->limiter_before[0] ? c->limiter_before : "not judged",
+                   c->limiter_after[0] ? c->limiter_after : "not judged");
+    s_categories(tb, "resolved", &c->resolved);
+    s_categories(tb, "new", &c->added);
+    s_categories(tb, "unchanged", &c->unchanged);
+    textbuf_append(tb, "\n");
+}
+
+static void s_list(textbuf_t *tb, const char *bullet, const char *label, char *const *items, size_t count)
+{
+    if (count == 0)
+        return;
+    textbuf_printf(tb, "%s%s: ", bullet, label);
+    for (size_t i = 0; i < count; i++) {
+        textbuf_append(tb, i ? ", " : "");
+        s_name(tb, items[i]);
+    }
+    textbuf_append(tb, "\n");
+}
+
+void render_change(textbuf_t *tb, const feedback_t *fb, const char *bullet)
+{
+    const fb_comparison_t *c = feedback_comparison(fb);
+    if (!c)
+        return;
+    if (c->problem[0]) {
+        textbuf_printf(tb, "Change since baseline %.200s: not compared: %s\n", c->baseline, c->problem);
+        return;
+    }
+    textbuf_printf(tb, "Change since baseline %.200s: %s", c->baseline, comparison_verdict_name(c->verdict));
+    if (isfinite(c->change))
+        textbuf_printf(tb, ", %+.1f%% time over %zu matched kernel%s (noise +-%.1f%%)", 100 * c->change,
+                       c->kernel_count, c->kernel_count == 1 ? "" : "s", 100 * c->band);
+    textbuf_append(tb, "\n");
+    for (size_t i = 0; i < c->kernel_count; i++)
+        s_kernel(tb, &c->kernels[i], bullet);
+    s_list(tb, bullet, "appeared (analyzed now, not in the baseline)", c->appeared, c->appeared_count);
+    s_list(tb, bullet, "disappeared (in the baseline, not analyzed now)", c->disappeared, c->disappeared_count);
+    s_list(tb, bullet, "measured differently", c->differences, c->difference_count);
+}
+
+void render_stop(textbuf_t *tb, const feedback_t *fb)
+{
+    const char *text;
+    bool stop = feedback_stop(fb, &text);
+    if (text[0])
+        textbuf_printf(tb, "When to stop: %s%s\n", text, stop ? "." : "");
+}
+
+void render_ceiling(const fb_kernel_t *kernel, char *out, size_t cap)
+{
+    double left = ceiling_left(kernel);
+    if (isfinite(left))
+        snprintf(out, cap, "%s at %.0f%% of peak: at most %.2fx left", kernel->ceiling_unit, kernel->ceiling_pct,
+                 left);
+    else
+        snprintf(out, cap, "%s", "");
+}
+
+void render_manifest(textbuf_t *tb, const feedback_t *fb)
+{
+    const fb_manifest_t *m = feedback_manifest_const(fb);
+    textbuf_printf(tb, "Manifest: gpu %s; driver %s; %s %s; clock control %s; plan %s", m->gpu[0] ? m->gpu : "unknown",
+                   m->driver_version[0] ? m->driver_version : "unknown", feedback_profiler(fb),
+                   m->profiler_version[0] ? m->profiler_version : "(version unknown)",
+                   m->clock_control[0] ? m->clock_control : "unknown", m->plan[0] ? m->plan : "unknown");
+    if (m->metrics_hash[0])
+        textbuf_printf(tb, " (%zu metrics, hash %s)", m->metrics_count, m->metrics_hash);
+    /* The target (command line or files) is in the JSON and the wire only:
+     * the agent knows what it ran, and a prompt need not spend on it. */
+    textbuf_printf(tb, "; profeed %s\n", m->profeed_version);
+}
