@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The farm's pipeline benchmark (issue 5), run by hand, never by ctest:
 #
-#   bench/pipeline.sh [--quick] [--runs R] [--agents N] [--jobs M] [--keep]
+#   bench/pipeline.sh [--quick] [--runs R] [--agents N] [--jobs M] [--keep] [--large-only | --no-large]
 #
 # In one run, on this machine:
 #   1. messaging floor: libzmq's plain DEALER <-> ROUTER round trip over TCP
@@ -18,7 +18,15 @@
 #   4. throughput: N agents x M jobs of the `full` capture (analysis-bound:
 #      one 512 KB pass, ~3 ms of analysis) through one broker, two replay
 #      collectors and K = 1, then K = 2 analyzers: jobs/s, p50/p99, and the
-#      broker's CPU time (utime + stime from /proc/<pid>/stat over the run).
+#      broker's CPU time (utime + stime from /proc/<pid>/stat over the run);
+#   5. large captures (issue 20): generated `--set full` captures of 2,000
+#      (82 MB) and 20,000 (820 MB) launches (bench/gen_launches.py) through
+#      one broker, one replay collector and one analyzer, streamed in zstd
+#      chunks: end to end against `profeed analyze` on the same files plus the
+#      libzmq transfer floor of the compressed bytes (chunks x the round trip
+#      of one chunk-sized message: each chunk crosses two hops, collector ->
+#      broker -> analyzer), the compression ratio, and each process's peak
+#      RSS growth (VmHWM). --large-only runs just this part, --no-large skips it.
 # Each measurement is repeated R times (default 5; --quick: 3) and the median
 # run is reported. Agents are threads of bench/farm_load on libprofeed-client,
 # each with its own connection, so process start is not in the numbers.
@@ -36,6 +44,8 @@ agents=4
 jobs=150
 lat_jobs=200
 keep=0
+large=1
+only_large=0
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) runs=3; jobs=60; lat_jobs=100 ;;
@@ -43,7 +53,9 @@ while [ $# -gt 0 ]; do
     --agents) agents=$2; shift ;;
     --jobs) jobs=$2; shift ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --large-only) only_large=1 ;;
+    --no-large) large=0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "pipeline.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -131,6 +143,7 @@ say "machine: $(nproc) cores ($cpu), $mem, Linux $(uname -r), libzmq $zmq, $buil
 say "tree: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' + uncommitted changes')"
 say "runs per measurement: $runs (median run reported)"
 
+if [ "$only_large" -eq 0 ]; then
 # 1. Messaging floor.
 full_bytes=$(cat "$h200/full_raw.csv" "$h200/full_details.csv" | wc -c)
 for size in 64 "$full_bytes"; do
@@ -252,5 +265,80 @@ ratio=$(awk -v a="${tput[2]}" -v b="${tput[1]}" 'BEGIN {printf "%.2f", a / b}')
 verdict=FAIL
 awk -v r="$ratio" 'BEGIN {exit !(r >= 1.8)}' && verdict=PASS
 say "  2 analyzers / 1 analyzer: ${ratio}x [target >= 1.8x: $verdict; $(nproc) cores on this machine]"
+fi
+
+# 5. Large captures, streamed (issue 20).
+if [ "$large" -eq 1 ]; then
+say ""
+say "## large captures: generated \`--set full\` jobs, 1 broker + 1 replay collector + 1 analyzer, streamed in zstd chunks"
+kb() { sed -n "s/^$1:[[:space:]]*\([0-9]*\).*/\1/p" "/proc/$2/status"; }
+for n in 2000 20000; do
+  python3 bench/gen_launches.py --launches "$n" "$h200/full_raw.csv" "$tmp/raw_$n.csv" 2>/dev/null
+  python3 bench/gen_launches.py --launches "$n" --details "$h200/full_details.csv" "$tmp/det_$n.csv" 2>/dev/null
+  raw=$(cat "$tmp/raw_$n.csv" "$tmp/det_$n.csv" | wc -c)
+  printf 'big ncu.000 raw_%s.csv det_%s.csv\n' "$n" "$n" >"$tmp/big_$n.map"
+  reps=$runs
+  [ "$n" -gt 2000 ] && reps=1
+  : >"$tmp/off_$n.txt"
+  for _ in $(seq "$reps"); do
+    t0=$EPOCHREALTIME
+    "$build/client/profeed" analyze --format json "$tmp/raw_$n.csv" "$tmp/det_$n.csv" >"$tmp/off_$n.json"
+    t1=$EPOCHREALTIME
+    awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", b - a}' >>"$tmp/off_$n.txt"
+  done
+  off=$(median <"$tmp/off_$n.txt")
+  # A farm of its own, logging at info (the collector says what it streamed).
+  rm -f "$tmp/endpoints"
+  "$build/broker/profeed-broker" --agents 'tcp://127.0.0.1:*' --workers 'tcp://127.0.0.1:*' \
+    --endpoints-file "$tmp/endpoints" --log-level warn 2>>"$tmp/broker.log" &
+  broker_pid=$!
+  pids+=("$broker_pid")
+  for _ in $(seq 100); do [ -s "$tmp/endpoints" ] && break; sleep 0.05; done
+  agent_ep=$(sed -n 's/^agent=//p' "$tmp/endpoints")
+  worker_ep=$(sed -n 's/^worker=//p' "$tmp/endpoints")
+  "$build/collector/profeed-collector" --broker "$worker_ep" --worker-id c1 --replay "$tmp/big_$n.map" \
+    2>"$tmp/collector_$n.log" &
+  collector_pid=$!
+  pids+=("$collector_pid")
+  "$build/analyzer/profeed-analyzer" --broker "$worker_ep" --worker-id a1 --log-level warn 2>>"$tmp/analyzer.log" &
+  analyzer_pid=$!
+  pids+=("$analyzer_pid")
+  for _ in $(seq 100); do
+    c=$("$build/client/profeed" status --endpoint "$agent_ep" --json 2>/dev/null | grep -c '"worker_id"' || true)
+    [ "$c" -ge 2 ] && break
+    sleep 0.1
+  done
+  declare -A base
+  for p in broker:$broker_pid collector:$collector_pid analyzer:$analyzer_pid; do base[${p%%:*}]=$(kb VmRSS "${p#*:}"); done
+  : >"$tmp/e2e_$n.txt"
+  for _ in $(seq "$reps"); do
+    t0=$EPOCHREALTIME
+    "$build/client/profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --json -- big >"$tmp/farm_$n.json"
+    t1=$EPOCHREALTIME
+    awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", b - a}' >>"$tmp/e2e_$n.txt"
+  done
+  e2e=$(median <"$tmp/e2e_$n.txt")
+  growth=""
+  for p in broker:$broker_pid collector:$collector_pid analyzer:$analyzer_pid; do
+    g=$(( ($(kb VmHWM "${p#*:}") - base[${p%%:*}]) / 1024 ))
+    growth="$growth ${p%%:*} $g MB,"
+  done
+  stop_farm
+  line=$(grep "streamed:" "$tmp/collector_$n.log" | tail -1)
+  chunks=$(sed -n 's/.*streamed: \([0-9]*\) chunks.*/\1/p' <<<"$line")
+  zbytes=$(sed -n 's/.* as \([0-9]*\) (.*/\1/p' <<<"$line")
+  ratio=$(awk -v r="$raw" -v z="$zbytes" 'BEGIN {printf "%.1f", r / z}')
+  per=$(( zbytes / (chunks > 1 ? chunks - 1 : 1) ))
+  rtt=$(for _ in $(seq "$runs"); do "$build/bench/zmq_rtt" --size "$per" --count 200; done | field p50_us | median)
+  floor=$(awk -v c="$chunks" -v r="$rtt" 'BEGIN {printf "%.3f", c * r / 1e6}')
+  target=$(awk -v o="$off" -v f="$floor" 'BEGIN {printf "%.3f", 2 * (o + f)}')
+  verdict=FAIL
+  awk -v e="$e2e" -v t="$target" 'BEGIN {exit !(e <= t)}' && verdict=PASS
+  say "  $n launches ($raw bytes): end to end ${e2e} s; offline \`profeed analyze\` ${off} s + transfer floor" \
+    "${floor} s ($chunks chunks of ~$per compressed bytes, ${rtt} us round trip each); $zbytes bytes compressed" \
+    "(${ratio}x); peak RSS growth:${growth%,} [target <= 2 x (offline + floor) = ${target} s: $verdict]"
+  rm -f "$tmp/raw_$n.csv" "$tmp/det_$n.csv"
+done
+fi
 say ""
 say "(raw per-run lines: --keep keeps $tmp)"

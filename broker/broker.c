@@ -10,6 +10,7 @@
 #include "broker_metrics.h"
 #include "job_table.h"
 #include "journal.h"
+#include "pass_chunk.h"
 #include "pf_log.h"
 #include "pirate.h"
 #include "wire.h"
@@ -39,6 +40,10 @@ void broker_config_default(broker_config_t *config)
     config->max_retained_bytes = (size_t) 256 * 1024 * 1024;
     config->max_queued = 10000;
     config->max_agent_jobs = 1000;
+    config->chunk_bytes = (uint32_t) PASS_CHUNK_DEFAULT_RAW;
+    /* 20,000 launches of `--set full` are 820 MB (issue 20): several GB
+     * leaves room for the largest captures and still stops a runaway. */
+    config->max_capture_bytes = (uint64_t) 8192 * 1024 * 1024;
     /* Rides over a restart by systemd or Kubernetes that finds its port still
      * held for a moment (bind_retry.h). */
     config->bind_retry_ms = 5000;
@@ -376,6 +381,56 @@ static const uint8_t *s_baseline(broker_t *self, const job_t *job, size_t *len, 
     return NULL;
 }
 
+/* What the analyzer needs of the job beside its passes (Dispatch.context):
+ * the plan and target for the manifest, the baseline's feedback or why there
+ * is none. The storage behind `msg` lives here; context_clear frees it. */
+typedef struct {
+    Profeed__AnalysisContext msg;
+    char target[4096], problem[512];
+    uint8_t *owned;      /* a baseline read back from the journal */
+    size_t baseline_len; /* 0: no baseline feedback to send */
+} context_t;
+
+static void s_context_init(broker_t *self, job_t *job, context_t *c)
+{
+    profeed__analysis_context__init(&c->msg);
+    c->problem[0] = '\0';
+    c->owned = NULL;
+    c->baseline_len = 0;
+    s_target(job->request, c->target, sizeof c->target);
+    c->msg.plan = (char *) s_plan_name(job->request);
+    c->msg.target = c->target[0] ? c->target : NULL;
+    if (job->request->baseline_job_id && *job->request->baseline_job_id) {
+        size_t len = 0;
+        const uint8_t *bytes = s_baseline(self, job, &len, &c->owned, c->problem, sizeof c->problem);
+        c->msg.baseline_job_id = job->request->baseline_job_id;
+        c->msg.has_baseline_feedback = bytes != NULL;
+        c->msg.baseline_feedback.data = (uint8_t *) bytes;
+        c->msg.baseline_feedback.len = c->baseline_len = len;
+        c->msg.baseline_problem = c->problem[0] ? c->problem : NULL;
+    }
+}
+
+/* Whether the baseline goes with a pass of `pass_len` bytes: only where the
+ * two fit in one message, since a pass must never fail to go for its
+ * baseline; else the context says why it did not. */
+static void s_context_with(const broker_t *self, context_t *c, bool with, size_t pass_len)
+{
+    bool fits = with && c->baseline_len > 0 && c->baseline_len + pass_len + 65536 <= self->config->max_msg;
+    c->msg.has_baseline_feedback = fits;
+    c->msg.baseline_feedback.len = fits ? c->baseline_len : 0;
+    if (with && c->baseline_len > 0 && !fits)
+        c->msg.baseline_problem = (char *) "its feedback and this job's first pass do not fit in one message";
+    else
+        c->msg.baseline_problem = c->problem[0] ? c->problem : NULL;
+}
+
+static void s_context_clear(context_t *c)
+{
+    free(c->owned);
+    c->owned = NULL;
+}
+
 /* Sends the job's retained passes (all, or only the last one) to its analyzer:
  * each as Dispatch{attempt, pass_count, metadata, language, context,
  * pass_output} with the pass spliced in as the collector packed it. */
@@ -394,36 +449,13 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
     head.has_language = 1;
     head.language = job->request->language;
     head.shape = job->request->shape;
-    Profeed__AnalysisContext context;
-    profeed__analysis_context__init(&context);
-    char target[4096], problem[512] = "";
-    size_t baseline_len = 0;
-    uint8_t *baseline_owned = NULL; /* a baseline read back from the journal */
-    s_target(job->request, target, sizeof target);
-    context.plan = (char *) s_plan_name(job->request);
-    context.target = target[0] ? target : NULL;
-    if (job->request->baseline_job_id && *job->request->baseline_job_id) {
-        size_t len = 0;
-        const uint8_t *bytes = s_baseline(self, job, &len, &baseline_owned, problem, sizeof problem);
-        context.baseline_job_id = job->request->baseline_job_id;
-        context.has_baseline_feedback = bytes != NULL;
-        context.baseline_feedback.data = (uint8_t *) bytes;
-        context.baseline_feedback.len = baseline_len = len;
-        context.baseline_problem = problem[0] ? problem : NULL;
-    }
-    head.context = &context;
+    context_t context;
+    s_context_init(self, job, &context);
+    head.context = &context.msg;
     for (size_t i = all ? 0 : job->pass_len - 1; i < job->pass_len; i++) {
         /* The baseline rides with the first pass only (an analyzer that gets
-         * the passes again gets that one too), and only where the two fit
-         * in one message: a pass must never fail to go for its baseline. */
-        bool with_baseline = i == 0 && baseline_len > 0 &&
-                             baseline_len + job->passes[i].len + 65536 <= self->config->max_msg;
-        context.has_baseline_feedback = with_baseline;
-        context.baseline_feedback.len = with_baseline ? baseline_len : 0;
-        if (i == 0 && baseline_len > 0 && !with_baseline)
-            context.baseline_problem = (char *) "its feedback and this job's first pass do not fit in one message";
-        else if (i > 0)
-            context.baseline_problem = problem[0] ? problem : NULL;
+         * the passes again gets that one too). */
+        s_context_with(self, &context, i == 0, job->passes[i].len);
         pf_error_t err;
         if (s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH, &head.base,
                           PROFEED__DISPATCH__WORK_PASS_OUTPUT, job->passes[i].bytes, job->passes[i].len,
@@ -431,7 +463,7 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
             pf_log_warn(LOG, "job %s: could not send pass %s to analyzer %s: %s", job->id,
                         job->passes[i].pass_key, a->ready->worker_id, err.msg);
     }
-    free(baseline_owned);
+    s_context_clear(&context);
 }
 
 /* Pins the job to an analyzer when it has none and sends what it must see. */
@@ -446,7 +478,7 @@ static void s_ensure_analyzer(broker_t *self, job_t *job, bool newest_only)
     }
     if (job->pass_len == 0)
         return;
-    worker_t *a = worker_pool_pick_analyzer(self->pool, job->profiler);
+    worker_t *a = worker_pool_pick_analyzer(self->pool, job->profiler, job->streamed);
     if (!a) {
         pf_log_warn(LOG, "job %s: no analyzer for %s yet; passes are kept until one registers",
                     job->id, worker_pool_profiler_name(job->profiler));
@@ -487,6 +519,9 @@ static void s_dispatch(broker_t *self)
         d.attempt = job->attempt + 1;
         d.work_case = PROFEED__DISPATCH__WORK_JOB;
         d.job = job->request;
+        /* A collector that speaks chunks streams its big passes (issue 20). */
+        d.has_chunk_bytes = c->ready->chunks;
+        d.chunk_bytes = self->config->chunk_bytes;
         Profeed__Envelope env;
         wire_envelope_init(&env);
         env.body_case = PROFEED__ENVELOPE__BODY_DISPATCH;
@@ -551,6 +586,20 @@ static void s_worker_lost(broker_t *self, const char *key, const char *why)
             zlistx_add_end(affected, job);
     }
     for (job_t *job = zlistx_first(affected); job; job = zlistx_next(affected)) {
+        if (strcmp(job->analyzer, key) == 0 && job->streamed) {
+            /* Its chunks were passed through, not kept: collect it again.
+             * A collector still streaming it is told to stop, so its slot
+             * frees now rather than when its window times out. */
+            job_table_set_analyzer(self->jobs, job, "");
+            worker_t *c = job->state == JOB_COLLECTING ? worker_pool_find(self->pool, job->collector) : NULL;
+            if (c)
+                s_refuse(self, self->workers, c->routing_id, METRICS_REJECT_UNKNOWN_JOB,
+                         PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB, job->id,
+                         "job %s: its analyzer died; stop streaming it, it is collected again", job->id);
+            s_release(self, job); /* the collector's slot, while it still streams */
+            s_collection_lost(self, job, false, "its analyzer died with a streamed pass, which the broker does not keep");
+            continue;
+        }
         if (strcmp(job->analyzer, key) == 0) {
             job_table_set_analyzer(self->jobs, job, "");
             pf_log_info(LOG, "job %s: its analyzer died; moving %zu retained passes", job->id, job->pass_len);
@@ -1117,6 +1166,176 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t **bo
         s_dispatch(self);
 }
 
+/* A chunk of a streamed pass from its collector (issue 20): checked against
+ * the job, passed through to the job's analyzer as it came (spliced into a
+ * Dispatch, never assembled or kept), and acknowledged to the collector only
+ * when the analyzer acknowledges it, so a slow analyzer slows the collector.
+ * Not journaled: a restarted broker collects the job again. */
+static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *body, const Profeed__PassChunk *chunk)
+{
+    job_t *job = job_table_find(self->jobs, chunk->job_id);
+    if (!job || job->state != JOB_COLLECTING || strcmp(job->collector, w->key) != 0) {
+        s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
+                 chunk->job_id, "job %s is not being collected here; stop streaming it", chunk->job_id);
+        return;
+    }
+    if (chunk->has_attempt && chunk->attempt != job->attempt) {
+        pf_log_debug(LOG, "job %s: chunk %u of pass %s from attempt %u, now %u; dropped", job->id,
+                     (unsigned) chunk->seq, chunk->pass_key, (unsigned) chunk->attempt, (unsigned) job->attempt);
+        return;
+    }
+    const uint8_t *bytes = NULL;
+    size_t len = 0;
+    if (!wire_splice_find(zframe_data(body), zframe_size(body), PROFEED__ENVELOPE__BODY_PASS_CHUNK, &bytes, &len)) {
+        s_refuse(self, self->workers, peer, METRICS_REJECT_MALFORMED, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
+                 job->id, "pass %s: the Envelope holds its pass_chunk in more than one piece; send it as one field",
+                 chunk->pass_key);
+        return;
+    }
+    if (job->pass_count == 0) {
+        s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
+                 job->id, "job %s: a chunk before the plan's size", job->id);
+        return;
+    }
+    job->stream_raw += chunk->raw_size;
+    if (job->stream_raw > self->config->max_capture_bytes) {
+        char why[256];
+        snprintf(why, sizeof why,
+                 "the capture is over the broker's limit of %llu MiB per job (max-capture-mb); profile fewer launches "
+                 "(--launch-count, --kernel-regex) or raise the limit",
+                 (unsigned long long) (self->config->max_capture_bytes >> 20));
+        s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
+                 job->id, "%s", why);
+        s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT, why);
+        s_dispatch(self);
+        return;
+    }
+    job->streamed = true;
+    if (job->profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED && chunk->has_profiler)
+        job->profiler = chunk->profiler;
+    if (!job->analyzer[0]) {
+        worker_t *a = worker_pool_pick_analyzer(self->pool, job->profiler, true);
+        if (!a && worker_pool_pick_analyzer(self->pool, job->profiler, false)) {
+            /* Only analyzers from before streamed passes: say so, rather
+             * than let the job wait out its time limit. */
+            char why[256];
+            snprintf(why, sizeof why,
+                     "the capture is streamed in chunks (it is over the broker's chunk-kb) and no registered %s "
+                     "analyzer takes streamed passes (Ready.chunks); upgrade the analyzers",
+                     worker_pool_profiler_name(job->profiler));
+            s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
+                     job->id, "%s", why);
+            s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT, why);
+            s_dispatch(self);
+            return;
+        }
+        if (!a) {
+            /* No analyzer yet (a restart: they come back). The chunk cannot
+             * wait here, as it is not kept: the stream stops and the job is
+             * dispatched again after a backoff, as a collector's OVERLOADED
+             * refusal is, without spending an attempt. */
+            uint32_t shift = job->refusals < 5 ? job->refusals : 5;
+            pf_log_info(LOG, "job %s: no analyzer for %s streams yet; stream stopped, dispatched again in %d ms",
+                        job->id, worker_pool_profiler_name(job->profiler), 50 << shift);
+            s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
+                     job->id, "job %s: no analyzer takes streamed passes yet; stop streaming, it is dispatched again",
+                     job->id);
+            s_release(self, job);
+            job_table_refused(self->jobs, job, wire_zmq_now_ms() + (50 << shift));
+            pf_error_t err;
+            s_journal_note(job, journal_requeued(self->journal, job, &err), &err);
+            return;
+        }
+        job_table_set_analyzer(self->jobs, job, a->key);
+        a->busy++;
+        pf_log_info(LOG, "job %s: pinned to analyzer %s (%s), streamed", job->id, a->ready->worker_id, a->key);
+        s_send_passes(self, job, true); /* passes that came whole before */
+    }
+    worker_t *a = worker_pool_find(self->pool, job->analyzer);
+    if (!a)
+        return;
+    Profeed__Dispatch head;
+    profeed__dispatch__init(&head);
+    head.has_attempt = 1;
+    head.attempt = job->attempt;
+    head.has_pass_count = 1;
+    head.pass_count = job->pass_count;
+    head.metadata = job->request->metadata;
+    head.has_language = 1;
+    head.language = job->request->language;
+    head.shape = job->request->shape;
+    /* A streamed pass's last chunk becomes the pass at the analyzer, so it
+     * carries the job's context (plan, target, baseline) as a whole pass's
+     * Dispatch does: a job of streamed passes only has no other. */
+    context_t context;
+    if (chunk->last) {
+        s_context_init(self, job, &context);
+        s_context_with(self, &context, true, len);
+        head.context = &context.msg;
+    }
+    pf_error_t err;
+    pf_status_t sent = s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH,
+                                     &head.base, PROFEED__DISPATCH__WORK_PASS_CHUNK, bytes, len, &err);
+    if (chunk->last)
+        s_context_clear(&context);
+    if (sent != PF_OK) {
+        pf_log_warn(LOG, "job %s: could not send chunk %u of pass %s to analyzer %s: %s", job->id,
+                    (unsigned) chunk->seq, chunk->pass_key, a->ready->worker_id, err.msg);
+        return;
+    }
+    if (chunk->last) {
+        snprintf(job->stream_last, sizeof job->stream_last, "%s", chunk->pass_key);
+        job->stream_last_seq = chunk->seq;
+        job->stream_profiler = chunk->pass->has_profiler ? chunk->pass->profiler : job->profiler;
+    }
+}
+
+/* The analyzer's receipt for chunks: passed on to the collector as its
+ * credit; the receipt of a pass's last chunk is the pass arriving. */
+static void s_on_chunk_ack(broker_t *self, worker_t *w, const Profeed__ChunkAck *ack)
+{
+    job_t *job = job_table_find(self->jobs, ack->job_id);
+    if (!job || job->state != JOB_COLLECTING || strcmp(job->analyzer, w->key) != 0 ||
+        (ack->has_attempt && ack->attempt != job->attempt)) {
+        pf_log_debug(LOG, "job %s: chunk receipt from %s not expected (moved or a stale attempt); ignored",
+                     ack->job_id, w->ready->worker_id);
+        return;
+    }
+    worker_t *c = worker_pool_find(self->pool, job->collector);
+    if (c) {
+        Profeed__ChunkAck fwd = *ack;
+        fwd.has_attempt = 1;
+        fwd.attempt = job->attempt;
+        Profeed__Envelope env;
+        wire_envelope_init(&env);
+        env.body_case = PROFEED__ENVELOPE__BODY_CHUNK_ACK;
+        env.chunk_ack = &fwd;
+        s_send(self, self->workers, c->routing_id, &env, "chunk receipt", job->id);
+    }
+    if (!job->stream_last[0] || strcmp(job->stream_last, ack->pass_key) != 0 || ack->seq != job->stream_last_seq)
+        return;
+    job->stream_last[0] = '\0';
+    pf_error_t err;
+    /* Nothing of a streamed pass is kept: the table records that it is in. */
+    job_pass_result_t rc = job_table_pass(self->jobs, job, job->collector, ack->pass_key, job->stream_profiler,
+                                          (const uint8_t *) "", 0, NULL, &err);
+    if (rc != JOB_PASS_NEW) {
+        pf_log_warn(LOG, "job %s: streamed pass %s not recorded: %s", job->id, ack->pass_key,
+                    rc == JOB_PASS_DUPLICATE ? "a duplicate" : err.msg);
+        return;
+    }
+    int64_t now = wire_zmq_now_ms();
+    broker_metrics_observe(&self->metrics.pass_latency, (double) (now - job->stage_ms) / 1000.0);
+    job->stage_ms = now;
+    pf_log_info(LOG, "job %s: pass %s (%zu of %u) streamed, %llu raw bytes so far", job->id, ack->pass_key,
+                job->pass_len, (unsigned) job->pass_count, (unsigned long long) job->stream_raw);
+    if (job->state == JOB_ANALYZING && c && c->busy > 0)
+        c->busy--;
+    s_progress(self, job, job->state == JOB_ANALYZING ? "analyzing" : "collecting");
+    if (job->state == JOB_ANALYZING)
+        s_dispatch(self);
+}
+
 static void s_on_feedback(broker_t *self, worker_t *w, zframe_t *body, const Profeed__Feedback *fb)
 {
     job_t *job = job_table_find(self->jobs, fb->job_id);
@@ -1222,6 +1441,8 @@ static void s_on_worker(broker_t *self)
     case PROFEED__ENVELOPE__BODY_FEEDBACK: s_on_feedback(self, w, body, env->feedback); break;
     case PROFEED__ENVELOPE__BODY_ERROR: s_on_worker_error(self, w, env->error); break;
     case PROFEED__ENVELOPE__BODY_ACK: break;
+    case PROFEED__ENVELOPE__BODY_PASS_CHUNK: s_on_chunk(self, w, peer, body, env->pass_chunk); break;
+    case PROFEED__ENVELOPE__BODY_CHUNK_ACK: s_on_chunk_ack(self, w, env->chunk_ack); break;
     default:
         pf_log_warn(LOG, "worker %s (peer %s): sent a message workers do not send (body %d)",
                     w->ready->worker_id, key, (int) env->body_case);

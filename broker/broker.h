@@ -34,6 +34,8 @@ typedef struct {
     size_t max_retained_bytes;    /* feedback finished jobs may hold; beyond it the oldest delivered go first */
     uint32_t max_queued;          /* jobs waiting for a collector; more are refused as busy */
     uint32_t max_agent_jobs;      /* unfinished jobs per agent; more are refused as busy */
+    uint32_t chunk_bytes;         /* collectors that speak chunks stream passes bigger than this, in chunks of it */
+    uint64_t max_capture_bytes;   /* raw bytes one job may stream; beyond it the job fails, naming the limit */
     /* CURVE (docs/security.md): the broker's certificate (NAME.key_secret)
      * and the folders of public keys admitted per role. No certificate:
      * plaintext, allowed only on endpoints local to this machine unless

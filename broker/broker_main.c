@@ -53,6 +53,12 @@ static const config_key_t s_keys[] = {
     {.name = "max-retained-mb", .type = CONFIG_INT, .fallback = "256", .arg = "N",
      .help = "MiB of feedback finished jobs may hold; beyond it the oldest delivered are forgotten first", .min = 1,
      .max = 1048576},
+    {.name = "chunk-kb", .type = CONFIG_INT, .fallback = "4096", .arg = "N",
+     .help = "passes bigger than this stream in zstd chunks of at most this many KiB (collectors that speak chunks)",
+     .min = 4, .max = 32768},
+    {.name = "max-capture-mb", .type = CONFIG_INT, .fallback = "8192", .arg = "N",
+     .help = "MiB of profiler output one job may stream; beyond it the job fails naming this limit", .min = 1,
+     .max = 16777216},
     {.name = "max-queued", .type = CONFIG_INT, .fallback = "10000", .arg = "N",
      .help = "jobs waiting for a collector; beyond it agents are told to retry later", .min = 1, .max = 10000000},
     {.name = "max-agent-jobs", .type = CONFIG_INT, .fallback = "1000", .arg = "N",
@@ -96,6 +102,8 @@ int main(int argc, char **argv)
     config.state_dir = config_str(settings, "state-dir");
     config.journal_sync = config_bool(settings, "journal-fsync");
     config.max_retained_bytes = (size_t) config_int(settings, "max-retained-mb") * 1024 * 1024;
+    config.chunk_bytes = (uint32_t) config_int(settings, "chunk-kb") * 1024;
+    config.max_capture_bytes = (uint64_t) config_int(settings, "max-capture-mb") * 1024 * 1024;
     config.max_queued = (uint32_t) config_int(settings, "max-queued");
     config.max_agent_jobs = (uint32_t) config_int(settings, "max-agent-jobs");
     config.curve_secret = config_str(settings, "curve-secret");

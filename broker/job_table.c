@@ -154,7 +154,7 @@ static void s_transition(job_table_t *self, job_t *job, job_state_t to)
     switch (job->state) {
     case JOB_QUEUED: ok = to == JOB_COLLECTING || to == JOB_FINISHED; break;
     case JOB_COLLECTING: ok = to == JOB_QUEUED || to == JOB_ANALYZING || to == JOB_FINISHED; break;
-    case JOB_ANALYZING: ok = to == JOB_FINISHED; break;
+    case JOB_ANALYZING: ok = to == JOB_FINISHED || (to == JOB_QUEUED && job->streamed); break;
     case JOB_FINISHED: ok = false; break;
     }
     pf_assert(ok && "job_table: a transition the state machine does not have");
@@ -181,6 +181,9 @@ static void s_drop_passes(job_table_t *self, job_t *job)
     job->passes = NULL;
     job->pass_len = 0;
     job->pass_count = 0;
+    job->streamed = false;
+    job->stream_raw = 0;
+    job->stream_last[0] = '\0';
 }
 
 job_submit_t job_table_submit(job_table_t *self, Profeed__JobRequest **request_p,
@@ -344,7 +347,7 @@ void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer)
 
 bool job_table_requeue(job_table_t *self, job_t *job, uint32_t max_attempts)
 {
-    assert(self && job && job->state == JOB_COLLECTING);
+    assert(self && job && (job->state == JOB_COLLECTING || (job->state == JOB_ANALYZING && job->streamed)));
     if (job->attempt >= max_attempts)
         return false;
     s_transition(self, job, JOB_QUEUED);

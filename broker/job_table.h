@@ -8,6 +8,7 @@
  *                            (attempts left)   |                       v
  *                                              +-- no attempts left -> FINISHED
  *   any state but FINISHED -- timed out / refused by a worker ------> FINISHED
+ *   ANALYZING --- a streamed job's analyzer lost ---> QUEUED (attempts left)
  *
  * The analyzer a job is pinned to is not a state: it is chosen when the first
  * pass arrives, dropped when that analyzer dies, and chosen again (the
@@ -67,6 +68,13 @@ typedef struct job {
     char refused_by[JOB_WORKER_KEY_LEN];  /* the collector that refused it last, "" when none */
     uint32_t pass_count;                /* announced by the collector; 0 until then */
     job_pass_t *passes;                 /* of the current attempt */
+    /* A streamed pass (issue 20): its chunks went through to the analyzer
+     * and are not kept here, so losing the analyzer means collecting again. */
+    bool streamed;                      /* a chunk of this attempt was forwarded */
+    uint64_t stream_raw;                /* raw bytes streamed in this attempt */
+    char stream_last[WIRE_MAX_ID_LEN + 1]; /* the pass whose last chunk awaits the analyzer's receipt */
+    uint32_t stream_last_seq;
+    Profeed__Profiler stream_profiler;
     size_t pass_len;
     Profeed__Profiler profiler;         /* of the passes, once one arrived */
     int64_t deadline_ms;                /* the job times out then */
@@ -146,7 +154,9 @@ void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer)
 
 /* The job's collector died or gave up: COLLECTING -> QUEUED with the retained
  * passes dropped, or, after `max_attempts`, false (the caller finishes it).
- * A broker restart requeues with max_attempts UINT32_MAX: not the job's fault. */
+ * A broker restart requeues with max_attempts UINT32_MAX: not the job's fault.
+ * A streamed job may be requeued from ANALYZING too: its passes were never
+ * kept, so a lost analyzer means collecting them again. */
 bool job_table_requeue(job_table_t *self, job_t *job, uint32_t max_attempts);
 
 /* The collector refused the attempt as OVERLOADED (its slots were full,

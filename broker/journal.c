@@ -477,7 +477,9 @@ static pf_status_t s_write_job(journal_t *self, int fd, job_t *job, uint64_t *si
             s_planned_record(&rec, job);
             rc = s_put(fd, &rec, max_record, size, rc, err);
         }
-        for (size_t i = 0; i < job->pass_len; i++) {
+        /* A streamed job's passes were never kept (issue 20): it is
+         * collected again after a restart, so none is written. */
+        for (size_t i = 0; !job->streamed && i < job->pass_len; i++) {
             s_pass_record(&rec, job, &job->passes[i]);
             rc = s_put(fd, &rec, max_record, size, rc, err);
         }

@@ -225,12 +225,14 @@ worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, Prof
     return best ? best : avoided;
 }
 
-worker_t *worker_pool_pick_analyzer(worker_pool_t *self, Profeed__Profiler profiler)
+worker_t *worker_pool_pick_analyzer(worker_pool_t *self, Profeed__Profiler profiler, bool chunks)
 {
     worker_t *best = NULL;
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
         if (w->role != PROFEED__WORKER_ROLE__WORKER_ROLE_ANALYZER || !s_has_profiler(w, profiler))
             continue;
+        if (chunks && !w->ready->chunks)
+            continue; /* an analyzer from before streamed passes (issue 20) */
         if (!best || (uint64_t) w->busy * best->slots < (uint64_t) best->busy * w->slots)
             best = w;
     }

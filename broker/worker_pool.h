@@ -77,8 +77,9 @@ bool worker_pool_holds(const worker_t *w, const char *job_id);
 worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, Profeed__Profiler profiler,
                                      const char *avoid);
 
-/* The least-loaded analyzer that analyzes `profiler`, or NULL. */
-worker_t *worker_pool_pick_analyzer(worker_pool_t *self, Profeed__Profiler profiler);
+/* The least-loaded analyzer that analyzes `profiler` (and, with `chunks`,
+ * speaks streamed passes: Ready.chunks), or NULL. */
+worker_t *worker_pool_pick_analyzer(worker_pool_t *self, Profeed__Profiler profiler, bool chunks);
 
 size_t worker_pool_size(worker_pool_t *self);
 /* Registered workers of one role. */

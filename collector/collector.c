@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "file_read.h"
 #include "host_info.h"
 #include "pirate.h"
+#include "pass_chunk.h"
 #include "pass_plan.h"
 #include "pf_log.h"
 #include "pf_tsan.h"
@@ -141,7 +143,20 @@ typedef struct {
     atomic_bool cancelled;
     Profeed__JobRequest *request; /* as the broker sent it (decoded, checked): owned */
     const collector_info_t *info;
+    /* Streamed passes (issue 20): the broker's chunk size (0: send passes
+     * whole), and the receipts the loop thread hands the job thread. */
+    uint32_t chunk_bytes;
+    pthread_mutex_t lock;
+    pthread_cond_t acked_cond;
+    char stream_pass[WIRE_MAX_ID_LEN + 1]; /* the pass being streamed */
+    uint32_t acked;                        /* its chunks the broker confirmed: seq + 1 of the latest */
+    bool refused;                          /* the broker refused the stream: stop it */
 } job_run_t;
+
+/* Chunks a pass may have unconfirmed: the collector reads and sends ahead of
+ * the analyzer by at most this many, so the bytes in flight per job are
+ * bounded by the window, not by the capture. */
+#define CHUNK_WINDOW 4
 
 /* ------------------------------------------------------------------------
  * The job thread */
@@ -257,6 +272,193 @@ static bool s_sleep(job_run_t *run, int ms)
     return !atomic_load(&run->cancelled);
 }
 
+/* Waits until the broker confirmed `want` chunks of the pass being streamed;
+ * false when the stream must stop (refused, cancelled, or no receipt for a
+ * stall's worth of time: the broker lost it, and requeues the job when our
+ * heartbeats stop naming it). */
+static bool s_wait_acked(job_run_t *run, uint32_t want, int stall_ms, char *why, size_t cap)
+{
+    int64_t until = wire_zmq_now_ms() + stall_ms;
+    bool ok = true;
+    pthread_mutex_lock(&run->lock);
+    while (run->acked < want) {
+        if (run->refused || atomic_load(&run->cancelled)) {
+            snprintf(why, cap, "%s", run->refused ? "the broker refused the stream" : "cancelled");
+            ok = false;
+            break;
+        }
+        if (wire_zmq_now_ms() >= until) {
+            snprintf(why, cap, "no receipt for chunk %u of pass %s in %d ms", (unsigned) want - 1, run->stream_pass,
+                     stall_ms);
+            ok = false;
+            break;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50 * 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&run->acked_cond, &run->lock, &ts);
+    }
+    pthread_mutex_unlock(&run->lock);
+    return ok;
+}
+
+/* Reads up to `cap` bytes, retrying short reads: a chunk is full unless the
+ * file ends. -1 on a read error. */
+static ssize_t s_read_full(int fd, uint8_t *buf, size_t cap)
+{
+    size_t have = 0;
+    while (have < cap) {
+        ssize_t got = read(fd, buf + have, cap - have);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            break;
+        have += (size_t) got;
+    }
+    return (ssize_t) have;
+}
+
+/* Sends one pass as a stream of chunks (issue 20): each file read a chunk at
+ * a time, compressed, sent when the window allows; then a last chunk with the
+ * pass's other fields (`head`, whose files are named without contents).
+ * Holds one chunk and its compressed copy, whatever the files' size. Returns
+ * 0 when every chunk was confirmed, 1 when the stream stopped for a reason the
+ * broker knows (refused, cancelled, stalled: `why` says which), -1 on a local
+ * failure to report (`why`). */
+static int s_stream_pass(zsock_t *pipe, job_run_t *run, Profeed__PassOutput *head, char *const *names,
+                         char *const *paths, size_t n)
+{
+    const collector_config_t *config = run->info->config;
+    int stall_ms = config->heartbeat_ms * config->liveness * 10;
+    char why[PF_ERROR_MSG_MAX + 4096 + 64];
+    pf_error_t err;
+    pass_chunk_codec_t *codec = pass_chunk_codec_new(run->chunk_bytes, &err);
+    uint8_t *buf = codec ? malloc(run->chunk_bytes) : NULL;
+    int rc = 0;
+    if (!buf) {
+        snprintf(why, sizeof why, "pass %s: cannot stream: %s", head->pass_key, codec ? "out of memory" : err.msg);
+        rc = -1;
+        goto done;
+    }
+    pthread_mutex_lock(&run->lock);
+    snprintf(run->stream_pass, sizeof run->stream_pass, "%s", head->pass_key);
+    run->acked = 0;
+    pthread_mutex_unlock(&run->lock);
+    uint32_t seq = 0;
+    uint64_t raw_total = 0, z_total = 0;
+    for (size_t f = 0; f < n && rc == 0; f++) {
+        int fd = open(paths[f], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            snprintf(why, sizeof why, "cannot open %s: %s", paths[f], strerror(errno));
+            rc = -1;
+            break;
+        }
+        uint64_t offset = 0;
+        while (rc == 0) {
+            ssize_t got = s_read_full(fd, buf, run->chunk_bytes);
+            if (got < 0) {
+                snprintf(why, sizeof why, "cannot read %s: %s", paths[f], strerror(errno));
+                rc = -1;
+                break;
+            }
+            if (got == 0 && offset > 0)
+                break; /* an empty file still sends one chunk: the analyzer makes the file */
+            const uint8_t *z = NULL;
+            size_t zlen = 0;
+            if (got > 0 && pass_chunk_codec_pack(codec, buf, (size_t) got, &z, &zlen, &err) != PF_OK) {
+                snprintf(why, sizeof why, "%s: %s", paths[f], err.msg);
+                rc = -1;
+                break;
+            }
+            if (seq >= CHUNK_WINDOW && !s_wait_acked(run, seq - CHUNK_WINDOW + 1, stall_ms, why, sizeof why)) {
+                rc = 1;
+                break;
+            }
+            Profeed__PassChunk c;
+            profeed__pass_chunk__init(&c);
+            c.job_id = run->job_id;
+            c.pass_key = head->pass_key;
+            c.has_seq = c.has_offset = c.has_raw_size = c.has_compressed_size = c.has_attempt = c.has_profiler = 1;
+            c.seq = seq++;
+            c.file_name = names[f];
+            c.offset = offset;
+            c.raw_size = (uint32_t) got;
+            c.compressed_size = (uint32_t) zlen;
+            c.has_data = zlen > 0;
+            c.data.data = (uint8_t *) z;
+            c.data.len = zlen;
+            c.attempt = run->attempt;
+            c.profiler = head->profiler;
+            Profeed__Envelope env;
+            wire_envelope_init(&env);
+            env.body_case = PROFEED__ENVELOPE__BODY_PASS_CHUNK;
+            env.pass_chunk = &c;
+            s_send_env(pipe, &env, config->max_msg, run->job_id);
+            offset += (uint64_t) got;
+            raw_total += (uint64_t) got;
+            z_total += zlen;
+            if ((size_t) got < run->chunk_bytes)
+                break;
+        }
+        close(fd);
+    }
+    if (rc == 0 && seq >= CHUNK_WINDOW && !s_wait_acked(run, seq - CHUNK_WINDOW + 1, stall_ms, why, sizeof why))
+        rc = 1;
+    if (rc == 0) {
+        Profeed__PassChunk c;
+        profeed__pass_chunk__init(&c);
+        c.job_id = run->job_id;
+        c.pass_key = head->pass_key;
+        c.has_seq = c.has_raw_size = c.has_compressed_size = c.has_attempt = c.has_profiler = 1;
+        c.seq = seq++;
+        c.has_last = c.last = 1;
+        c.pass = head;
+        c.attempt = run->attempt;
+        c.profiler = head->profiler;
+        Profeed__Envelope env;
+        wire_envelope_init(&env);
+        env.body_case = PROFEED__ENVELOPE__BODY_PASS_CHUNK;
+        env.pass_chunk = &c;
+        s_send_env(pipe, &env, config->max_msg, run->job_id);
+        if (!s_wait_acked(run, seq, stall_ms, why, sizeof why))
+            rc = 1;
+    }
+    if (rc == 0) {
+        pf_log_info(LOG, "job %s: pass %s streamed: %u chunks, %llu bytes as %llu (%.1fx)", run->job_id, head->pass_key,
+                    (unsigned) seq, (unsigned long long) raw_total, (unsigned long long) z_total,
+                    z_total ? (double) raw_total / (double) z_total : 0.0);
+    }
+done:
+    if (rc == 1)
+        pf_log_warn(LOG, "job %s: pass %s: stream stopped: %s", run->job_id, head->pass_key, why);
+    else if (rc < 0)
+        s_job_error(pipe, why);
+    free(buf);
+    pass_chunk_codec_destroy(&codec);
+    return rc;
+}
+
+/* Whether a pass of these files goes as chunks: the broker asked for them
+ * and the files hold more than one chunk. */
+static bool s_should_stream(const job_run_t *run, char *const *paths, size_t n)
+{
+    if (run->chunk_bytes == 0)
+        return false;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISREG(st.st_mode))
+            total += (uint64_t) st.st_size;
+    }
+    return total > run->chunk_bytes;
+}
+
 static void s_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest *req)
 {
     const collector_info_t *info = run->info;
@@ -307,7 +509,20 @@ static void s_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobReques
         size_t used = (size_t) snprintf(source, sizeof source, "%s:", replay_path(info->replay));
         bool ok = true;
         char why[512];
-        for (size_t f = 0; f < rp->file_count; f++) {
+        /* A streamed pass reads its files a chunk at a time, so the
+         * whole-pass limit (max-output-mb) is not what bounds it. */
+        bool stream = s_should_stream(run, rp->files, rp->file_count);
+        char *names[REPLAY_MAX_FILES];
+        for (size_t f = 0; stream && f < rp->file_count; f++) {
+            profeed__file__init(&files[f]);
+            files[f].name = names[f] = (char *) s_basename(rp->files[f]);
+            file_ptrs[f] = &files[f];
+            if (used < sizeof source) {
+                int n = snprintf(source + used, sizeof source - used, " %s", rp->files[f]);
+                used = n > 0 ? used + (size_t) n : sizeof source;
+            }
+        }
+        for (size_t f = 0; !stream && f < rp->file_count; f++) {
             size_t len = 0;
             if (!s_read_file(rp->files[f], config->max_output, &datas[f], &len, why, sizeof why)) {
                 ok = false;
@@ -339,7 +554,12 @@ static void s_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobReques
             pass.duration_ms = (uint64_t) config->pass_delay_ms;
             pass.worker = &worker;
             pass.replay_source = source;
-            s_send_pass(pipe, run, &pass, config->max_msg);
+            if (stream) {
+                if (s_stream_pass(pipe, run, &pass, names, rp->files, rp->file_count) != 0)
+                    return;
+            } else {
+                s_send_pass(pipe, run, &pass, config->max_msg);
+            }
         }
         for (size_t f = 0; f < rp->file_count; f++)
             free(datas[f]);
@@ -448,16 +668,15 @@ static bool s_pass_files_add(pass_files_t *f, const char *name, const char *path
     return true;
 }
 
-/* Reads every regular file in the pass folder; `budget` bounds their sum so
- * the PassOutput stays under the message limit. */
-static bool s_collect(const char *dir, size_t max_file, size_t budget, pass_files_t *out, char *why, size_t cap)
+/* The regular files of a pass folder, in name order: names[i] (malloc'd, the
+ * caller's; free with s_names_free) and their paths under `dir`. */
+static bool s_list_pass(const char *dir, char **names, size_t *n_p, char *why, size_t cap)
 {
     DIR *d = opendir(dir);
     if (!d) {
         snprintf(why, cap, "cannot read %s: %s", dir, strerror(errno));
         return false;
     }
-    char *names[MAX_PASS_FILES];
     size_t n = 0;
     struct dirent *e;
     bool ok = true;
@@ -478,6 +697,22 @@ static bool s_collect(const char *dir, size_t max_file, size_t budget, pass_file
     }
     closedir(d);
     qsort(names, n, sizeof *names, s_name_order);
+    *n_p = n;
+    if (!ok) {
+        for (size_t i = 0; i < n; i++)
+            free(names[i]);
+        *n_p = 0;
+    }
+    return ok;
+}
+
+/* Reads every regular file in the pass folder; `budget` bounds their sum so
+ * the PassOutput stays under the message limit. */
+static bool s_collect(const char *dir, size_t max_file, size_t budget, pass_files_t *out, char *why, size_t cap)
+{
+    char *names[MAX_PASS_FILES];
+    size_t n = 0;
+    bool ok = s_list_pass(dir, names, &n, why, cap);
     size_t total = 0;
     for (size_t i = 0; i < n; i++) {
         char path[4096];
@@ -614,11 +849,18 @@ static bool s_run_step(job_run_t *run, const pass_plan_t *plan, const pass_plan_
                        const char *cwd, uint32_t timeout_s, proc_result_t *result, char *why, size_t cap)
 {
     const collector_config_t *config = run->info->config;
+    /* A step whose stdout is a report (ncu --import --csv) writes it to its
+     * file directly: it may be hundreds of MB, which the pass then streams
+     * (issue 20); the job's file size limit bounds it. */
+    char out_path[4096];
+    if (step->stdout_name)
+        snprintf(out_path, sizeof out_path, "%s/%s", pp->dir, step->stdout_name);
     proc_spec_t spec = {
         .argv = step->argv,
         .cwd = cwd,
         .timeout_ms = (int) (timeout_s > 2000000 ? 2000000000 : timeout_s * 1000),
         .max_output = config->max_output,
+        .stdout_path = step->stdout_name ? out_path : NULL,
         .cancel_fd = run->cancel[0],
         .env = pass_plan_env(plan),
     };
@@ -627,15 +869,6 @@ static bool s_run_step(job_run_t *run, const pass_plan_t *plan, const pass_plan_
     if (proc_run(&spec, result, &err) != PF_OK) {
         snprintf(why, cap, "pass %s: %s", pp->key, err.msg);
         return false;
-    }
-    if (step->stdout_name && !result->cancelled) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", pp->dir, step->stdout_name);
-        if (!s_write_file(path, result->output, result->output_len, why, cap)) {
-            free(result->output);
-            result->output = NULL;
-            return false;
-        }
     }
     return true;
 }
@@ -837,16 +1070,47 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
         if (pr.verdict == PASS_RESULT_PERMISSION)
             pf_log_error(LOG, "job %s: pass %s: %s", run->job_id, pp->key, pass_plan_permission_advice());
         pass_files_t files = {0};
+        /* A pass bigger than one chunk is streamed (issue 20): its files
+         * are read a chunk at a time, so max-output-mb does not bound it. */
+        char *snames[MAX_PASS_FILES + 1], *spaths[MAX_PASS_FILES + 1];
+        size_t sn = 0;
+        bool stream = run->chunk_bytes && s_list_pass(pp->dir, snames, &sn, why, sizeof why);
+        bool paths_ok = true;
+        for (size_t f = 0; stream && f < sn; f++) {
+            spaths[f] = malloc(4096);
+            if (spaths[f])
+                snprintf(spaths[f], 4096, "%s/%s", pp->dir, snames[f]);
+            paths_ok = paths_ok && spaths[f];
+        }
+        /* Out of memory for the paths: the pass goes whole, as it did before. */
+        stream = stream && paths_ok && s_should_stream(run, spaths, sn);
+        if (!stream) {
+            for (size_t f = 0; f < sn; f++) {
+                free(snames[f]);
+                free(spaths[f]);
+            }
+            sn = 0;
+        }
         size_t budget = config->max_msg > ((size_t) 1 << 20) ? config->max_msg - ((size_t) 1 << 20) : config->max_msg / 2;
-        if (!s_collect(pp->dir, config->max_output, budget, &files, why, sizeof why)) {
+        if (!stream && !s_collect(pp->dir, config->max_output, budget, &files, why, sizeof why)) {
             s_job_error(pipe, why);
             goto cleanup;
         }
         if (pr.failed_log[0] && access(pr.failed_log, R_OK) == 0) { /* banned-ok: no log is no warning */
             char name[64];
             snprintf(name, sizeof name, "%s.log", pp->key);
-            if (!s_pass_files_add(&files, name, pr.failed_log, config->max_output, why, sizeof why))
+            if (stream) {
+                snames[sn] = strdup(name);
+                spaths[sn] = strdup(pr.failed_log);
+                if (snames[sn] && spaths[sn]) {
+                    sn++;
+                } else {
+                    free(snames[sn]);
+                    free(spaths[sn]);
+                }
+            } else if (!s_pass_files_add(&files, name, pr.failed_log, config->max_output, why, sizeof why)) {
                 pf_log_warn(LOG, "job %s: %s", run->job_id, why);
+            }
         }
         char tail[PROC_STDERR_TAIL + 2048];
         snprintf(tail, sizeof tail, "%s%s%s%s%s", pr.stderr_tail,
@@ -859,13 +1123,14 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
             snprintf(tail + used, sizeof tail - used, "%s", pass_plan_permission_advice());
         }
         utf8_clean(tail, UTF8_CLEAN_CONTROLS); /* profilers print bytes; the wire wants UTF-8 */
-        Profeed__File file_msgs[MAX_PASS_FILES], *file_ptrs[MAX_PASS_FILES];
-        for (size_t f = 0; f < files.count; f++) {
+        Profeed__File file_msgs[MAX_PASS_FILES + 1], *file_ptrs[MAX_PASS_FILES + 1];
+        size_t nfiles = stream ? sn : files.count;
+        for (size_t f = 0; f < nfiles; f++) {
             profeed__file__init(&file_msgs[f]);
-            file_msgs[f].name = files.names[f];
-            file_msgs[f].has_content = 1;
-            file_msgs[f].content.data = files.data[f];
-            file_msgs[f].content.len = files.len[f];
+            file_msgs[f].name = stream ? snames[f] : files.names[f];
+            file_msgs[f].has_content = !stream; /* a stream's contents go in its chunks */
+            file_msgs[f].content.data = stream ? NULL : files.data[f];
+            file_msgs[f].content.len = stream ? 0 : files.len[f];
             file_ptrs[f] = &file_msgs[f];
         }
         Profeed__WorkerInfo worker;
@@ -877,7 +1142,7 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
         pass.has_profiler = 1;
         pass.profiler = profiler;
         pass.files = file_ptrs;
-        pass.n_files = files.count;
+        pass.n_files = nfiles;
         pass.has_exit_status = 1;
         pass.exit_status = pr.exit_status;
         pass.stderr_tail = tail;
@@ -887,9 +1152,19 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
         pass.requested_metrics = pp->metrics;
         pass.n_requested_metrics = pp->metric_count;
         pf_log_info(LOG, "job %s: pass %s (%s) %s in %lld ms, exit %d, %zu files", run->job_id, pp->key, pp->name,
-                    pass_result_name(pr.verdict), (long long) pr.duration_ms, pr.exit_status, files.count);
-        s_send_pass(pipe, run, &pass, config->max_msg);
+                    pass_result_name(pr.verdict), (long long) pr.duration_ms, pr.exit_status, nfiles);
+        int streamed = 0;
+        if (stream)
+            streamed = s_stream_pass(pipe, run, &pass, snames, spaths, sn);
+        else
+            s_send_pass(pipe, run, &pass, config->max_msg);
         s_pass_files_free(&files);
+        for (size_t f = 0; f < sn; f++) {
+            free(snames[f]);
+            free(spaths[f]);
+        }
+        if (streamed != 0)
+            goto cleanup; /* the stream stopped: s_stream_pass said why */
     }
 cleanup:
     free(checked);
@@ -953,6 +1228,8 @@ typedef struct {
 static void s_run_free(job_run_t *run)
 {
     pf_tsan_taken_over(run); /* back from its thread ("DONE") */
+    pthread_mutex_destroy(&run->lock);
+    pthread_cond_destroy(&run->acked_cond);
     close(run->cancel[0]);
     close(run->cancel[1]);
     wire_job_request_destroy(&run->request);
@@ -1016,6 +1293,7 @@ static void s_send_ready(collector_t *self)
     ready.n_profilers = self->info.profiler_count;
     ready.has_slots = 1;
     ready.slots = self->config->slots;
+    ready.has_chunks = ready.chunks = 1;
     /* Jobs still running (the broker restarted under them): a broker that
      * counted these slots free would send work they must refuse. */
     char *ids[1024];
@@ -1075,7 +1353,12 @@ static void s_on_dispatch(collector_t *self, Profeed__Dispatch *d)
     for (size_t i = 0; i < self->config->slots; i++) {
         job_run_t *run = self->runs[i];
         if (run && streq(run->job_id, job_id)) {
-            if (attempt <= run->attempt) {
+            /* A stream the broker stopped may be dispatched again under
+             * its attempt (no analyzer was there yet, issue 20). */
+            pthread_mutex_lock(&run->lock);
+            bool refused = run->refused;
+            pthread_mutex_unlock(&run->lock);
+            if (attempt < run->attempt || (attempt == run->attempt && !refused)) {
                 pf_log_info(LOG, "job %s: attempt %u already running; duplicate ignored", job_id, (unsigned) attempt);
                 return;
             }
@@ -1103,6 +1386,9 @@ static void s_on_dispatch(collector_t *self, Profeed__Dispatch *d)
     d->work_case = PROFEED__DISPATCH__WORK__NOT_SET;
     run->attempt = attempt;
     run->info = &self->info;
+    run->chunk_bytes = d->has_chunk_bytes ? d->chunk_bytes : 0;
+    pthread_mutex_init(&run->lock, NULL);
+    pthread_cond_init(&run->acked_cond, NULL);
     atomic_init(&run->cancelled, false);
     if (!self->threads[free_slot]) {
         self->threads[free_slot] = zactor_new(s_slot_actor, NULL);
@@ -1121,6 +1407,30 @@ static void s_on_dispatch(collector_t *self, Profeed__Dispatch *d)
                 self->info.replay ? "replay" : "ncu");
 }
 
+/* The running attempt of `job_id`, or NULL. */
+static job_run_t *s_run_of(collector_t *self, const char *job_id)
+{
+    for (size_t i = 0; job_id && i < self->config->slots; i++) {
+        if (self->runs[i] && streq(self->runs[i]->job_id, job_id))
+            return self->runs[i];
+    }
+    return NULL;
+}
+
+/* The broker's receipt for chunks: credit for the job thread's window. */
+static void s_on_chunk_ack(collector_t *self, const Profeed__ChunkAck *ack)
+{
+    job_run_t *run = s_run_of(self, ack->job_id);
+    if (!run || (ack->has_attempt && ack->attempt != run->attempt))
+        return;
+    pthread_mutex_lock(&run->lock);
+    if (streq(run->stream_pass, ack->pass_key) && ack->seq + 1 > run->acked) {
+        run->acked = ack->seq + 1;
+        pthread_cond_signal(&run->acked_cond);
+    }
+    pthread_mutex_unlock(&run->lock);
+}
+
 static void s_on_broker(collector_t *self)
 {
     pf_error_t err;
@@ -1135,12 +1445,35 @@ static void s_on_broker(collector_t *self)
     case PROFEED__ENVELOPE__BODY_DISPATCH: s_on_dispatch(self, env->dispatch); break;
     case PROFEED__ENVELOPE__BODY_HEARTBEAT:
     case PROFEED__ENVELOPE__BODY_ACK: break;
+    case PROFEED__ENVELOPE__BODY_CHUNK_ACK: s_on_chunk_ack(self, env->chunk_ack); break;
     case PROFEED__ENVELOPE__BODY_ERROR:
         if (env->error->job_id) {
             pf_log_warn(LOG, "job %s: broker says: %s", env->error->job_id, env->error->text ? env->error->text : "");
+            /* A stream the broker refused stops (the job moved on, or
+             * failed): its job thread is waiting for receipts. */
+            job_run_t *run = s_run_of(self, env->error->job_id);
+            if (run) {
+                pthread_mutex_lock(&run->lock);
+                run->refused = run->stream_pass[0] != '\0';
+                pthread_cond_signal(&run->acked_cond);
+                pthread_mutex_unlock(&run->lock);
+            }
         } else {
             pf_log_warn(LOG, "broker says: %s", env->error->text ? env->error->text : "");
-            /* Most likely a restarted broker that does not know us yet. */
+            /* Most likely a restarted broker that does not know us yet. It
+             * kept no chunk of a stream in flight: those streams stop, and
+             * it collects their jobs again. */
+            for (size_t i = 0; i < self->config->slots; i++) {
+                job_run_t *run = self->runs[i];
+                if (!run)
+                    continue;
+                pthread_mutex_lock(&run->lock);
+                if (run->stream_pass[0]) {
+                    run->refused = true;
+                    pthread_cond_signal(&run->acked_cond);
+                }
+                pthread_mutex_unlock(&run->lock);
+            }
             if (wire_zmq_now_ms() - self->last_ready_ms >= self->config->heartbeat_ms)
                 s_send_ready(self);
         }

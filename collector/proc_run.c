@@ -162,16 +162,26 @@ pf_status_t proc_run(const proc_spec_t *spec, proc_result_t *result, pf_error_t 
         goto fail_pipes;
     }
     fcntl(exec_pipe[1], F_SETFD, FD_CLOEXEC);
+    int out_file = -1;
+    if (spec->stdout_path && (out_file = open(spec->stdout_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+        pf_error_set(err, PF_EIO, "%s: cannot write its output to %s: %s", spec->argv[0], spec->stdout_path,
+                     strerror(errno));
+        goto fail_pipes;
+    }
     int64_t start = s_now_ms();
     pid_t pid = fork();
     if (pid < 0) {
         pf_error_set(err, PF_EIO, "%s: fork: %s", spec->argv[0], strerror(errno));
+        if (out_file >= 0)
+            close(out_file);
         goto fail_pipes;
     }
     if (pid == 0) {
         /* Child: only async-signal-safe calls from here to execve. */
         setpgid(0, 0);
-        dup2(out_pipe[1], STDOUT_FILENO);
+        dup2(out_file >= 0 ? out_file : out_pipe[1], STDOUT_FILENO);
+        if (out_file >= 0)
+            close(out_pipe[1]); /* the parent sees its stdout pipe end at once */
         dup2(err_pipe[1], STDERR_FILENO);
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)
@@ -215,6 +225,8 @@ pf_status_t proc_run(const proc_spec_t *spec, proc_result_t *result, pf_error_t 
         _exit(127);
     }
     setpgid(pid, pid); /* also here: whichever runs first, the group exists */
+    if (out_file >= 0)
+        close(out_file);
     free(env);
     env = NULL;
     close(out_pipe[1]);

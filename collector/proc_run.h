@@ -42,6 +42,10 @@ typedef struct {
     const char *cwd;    /* run there; NULL = the caller's directory */
     int timeout_ms;     /* > 0 */
     size_t max_output;  /* stdout bytes kept before the run is stopped */
+    /* When set, stdout goes to this file (created or emptied) instead of
+     * memory: a profiler's report of hundreds of MB (ncu --import --page raw)
+     * is then bounded by the file size limit, not by max_output (issue 20). */
+    const char *stdout_path;
     int cancel_fd;      /* readable = stop now; -1 for none */
     char *const *env;   /* "KEY=VALUE" entries set on top of this process's environment
                            (NULL-terminated), or NULL */

@@ -1,5 +1,7 @@
 #include "wire_check.h"
 
+#include "pass_chunk.h"
+
 #include "utf8.h"
 #include "wire_path.h"
 
@@ -825,12 +827,51 @@ static pf_status_t s_check_heartbeat(const Profeed__Heartbeat *hb, const char *w
     return rc;
 }
 
+static pf_status_t s_check_pass_chunk(const Profeed__PassChunk *c, const char *where, pf_error_t *err);
+
+/* What a Dispatch to an analyzer carries beside its pass (whole or a chunk):
+ * the pass count, the request's metadata and shape, and the job's context. */
+static pf_status_t s_check_pass_dispatch(const Profeed__Dispatch *d, const char *where, pf_error_t *err)
+{
+    char path[PATH_LEN];
+    pf_status_t rc = PF_OK;
+    if (!d->has_pass_count || d->pass_count == 0)
+        rc = s_fail(err, PF_EBADINPUT, where, "pass_count",
+                    "missing or 0: the analyzer must know how many passes to wait for");
+    if (rc == PF_OK && d->metadata) {
+        s_path(path, sizeof path, "%s.metadata", where);
+        rc = s_check_metadata(d->metadata, path, err);
+    }
+    if (rc == PF_OK && d->shape) {
+        s_path(path, sizeof path, "%s.shape", where);
+        rc = s_check_shape(d->shape, path, err);
+    }
+    if (rc == PF_OK && d->context) {
+        /* The baseline's packed Feedback is checked where it is used:
+         * the analyzer unpacks it with wire_feedback_unpack(). */
+        const Profeed__AnalysisContext *c = d->context;
+        s_path(path, sizeof path, "%s.context", where);
+        rc = s_check_str(c->plan, path, "plan", WIRE_MAX_SHORT_LEN, STR_LINE, err);
+        if (rc == PF_OK)
+            rc = s_check_str(c->target, path, "target", WIRE_MAX_LINE_LEN, STR_LINE, err);
+        if (rc == PF_OK)
+            rc = s_check_id(c->baseline_job_id, path, "baseline_job_id", false, err);
+        if (rc == PF_OK)
+            rc = s_check_str(c->baseline_problem, path, "baseline_problem", WIRE_MAX_LINE_LEN, 0, err);
+    }
+    return rc;
+}
+
 static pf_status_t s_check_dispatch(const Profeed__Dispatch *d, const char *where, pf_error_t *err)
 {
     char path[PATH_LEN];
     pf_status_t rc = PF_OK;
     if (d->has_attempt && d->attempt == 0)
         rc = s_fail(err, PF_EBADINPUT, where, "attempt", "0; attempts count from 1");
+    if (rc == PF_OK && d->has_chunk_bytes && (d->chunk_bytes < PASS_CHUNK_MIN_RAW || d->chunk_bytes > WIRE_MAX_CHUNK_RAW)) {
+        rc = s_fail(err, PF_EBADINPUT, where, "chunk_bytes", "%u; expected %zu to %zu", (unsigned) d->chunk_bytes,
+                    (size_t) PASS_CHUNK_MIN_RAW, (size_t) WIRE_MAX_CHUNK_RAW);
+    }
     if (rc != PF_OK)
         return rc;
     switch (d->work_case) {
@@ -840,34 +881,13 @@ static pf_status_t s_check_dispatch(const Profeed__Dispatch *d, const char *wher
     case PROFEED__DISPATCH__WORK_PASS_OUTPUT:
         s_path(path, sizeof path, "%s.pass_output", where);
         rc = s_check_pass_output(d->pass_output, path, err);
-        if (rc == PF_OK && (!d->has_pass_count || d->pass_count == 0)) {
-            rc = s_fail(err, PF_EBADINPUT, where, "pass_count",
-                        "missing or 0: the analyzer must know how many passes to wait for");
-        }
-        if (rc == PF_OK && d->metadata) {
-            s_path(path, sizeof path, "%s.metadata", where);
-            rc = s_check_metadata(d->metadata, path, err);
-        }
-        if (rc == PF_OK && d->shape) {
-            s_path(path, sizeof path, "%s.shape", where);
-            rc = s_check_shape(d->shape, path, err);
-        }
-        if (rc == PF_OK && d->context) {
-            /* The baseline's packed Feedback is checked where it is used:
-             * the analyzer unpacks it with wire_feedback_unpack(). */
-            const Profeed__AnalysisContext *c = d->context;
-            s_path(path, sizeof path, "%s.context", where);
-            rc = s_check_str(c->plan, path, "plan", WIRE_MAX_SHORT_LEN, STR_LINE, err);
-            if (rc == PF_OK)
-                rc = s_check_str(c->target, path, "target", WIRE_MAX_LINE_LEN, STR_LINE, err);
-            if (rc == PF_OK)
-                rc = s_check_id(c->baseline_job_id, path, "baseline_job_id", false, err);
-            if (rc == PF_OK)
-                rc = s_check_str(c->baseline_problem, path, "baseline_problem", WIRE_MAX_LINE_LEN, 0, err);
-        }
-        return rc;
+        return rc == PF_OK ? s_check_pass_dispatch(d, where, err) : rc;
+    case PROFEED__DISPATCH__WORK_PASS_CHUNK:
+        s_path(path, sizeof path, "%s.pass_chunk", where);
+        rc = s_check_pass_chunk(d->pass_chunk, path, err);
+        return rc == PF_OK ? s_check_pass_dispatch(d, where, err) : rc;
     default:
-        return s_fail(err, PF_EBADINPUT, where, "work", "neither job nor pass_output is set");
+        return s_fail(err, PF_EBADINPUT, where, "work", "neither job, pass_output nor pass_chunk is set");
     }
 }
 
@@ -938,6 +958,69 @@ static pf_status_t s_check_farm_status(const Profeed__FarmStatus *st, const char
     return rc;
 }
 
+/* A chunk's sizes are checked against the wire's bound here and against the
+ * receiver's own limit, and the frame against them, in pass_chunk.c before
+ * anything is decompressed. */
+static pf_status_t s_check_pass_chunk(const Profeed__PassChunk *c, const char *where, pf_error_t *err)
+{
+    pf_status_t rc = s_check_id(c->job_id, where, "job_id", true, err);
+    if (rc == PF_OK)
+        rc = s_check_id(c->pass_key, where, "pass_key", true, err);
+    if (rc == PF_OK && !c->has_seq)
+        rc = s_fail(err, PF_EBADINPUT, where, "seq", "missing: chunks are numbered from 0");
+    if (rc == PF_OK && c->has_attempt && c->attempt == 0)
+        rc = s_fail(err, PF_EBADINPUT, where, "attempt", "0; attempts count from 1");
+    size_t zlen = c->has_data ? c->data.len : 0;
+    if (rc == PF_OK && (!c->has_raw_size || !c->has_compressed_size))
+        rc = s_fail(err, PF_EBADINPUT, where, "raw_size", "raw_size and compressed_size are both required");
+    if (rc == PF_OK && c->raw_size > WIRE_MAX_CHUNK_RAW) {
+        rc = s_fail(err, PF_ETOOBIG, where, "raw_size", "%u bytes, at most %zu allowed", (unsigned) c->raw_size,
+                    WIRE_MAX_CHUNK_RAW);
+    }
+    if (rc == PF_OK && c->compressed_size != zlen) {
+        rc = s_fail(err, PF_EBADINPUT, where, "compressed_size", "%u, but data holds %zu bytes",
+                    (unsigned) c->compressed_size, zlen);
+    }
+    if (rc == PF_OK && zlen > 0 && s_empty(c->file_name))
+        rc = s_fail(err, PF_EBADINPUT, where, "file_name", "missing: which file the data continues");
+    if (rc == PF_OK && !s_empty(c->file_name))
+        rc = s_check_file_name(c->file_name, where, "file_name", err);
+    if (rc != PF_OK)
+        return rc;
+    if (!c->last) {
+        if (c->pass)
+            return s_fail(err, PF_EBADINPUT, where, "pass", "set on a chunk that is not the last");
+        return PF_OK;
+    }
+    if (!c->pass)
+        return s_fail(err, PF_EBADINPUT, where, "pass", "missing on the last chunk: the pass's exit status and worker");
+    char path[PATH_LEN];
+    s_path(path, sizeof path, "%s.pass", where);
+    rc = s_check_pass_output(c->pass, path, err);
+    if (rc == PF_OK && (strcmp(c->pass->job_id, c->job_id) != 0 || strcmp(c->pass->pass_key, c->pass_key) != 0))
+        rc = s_fail(err, PF_EBADINPUT, path, "job_id", "job and pass key differ from the chunk's");
+    for (size_t i = 0; rc == PF_OK && i < c->pass->n_files; i++) {
+        if (c->pass->files[i]->has_content && c->pass->files[i]->content.len > 0) {
+            char field[48];
+            s_path(field, sizeof field, "files[%zu].content", i);
+            rc = s_fail(err, PF_EBADINPUT, path, field, "set: a streamed pass's contents come in its chunks");
+        }
+    }
+    return rc;
+}
+
+static pf_status_t s_check_chunk_ack(const Profeed__ChunkAck *a, const char *where, pf_error_t *err)
+{
+    pf_status_t rc = s_check_id(a->job_id, where, "job_id", true, err);
+    if (rc == PF_OK)
+        rc = s_check_id(a->pass_key, where, "pass_key", true, err);
+    if (rc == PF_OK && !a->has_seq)
+        rc = s_fail(err, PF_EBADINPUT, where, "seq", "missing: the last chunk received");
+    if (rc == PF_OK && a->has_attempt && a->attempt == 0)
+        rc = s_fail(err, PF_EBADINPUT, where, "attempt", "0; attempts count from 1");
+    return rc;
+}
+
 static pf_status_t s_check_envelope(const Profeed__Envelope *env, pf_error_t *err)
 {
     const char *where = "Envelope";
@@ -977,6 +1060,10 @@ static pf_status_t s_check_envelope(const Profeed__Envelope *env, pf_error_t *er
         return PF_OK;
     case PROFEED__ENVELOPE__BODY_STATUS:
         return s_check_farm_status(env->status, "Envelope.status", err);
+    case PROFEED__ENVELOPE__BODY_PASS_CHUNK:
+        return s_check_pass_chunk(env->pass_chunk, "Envelope.pass_chunk", err);
+    case PROFEED__ENVELOPE__BODY_CHUNK_ACK:
+        return s_check_chunk_ack(env->chunk_ack, "Envelope.chunk_ack", err);
     default:
         return s_fail(err, PF_EBADINPUT, where, "body",
                       "not set (an empty envelope, or a body type newer than this build)");

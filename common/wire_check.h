@@ -49,6 +49,7 @@
 #define WIRE_MAX_METRICS 1024        /* PassOutput.requested_metrics */
 #define WIRE_MAX_FILTER_LEN 4096     /* ProfileFilter.kernel_regex and .nvtx_range */
 #define WIRE_MAX_TIMEOUT_S 86400     /* a day: longer is a stuck job, not a slow one */
+#define WIRE_MAX_CHUNK_RAW ((size_t) 32 * 1024 * 1024) /* PassChunk.raw_size (pass_chunk.h) */
 #define WIRE_MIN_MAX_CHARS 200      /* the smallest text budget: a header and a first kernel (render.h) */
 #define WIRE_MIN_MAX_TOKENS 64      /* the same in estimated tokens (render.h) */
 

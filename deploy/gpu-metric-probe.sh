@@ -7,7 +7,7 @@
 # prints ncu --query-metrics lines that mention any of the names' first word. GPU clocks are
 # never touched (--clock-control none).
 set -uo pipefail
-regex= metrics= sections=()
+regex='' metrics='' sections=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -k) regex=$2; shift 2 ;;

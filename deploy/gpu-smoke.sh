@@ -9,7 +9,13 @@
 #       the sol and full plans, and checks every ground-truth kernel's first finding with
 #       bench/accuracy.py's judge (core and full: right; sol: at least consistent);
 #   (b) submits the Triton vector add (tests/fixtures/wrapper) as a kernel + problem job
-#       through the collector's Python wrapper and checks its first finding (dram_bound).
+#       through the collector's Python wrapper and checks its first finding (dram_bound);
+#   (c) an agent's loop of three rounds on one copy kernel (tests/fixtures/rounds/rounds.cu,
+#       built with -lineinfo: strided, then coalesced, then vectorized), each round a job
+#       with --baseline-job of the last and round 1 with --source: round 1 must name the
+#       uncoalesced load and its source line, round 2 an improvement of at least 2x over
+#       round 1, round 3 the DRAM ceiling ("near the DRAM ceiling"). Feedback texts are kept
+#       as rounds_N.txt (issue 19).
 # Prints wall times and plan costs; writes feedback, logs and host facts to the output
 # dir; stops the farm on exit. GPU clocks and settings are never touched
 # (--clock-control none). --dry runs the same logic without a GPU: the collector replays
@@ -24,7 +30,7 @@ while [ $# -gt 0 ]; do
     --dry) dry=1 ;;
     --bundle) bundle=$2; shift ;;
     --out) out=$2; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "gpu-smoke: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -221,6 +227,63 @@ done
 submit triton_vector_add --language triton --arch sm_90 --round 1 \
   --kernel "$fx/wrapper/vector_add_kernel.py" --problem "$fx/wrapper/vector_add_problem.py"
 check triton_vector_add wrapper "$([ $dry = 0 ] && echo strict)" || fail=1
+
+# (c) Three rounds. In dry mode programs named round1..3 replay recorded captures
+# (fixtures/replay/gpu-smoke.map) and only the flow is checked: each round's feedback
+# compares with the last; the claims about the copy need the GPU.
+if [ $dry = 0 ]; then
+  nvcc -O3 -arch=sm_90 -lineinfo -o "$work/rounds" "$fx/rounds/rounds.cu" > "$out/nvcc-rounds.log" 2>&1 ||
+    { log "FAIL: nvcc rounds.cu (see $out/nvcc-rounds.log)"; exit 1; }
+  round_cmd() { echo "$work/rounds" "$1"; }
+else
+  for r in 1 2 3; do printf '#!/bin/sh\nexit 0\n' > "$work/round$r" && chmod +x "$work/round$r"; done
+  round_cmd() { echo "$work/round$1"; }
+fi
+baseline=()
+for r in 1 2 3; do
+  extra=()
+  [ "$r" = 1 ] && extra=(--source)
+  # shellcheck disable=SC2046 # round_cmd prints the program and its argument
+  submit "rounds_$r" --language cuda --arch sm_90 --round "$r" "${extra[@]}" "${baseline[@]}" -- $(round_cmd "$r")
+  baseline=(--baseline-job "$(cat "$out/rounds_$r.id")")
+done
+python3 - "$out" "$dry" <<'PY' | tee -a "$out/summary.txt"
+import json, sys
+out, dry = sys.argv[1], sys.argv[2] == "1"
+bad = 0
+def say(ok, what):
+    global bad
+    bad += not ok
+    print(f"gpu-smoke:   {'ok  ' if ok else 'FAIL'} {what}")
+docs = []
+for r in (1, 2, 3):
+    try:
+        docs.append(json.load(open(f"{out}/rounds_{r}.json")))
+    except Exception as e:
+        say(False, f"round {r}: no JSON feedback ({e})")
+        sys.exit(1)
+def copy_kernel(doc):
+    return next((k for k in doc.get("kernels", []) if "copy_round" in k.get("name", "")), None)
+for r in (2, 3):
+    c = docs[r - 1].get("comparison") or {}
+    say(bool(c.get("kernels")) and not c.get("problem"),
+        f"round {r}: compared with round {r - 1} ({c.get('verdict')}, {c.get('problem') or 'no problem'})")
+if not dry:
+    k1 = copy_kernel(docs[0])
+    first = ((k1 or {}).get("findings") or [{}])[0]
+    say(first.get("category") == "uncoalesced_access", f"round 1: first finding {first.get('category')}")
+    lines = first.get("lines") or []
+    say(any("in[src]" in (l.get("source") or "") for l in lines),
+        f"round 1: names the strided load's line ({[(l.get('line'), l.get('source')) for l in lines][:2]})")
+    k2 = next((k for k in docs[1].get("comparison", {}).get("kernels", []) if "copy_round" in k.get("name", "")), {})
+    before, after = k2.get("time_before_ns"), k2.get("time_after_ns")
+    ratio = before / after if before and after else 0
+    say(k2.get("verdict") == "improved" and ratio >= 2, f"round 2: improved {ratio:.2f}x over round 1")
+    stop = docs[2].get("stop") or {}
+    say("near the DRAM ceiling" in (stop.get("text") or ""), f"round 3: {stop.get('text')}")
+sys.exit(1 if bad else 0)
+PY
+[ "${PIPESTATUS[0]}" = 0 ] || fail=1
 
 # Plan costs: job wall time (profiling + farm) beyond the uninstrumented run, per plan,
 # and against the full set's.

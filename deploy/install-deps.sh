@@ -9,6 +9,7 @@ packages=(
   libzmq3-dev libczmq-dev                      # the farm's transport
   libprotobuf-c-dev protobuf-c-compiler        # the wire format (protoc-c runs at build time)
   libcsv-dev libjansson-dev                    # profiler CSV in, JSON feedback out
+  libzstd-dev                                  # pass chunks are zstd frames (common/pass_chunk.c)
   libcriterion-dev                             # the test suites
   python3 python3-pandas hyperfine time        # bench/
   python3-yaml                                 # tests/deploy_check.py (YAML of deploy/)

@@ -2,7 +2,9 @@
 # The collector's sandbox end to end (issue 7): a collector with a real
 # (non-replay) backend, whose `ncu` is tests/fake_ncu.sh (it runs the program
 # and profiles nothing: no GPU is needed), allowed to run only `sh`, with a
-# 1 MiB file limit, a 1 s CPU limit and a 2 s pass timeout. Agents submit:
+# 1 MiB file limit, a 1 s CPU limit and a 8 s pass timeout (far
+# enough above the CPU limit that a loaded machine, where the spinning job gets
+# a fraction of a core, still stops it at its CPU limit first). Agents submit:
 #  - a program outside the allowlist: refused, and the feedback says why;
 #  - a job that fills the disk: stopped at its file limit, and reported;
 #  - a job that spins: stopped at its CPU limit, and reported;
@@ -40,7 +42,7 @@ fi
 farm_ports sandbox 2
 farm_broker "tcp://127.0.0.1:${ports[0]}" "tcp://127.0.0.1:${ports[1]}"
 PATH="$dir/bin:$PATH" "$build/collector/profeed-collector" --broker "$worker_ep" --gpu "Test GPU:sm_90" \
-  --allow-programs sh --file-limit-mb 1 --cpu-limit-s 1 --pass-timeout-s 2 --attempts 1 --workdir "$dir/work" \
+  --allow-programs sh --file-limit-mb 1 --cpu-limit-s 1 --pass-timeout-s 8 --attempts 1 --workdir "$dir/work" \
   "${as_user[@]}" "${hb[@]}" >>"$dir/collector.log" 2>&1 &
 pids+=("$!")
 "$build/analyzer/profeed-analyzer" --broker "$worker_ep" "${hb[@]}" >>"$dir/analyzer.log" 2>&1 &

@@ -556,3 +556,39 @@ Test(journal, the_record_checksum_is_the_standard_crc32)
     uint32_t parts = crc32_update(crc32_update(0, big, 333), big + 333, sizeof big - 333);
     cr_expect_eq(whole, parts);
 }
+
+/* A streamed pass (issue 20) is not kept, so the journal holds none of it: a
+ * rewrite while such a job is being analyzed writes the job as dispatched,
+ * to be collected again after a restart, and the records after it read back.
+ * (Before, the rewrite wrote the empty pass, which reading refused with a
+ * warning: "stored pass ncu.000 is not valid".) */
+Test(journal, a_rewrite_during_a_streamed_job_keeps_the_records_after_it)
+{
+    job_table_t *jobs = job_table_new();
+    journal_t *j = s_open(jobs, 16 * 1024, NULL);
+    job_t *streamed = s_submit(jobs, j, "streamed", 10);
+    s_dispatch(jobs, j, streamed, 1);
+    streamed->streamed = true; /* as the broker marks it at its first chunk */
+    pf_error_t err;
+    cr_assert_eq(job_table_pass(jobs, streamed, streamed->collector, "ncu.000", PROFEED__PROFILER__PROFILER_NCU,
+                                (const uint8_t *) "", 0, NULL, &err),
+                 JOB_PASS_NEW, "%s", err.msg);
+    cr_assert_eq(streamed->state, JOB_ANALYZING);
+    /* Enough coming and going to make the file be rewritten, then one more. */
+    char id[32];
+    for (int i = 0; i < 200; i++) {
+        snprintf(id, sizeof id, "job-%03d", i);
+        s_submit(jobs, j, id, 200);
+        job_table_forget(jobs, job_table_find(jobs, id));
+        cr_assert_eq(journal_forgotten(j, id, &err), PF_OK);
+    }
+    cr_expect_lt(s_file_size(), 17 * 1024, "the file was not rewritten");
+    s_submit(jobs, j, "after", 10);
+    s_restart(&jobs, &j, 16 * 1024, NULL);
+    cr_expect_not_null(job_table_find(jobs, "after"), "the records after the rewrite were cut off");
+    job_t *back = job_table_find(jobs, "streamed");
+    cr_assert_not_null(back);
+    cr_expect_eq(back->pass_len, 0, "a streamed pass came back from the journal");
+    journal_close(&j);
+    job_table_destroy(&jobs);
+}

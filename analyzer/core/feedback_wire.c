@@ -560,14 +560,3 @@ feedback_t *feedback_wire_read(const Profeed__Feedback *msg)
     }
     return fb;
 }
-
-void feedback_wire_destroy(Profeed__Feedback **msg_p)
-{
-    assert(msg_p);
-    if (!*msg_p)
-        return;
-    /* Every part was malloc'd, as protobuf-c's default allocator does, so its
-     * own recursive free releases all of it. */
-    protobuf_c_message_free_unpacked(&(*msg_p)->base, NULL);
-    *msg_p = NULL;
-}

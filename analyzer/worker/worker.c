@@ -1,6 +1,8 @@
 #include "worker.h"
 
 #include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -13,7 +15,9 @@
 #include "feedback.h"
 #include "feedback_wire.h"
 #include "pirate.h"
+#include "pass_chunk.h"
 #include "pass_plan.h"
+#include "pass_spool.h"
 #include "pf_log.h"
 #include "profiler.h"
 #include "render.h"
@@ -39,7 +43,9 @@ typedef struct {
     uint32_t attempt;
     uint32_t pass_count;
     Profeed__Envelope **passes;
+    bool *streamed;       /* per pass: its files' contents are in `spool` */
     size_t pass_len;
+    pass_spool_t *spool;  /* streamed passes' files (issue 20); NULL until a chunk came */
 } job_passes_t;
 
 typedef struct {
@@ -50,6 +56,8 @@ typedef struct {
     wire_curve_t *curve; /* NULL: plaintext */
     zpoller_t *poller;
     zhashx_t *jobs; /* job id -> job_passes_t */
+    pass_chunk_codec_t *codec; /* decompresses streamed passes' chunks, one at a time */
+    zlist_t *pending; /* messages that came during an analysis, handled after it (Envelopes, owned) */
     pirate_t pirate; /* liveness of the broker, heartbeats, reconnect pause */
     int64_t last_ready_ms;
 } worker_t;
@@ -62,6 +70,8 @@ static void s_job_free(job_passes_t **job_p)
     for (size_t i = 0; i < job->pass_len; i++)
         wire_envelope_destroy(&job->passes[i]);
     free(job->passes);
+    free(job->streamed);
+    pass_spool_destroy(&job->spool);
     free(job);
     *job_p = NULL;
 }
@@ -94,6 +104,7 @@ static void s_send_ready(worker_t *self)
     ready.n_profilers = n;
     ready.has_slots = 1;
     ready.slots = self->config->max_jobs;
+    ready.has_chunks = ready.chunks = 1;
     Profeed__Envelope env;
     wire_envelope_init(&env);
     env.body_case = PROFEED__ENVELOPE__BODY_READY;
@@ -143,10 +154,30 @@ static char *s_strdup_optional(const char *s)
     return copy;
 }
 
-static int s_pass_order(const void *a, const void *b)
+/* Adds a pass (its Envelope, taken) in pass key order, the order the
+ * analysis reads them in. false when out of memory (the Envelope stays the
+ * caller's). */
+static bool s_job_add_pass(job_passes_t *job, Profeed__Envelope **env_p, bool streamed)
 {
-    const Profeed__Envelope *x = *(Profeed__Envelope *const *) a, *y = *(Profeed__Envelope *const *) b;
-    return strcmp(x->dispatch->pass_output->pass_key, y->dispatch->pass_output->pass_key);
+    Profeed__Envelope **grown = realloc(job->passes, (job->pass_len + 1) * sizeof *grown);
+    if (grown)
+        job->passes = grown;
+    bool *flags = grown ? realloc(job->streamed, (job->pass_len + 1) * sizeof *flags) : NULL;
+    if (!flags)
+        return false;
+    job->streamed = flags;
+    const char *key = (*env_p)->dispatch->pass_output->pass_key;
+    size_t at = job->pass_len;
+    while (at > 0 && strcmp(job->passes[at - 1]->dispatch->pass_output->pass_key, key) > 0) {
+        job->passes[at] = job->passes[at - 1];
+        job->streamed[at] = job->streamed[at - 1];
+        at--;
+    }
+    job->passes[at] = *env_p;
+    job->streamed[at] = streamed;
+    job->pass_len++;
+    *env_p = NULL;
+    return true;
 }
 
 /* Whether a pass failed for want of counter permissions (ncu's
@@ -334,7 +365,6 @@ static Profeed__Feedback *s_render(feedback_t *fb, const job_passes_t *job, bool
  * (NULL when memory ran out). */
 static Profeed__Feedback *s_analyze(job_passes_t *job, size_t max_msg)
 {
-    qsort(job->passes, job->pass_len, sizeof *job->passes, s_pass_order);
     size_t nfiles = 0;
     for (size_t i = 0; i < job->pass_len; i++)
         nfiles += job->passes[i]->dispatch->pass_output->n_files;
@@ -360,8 +390,16 @@ static Profeed__Feedback *s_analyze(job_passes_t *job, size_t max_msg)
         for (size_t f = 0; f < pass->n_files; f++) {
             files[k].pass_key = pass->pass_key;
             files[k].name = pass->files[f]->name;
-            files[k].bytes = (const char *) pass->files[f]->content.data;
-            files[k].len = pass->files[f]->content.len;
+            if (job->streamed[i]) {
+                /* Read from the spool by path, streaming, as profeed analyze does. */
+                char *path = malloc(4096 + 512);
+                if (!path)
+                    break;
+                files[k].path = pass_spool_path(job->spool, pass->pass_key, pass->files[f]->name, path, 4096 + 512);
+            } else {
+                files[k].bytes = (const char *) pass->files[f]->content.data;
+                files[k].len = pass->files[f]->content.len;
+            }
             /* "ncu_ref.000": the task's reference implementation, summarised
              * beside the candidate (KernelFoundry's name + "_ref"). */
             files[k].reference = select_pass_is_reference(pass->pass_key);
@@ -408,6 +446,8 @@ static Profeed__Feedback *s_analyze(job_passes_t *job, size_t max_msg)
     pf_error_t err;
     pf_error_clear(&err);
     pf_status_t rc = analyzer_run(&input, &options, &fb, &err);
+    for (size_t i = 0; i < k; i++)
+        free((char *) files[i].path);
     free(files);
     Profeed__Feedback *msg = NULL;
     if (rc != PF_OK) {
@@ -456,10 +496,62 @@ static Profeed__Feedback *s_analyze(job_passes_t *job, size_t max_msg)
     return msg;
 }
 
+typedef struct {
+    job_passes_t *job;
+    size_t max_msg;
+    Profeed__Feedback *fb;
+    atomic_bool done;
+} analysis_t;
+
+static void *s_analysis_thread(void *arg)
+{
+    analysis_t *a = arg;
+    a->fb = s_analyze(a->job, a->max_msg);
+    atomic_store(&a->done, true);
+    return NULL;
+}
+
+/* Runs the job's analysis on a thread of its own while this one keeps the
+ * heartbeats going: a large capture takes seconds to analyze, longer than
+ * the broker waits before it declares a silent analyzer dead (and collects
+ * its streamed jobs again). What the broker sends meanwhile is queued and
+ * handled after, in order; the job is not touched until the analysis ends. */
+static Profeed__Feedback *s_analyze_beating(worker_t *self, job_passes_t *job)
+{
+    analysis_t a = {.job = job, .max_msg = self->config->max_msg, .fb = NULL};
+    atomic_init(&a.done, false);
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, s_analysis_thread, &a) != 0)
+        return s_analyze(job, self->config->max_msg); /* no thread: analyze here, without heartbeats */
+    int64_t next_beat = wire_zmq_now_ms() + self->config->heartbeat_ms;
+    while (!atomic_load(&a.done)) {
+        /* The socket alone: a stop request on the actor's pipe waits. */
+        zmq_pollitem_t item = {.socket = zsock_resolve(self->sock), .events = ZMQ_POLLIN};
+        if (zmq_poll(&item, 1, 10) > 0 && (item.revents & ZMQ_POLLIN)) {
+            pf_error_t err;
+            Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, self->config->max_msg, NULL, &err);
+            if (env) {
+                pirate_heard(&self->pirate);
+                if (zlist_append(self->pending, env) != 0)
+                    wire_envelope_destroy(&env);
+            } else if (err.code != PF_OK) {
+                pf_log_warn(LOG, "broker %s: refused a message: %s", self->config->broker_endpoint, err.msg);
+            }
+        }
+        int64_t now = wire_zmq_now_ms();
+        if (now >= next_beat) {
+            s_send_heartbeat(self);
+            next_beat = now + self->config->heartbeat_ms;
+        }
+    }
+    pthread_join(thread, NULL);
+    return a.fb;
+}
+
 static void s_finish(worker_t *self, job_passes_t *job)
 {
     int64_t start = wire_zmq_now_ms();
-    Profeed__Feedback *fb = s_analyze(job, self->config->max_msg);
+    Profeed__Feedback *fb = s_analyze_beating(self, job);
     if (!fb) {
         wire_zmq_send_error(self->sock, NULL, PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL, job->job_id, LOG,
                             "out of memory analyzing the job");
@@ -484,39 +576,131 @@ static void s_finish(worker_t *self, job_passes_t *job)
     zhashx_delete(self->jobs, id);
 }
 
+/* The job a pass of `attempt` belongs to, made when new; NULL when the pass
+ * is from an older attempt (ignored) or the analyzer is full (refused). A
+ * newer attempt voids what the job held: it is collected again. */
+static job_passes_t *s_job_for(worker_t *self, const char *job_id, const char *pass_key, uint32_t attempt)
+{
+    job_passes_t *job = zhashx_lookup(self->jobs, job_id);
+    if (job && attempt < job->attempt) {
+        pf_log_info(LOG, "job %s: pass %s of old attempt %u ignored", job_id, pass_key, (unsigned) attempt);
+        return NULL;
+    }
+    if (job && attempt > job->attempt) {
+        for (size_t i = 0; i < job->pass_len; i++)
+            wire_envelope_destroy(&job->passes[i]);
+        job->pass_len = 0;
+        pass_spool_destroy(&job->spool);
+    }
+    if (!job) {
+        if (zhashx_size(self->jobs) >= self->config->max_jobs) {
+            wire_zmq_send_error(self->sock, NULL, PROFEED__ERROR_CODE__ERROR_CODE_OVERLOADED, job_id, LOG,
+                                "this analyzer holds %u jobs already", (unsigned) self->config->max_jobs);
+            return NULL;
+        }
+        job = calloc(1, sizeof *job);
+        if (!job)
+            return NULL;
+        snprintf(job->job_id, sizeof job->job_id, "%s", job_id);
+        zhashx_insert(self->jobs, job->job_id, job);
+    }
+    job->attempt = attempt;
+    return job;
+}
+
+/* Drops the job's passes from `pass_key` on (in key order): a stream that
+ * starts a pass over starts the passes after it over too. */
+static void s_job_drop_from(job_passes_t *job, const char *pass_key)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < job->pass_len; i++) {
+        if (strcmp(job->passes[i]->dispatch->pass_output->pass_key, pass_key) >= 0)
+            wire_envelope_destroy(&job->passes[i]);
+        else
+            keep = i + 1;
+    }
+    job->pass_len = keep;
+}
+
+static void s_chunk_ack(worker_t *self, const Profeed__PassChunk *c, uint32_t attempt)
+{
+    Profeed__ChunkAck ack;
+    profeed__chunk_ack__init(&ack);
+    ack.job_id = c->job_id;
+    ack.pass_key = c->pass_key;
+    ack.has_seq = ack.has_attempt = 1;
+    ack.seq = c->seq;
+    ack.attempt = attempt;
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_CHUNK_ACK;
+    env.chunk_ack = &ack;
+    s_send(self, &env, "chunk receipt", c->job_id);
+}
+
+/* A chunk of a streamed pass (issue 20): written to the job's spool, then
+ * acknowledged, which is the collector's credit for the next; the last
+ * chunk's pass (files named, contents in the spool) joins the job's passes. */
+static void s_on_chunk(worker_t *self, Profeed__Envelope **env_p)
+{
+    Profeed__Dispatch *d = (*env_p)->dispatch;
+    const Profeed__PassChunk *c = d->pass_chunk;
+    uint32_t attempt = d->has_attempt ? d->attempt : 1;
+    job_passes_t *job = s_job_for(self, c->job_id, c->pass_key, attempt);
+    if (!job)
+        return;
+    job->pass_count = d->pass_count;
+    if (!self->codec || (!job->spool && !(job->spool = pass_spool_new(job->job_id))))
+        return; /* out of memory: no receipt, so the stream stalls and is collected again */
+    if (c->seq == 0)
+        s_job_drop_from(job, c->pass_key);
+    pass_spool_result_t result;
+    pf_error_t err;
+    if (pass_spool_add(job->spool, self->codec, c, &result, &err) != PF_OK) {
+        /* Out of order is a lost chunk: no receipt, so the stream stalls
+         * and the broker collects the job again. Bad data fails the job. */
+        pf_log_warn(LOG, "%s", err.msg);
+        if (err.code != PF_EPROTO)
+            wire_zmq_send_error(self->sock, NULL, PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST, job->job_id, LOG, "%s",
+                                err.msg);
+        return;
+    }
+    s_chunk_ack(self, c, attempt);
+    if (result != PASS_SPOOL_PASS_DONE)
+        return;
+    /* The Envelope now holds the pass as if it had come whole, its files'
+     * contents in the spool. */
+    Profeed__PassChunk *chunk = d->pass_chunk;
+    unsigned chunks = (unsigned) chunk->seq + 1;
+    d->pass_output = chunk->pass; /* the same union as pass_chunk */
+    chunk->pass = NULL;
+    d->work_case = PROFEED__DISPATCH__WORK_PASS_OUTPUT;
+    protobuf_c_message_free_unpacked(&chunk->base, NULL);
+    const char *key = d->pass_output->pass_key;
+    pf_log_info(LOG, "job %s: pass %s streamed in (%u chunks; %zu of %u, attempt %u)", job->job_id, key,
+                chunks, job->pass_len + 1, (unsigned) job->pass_count, (unsigned) attempt);
+    if (!s_job_add_pass(job, env_p, true))
+        return;
+    if (job->pass_len >= job->pass_count)
+        s_finish(self, job);
+}
+
 static void s_on_dispatch(worker_t *self, Profeed__Envelope **env_p)
 {
     Profeed__Dispatch *d = (*env_p)->dispatch;
+    if (d->work_case == PROFEED__DISPATCH__WORK_PASS_CHUNK) {
+        s_on_chunk(self, env_p);
+        return;
+    }
     if (d->work_case != PROFEED__DISPATCH__WORK_PASS_OUTPUT) {
         pf_log_warn(LOG, "broker sent a job to an analyzer; ignored");
         return;
     }
     const Profeed__PassOutput *pass = d->pass_output;
     uint32_t attempt = d->has_attempt ? d->attempt : 1;
-    job_passes_t *job = zhashx_lookup(self->jobs, pass->job_id);
-    if (job && attempt < job->attempt) {
-        pf_log_info(LOG, "job %s: pass %s of old attempt %u ignored", pass->job_id, pass->pass_key, (unsigned) attempt);
+    job_passes_t *job = s_job_for(self, pass->job_id, pass->pass_key, attempt);
+    if (!job)
         return;
-    }
-    if (job && attempt > job->attempt) {
-        /* Collected again from the start: the older passes are void. */
-        for (size_t i = 0; i < job->pass_len; i++)
-            wire_envelope_destroy(&job->passes[i]);
-        job->pass_len = 0;
-    }
-    if (!job) {
-        if (zhashx_size(self->jobs) >= self->config->max_jobs) {
-            wire_zmq_send_error(self->sock, NULL, PROFEED__ERROR_CODE__ERROR_CODE_OVERLOADED, pass->job_id, LOG,
-                                "this analyzer holds %u jobs already", (unsigned) self->config->max_jobs);
-            return;
-        }
-        job = calloc(1, sizeof *job);
-        if (!job)
-            return;
-        snprintf(job->job_id, sizeof job->job_id, "%s", pass->job_id);
-        zhashx_insert(self->jobs, job->job_id, job);
-    }
-    job->attempt = attempt;
     job->pass_count = d->pass_count;
     for (size_t i = 0; i < job->pass_len; i++) {
         if (streq(job->passes[i]->dispatch->pass_output->pass_key, pass->pass_key)) {
@@ -524,28 +708,17 @@ static void s_on_dispatch(worker_t *self, Profeed__Envelope **env_p)
             return;
         }
     }
-    Profeed__Envelope **grown = realloc(job->passes, (job->pass_len + 1) * sizeof *grown);
-    if (!grown)
+    if (!s_job_add_pass(job, env_p, false))
         return;
-    job->passes = grown;
-    job->passes[job->pass_len++] = *env_p;
-    *env_p = NULL;
     pf_log_info(LOG, "job %s: pass %s (%zu of %u, attempt %u)", job->job_id, pass->pass_key, job->pass_len,
                 (unsigned) job->pass_count, (unsigned) attempt);
     if (job->pass_len >= job->pass_count)
         s_finish(self, job);
 }
 
-static void s_on_broker(worker_t *self)
+/* Handles one message from the broker (taken). */
+static void s_handle(worker_t *self, Profeed__Envelope *env)
 {
-    pf_error_t err;
-    Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, self->config->max_msg, NULL, &err);
-    if (!env) {
-        if (err.code != PF_OK)
-            pf_log_warn(LOG, "broker %s: refused a message: %s", self->config->broker_endpoint, err.msg);
-        return;
-    }
-    pirate_heard(&self->pirate);
     switch (env->body_case) {
     case PROFEED__ENVELOPE__BODY_DISPATCH: s_on_dispatch(self, &env); break;
     case PROFEED__ENVELOPE__BODY_HEARTBEAT:
@@ -559,6 +732,35 @@ static void s_on_broker(worker_t *self)
     default: pf_log_warn(LOG, "broker sent an unexpected message (body %d); ignored", (int) env->body_case); break;
     }
     wire_envelope_destroy(&env);
+}
+
+static void s_on_broker(worker_t *self)
+{
+    pf_error_t err;
+    Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, self->config->max_msg, NULL, &err);
+    if (!env) {
+        if (err.code != PF_OK)
+            pf_log_warn(LOG, "broker %s: refused a message: %s", self->config->broker_endpoint, err.msg);
+        return;
+    }
+    pirate_heard(&self->pirate);
+    s_handle(self, env);
+}
+
+/* Handles what came during analyses; each may start another analysis, which
+ * queues more. */
+static void s_drain(worker_t *self)
+{
+    Profeed__Envelope *env;
+    while ((env = zlist_pop(self->pending)) != NULL)
+        s_handle(self, env);
+}
+
+static void s_drop_pending(worker_t *self)
+{
+    Profeed__Envelope *env;
+    while ((env = zlist_pop(self->pending)) != NULL)
+        wire_envelope_destroy(&env);
 }
 
 int worker_run(const worker_config_t *config, zsock_t *pipe)
@@ -582,6 +784,8 @@ int worker_run(const worker_config_t *config, zsock_t *pipe)
     }
     self.jobs = zhashx_new();
     zhashx_set_destructor(self.jobs, s_job_destructor);
+    self.codec = pass_chunk_codec_new(PASS_CHUNK_MAX_RAW, NULL);
+    self.pending = zlist_new();
     self.poller = zpoller_new(NULL);
     pirate_start(&self.pirate, config->heartbeat_ms, config->liveness, wire_zmq_now_ms());
     if (wire_curve_client_setup(&config->curve, config->broker_endpoint, LOG, &self.curve, &err) != PF_OK) {
@@ -597,6 +801,7 @@ int worker_run(const worker_config_t *config, zsock_t *pipe)
     pf_log_info(LOG, "%s: analyzing %s, broker %s", self.worker_id, analyzer_profilers(), config->broker_endpoint);
     rc = 0;
     while (true) {
+        s_drain(&self);
         void *which = zpoller_wait(self.poller, pirate_wait_ms(&self.pirate, wire_zmq_now_ms()));
         if (zpoller_terminated(self.poller))
             break;
@@ -615,6 +820,7 @@ int worker_run(const worker_config_t *config, zsock_t *pipe)
             /* The broker moves our jobs to another analyzer when it sees us
              * come back on a new connection. */
             zhashx_purge(self.jobs);
+            s_drop_pending(&self);
             zclock_sleep(pause);
             if (s_connect(&self) != 0)
                 break;
@@ -625,6 +831,10 @@ cleanup:
     if (rc != 0 && pipe)
         zsock_signal(pipe, 1);
     zhashx_destroy(&self.jobs);
+    if (self.pending)
+        s_drop_pending(&self);
+    zlist_destroy(&self.pending);
+    pass_chunk_codec_destroy(&self.codec);
     zpoller_destroy(&self.poller);
     zsock_destroy(&self.sock);
     wire_curve_destroy(&self.curve);

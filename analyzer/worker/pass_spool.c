@@ -1,0 +1,189 @@
+#include "pass_spool.h"
+
+#include <assert.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "wire_check.h"
+
+struct pass_spool_t {
+    char job_id[WIRE_MAX_ID_LEN + 1];
+    char dir[4096];                      /* "" until the first chunk */
+    char pass[WIRE_MAX_ID_LEN + 1];      /* the pass being written, "" between passes */
+    uint32_t next_seq;
+    char file[WIRE_MAX_FILE_PART_LEN + 1]; /* the file being written */
+    uint64_t offset;                     /* bytes written to it */
+    int fd;
+};
+
+pass_spool_t *pass_spool_new(const char *job_id)
+{
+    assert(job_id);
+    pass_spool_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return NULL;
+    snprintf(self->job_id, sizeof self->job_id, "%s", job_id);
+    self->fd = -1;
+    return self;
+}
+
+/* Removes a folder of plain files (what a spool holds), one level of
+ * subfolders deep. */
+static void s_remove(const char *dir, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[4096 + 2 * 256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && depth < 1)
+            s_remove(path, depth + 1);
+        else
+            unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+void pass_spool_destroy(pass_spool_t **self_p)
+{
+    assert(self_p);
+    pass_spool_t *self = *self_p;
+    if (!self)
+        return;
+    if (self->fd >= 0)
+        close(self->fd);
+    if (self->dir[0])
+        s_remove(self->dir, 0);
+    free(self);
+    *self_p = NULL;
+}
+
+const char *pass_spool_path(const pass_spool_t *self, const char *pass_key, const char *name, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/%s/%s", self->dir, pass_key, name);
+    return buf;
+}
+
+static pf_status_t s_write_all(int fd, const uint8_t *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return PF_EIO;
+        data += n;
+        len -= (size_t) n;
+    }
+    return PF_OK;
+}
+
+/* Starts the pass over: its folder emptied (or made). */
+static pf_status_t s_begin_pass(pass_spool_t *self, const char *pass_key, pf_error_t *err)
+{
+    if (!self->dir[0]) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(self->dir, sizeof self->dir, "%s/profeed-spool-%.64s.XXXXXX", tmp && *tmp ? tmp : "/tmp", self->job_id);
+        if (!mkdtemp(self->dir)) {
+            int e = errno;
+            self->dir[0] = '\0';
+            return pf_error_set(err, PF_EIO, "job %s: cannot make a spool folder in %s: %s", self->job_id,
+                                tmp && *tmp ? tmp : "/tmp", strerror(e));
+        }
+    }
+    if (self->fd >= 0)
+        close(self->fd);
+    self->fd = -1;
+    char path[4096 + 256];
+    snprintf(path, sizeof path, "%s/%s", self->dir, pass_key);
+    s_remove(path, 1);
+    if (mkdir(path, 0700) != 0)
+        return pf_error_set(err, PF_EIO, "job %s: cannot make %s: %s", self->job_id, path, strerror(errno));
+    snprintf(self->pass, sizeof self->pass, "%s", pass_key);
+    self->next_seq = 0;
+    self->file[0] = '\0';
+    self->offset = 0;
+    return PF_OK;
+}
+
+pf_status_t pass_spool_add(pass_spool_t *self, pass_chunk_codec_t *codec, const Profeed__PassChunk *chunk,
+                           pass_spool_result_t *result, pf_error_t *err)
+{
+    assert(self && codec && chunk && result);
+    const char *job = self->job_id, *pass = chunk->pass_key;
+    unsigned seq = (unsigned) chunk->seq;
+    if (chunk->seq == 0 && s_begin_pass(self, pass, err) != PF_OK)
+        return err ? err->code : PF_EIO;
+    if (strcmp(self->pass, pass) != 0 || chunk->seq > self->next_seq) {
+        return pf_error_set(err, PF_EPROTO, "job %s pass %s chunk %u: out of order (expected %s chunk %u)", job, pass,
+                            seq, self->pass[0] ? self->pass : "a chunk 0 of", (unsigned) self->next_seq);
+    }
+    if (chunk->seq < self->next_seq) {
+        *result = PASS_SPOOL_DUPLICATE;
+        return PF_OK;
+    }
+    if (chunk->file_name && *chunk->file_name) {
+        /* Names are checked on the wire (relative, no ".."); a plain name
+         * keeps the spool one level deep. */
+        if (strchr(chunk->file_name, '/') || strlen(chunk->file_name) > WIRE_MAX_FILE_PART_LEN) {
+            return pf_error_set(err, PF_EBADINPUT, "job %s pass %s chunk %u: file name \"%.64s\" is not a plain name",
+                                job, pass, seq, chunk->file_name);
+        }
+        if (strcmp(self->file, chunk->file_name) != 0) {
+            if (chunk->offset != 0) {
+                return pf_error_set(err, PF_EPROTO, "job %s pass %s chunk %u: file %s starts at offset %llu, not 0",
+                                    job, pass, seq, chunk->file_name, (unsigned long long) chunk->offset);
+            }
+            if (self->fd >= 0)
+                close(self->fd);
+            char path[4096 + 512];
+            pass_spool_path(self, pass, chunk->file_name, path, sizeof path);
+            self->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+            if (self->fd < 0) {
+                return pf_error_set(err, PF_EIO, "job %s pass %s chunk %u: cannot create %s: %s", job, pass, seq, path,
+                                    strerror(errno));
+            }
+            snprintf(self->file, sizeof self->file, "%s", chunk->file_name);
+            self->offset = 0;
+        } else if (chunk->offset != self->offset) {
+            return pf_error_set(err, PF_EPROTO, "job %s pass %s chunk %u: offset %llu in %s, expected %llu", job, pass,
+                                seq, (unsigned long long) chunk->offset, chunk->file_name,
+                                (unsigned long long) self->offset);
+        }
+        const uint8_t *raw;
+        size_t raw_len;
+        pf_status_t rc = pass_chunk_codec_unpack(codec, chunk, &raw, &raw_len, err);
+        if (rc != PF_OK)
+            return rc;
+        if (s_write_all(self->fd, raw, raw_len) != PF_OK) {
+            return pf_error_set(err, PF_EIO, "job %s pass %s chunk %u: cannot write %s: %s", job, pass, seq,
+                                chunk->file_name, strerror(errno));
+        }
+        self->offset += raw_len;
+    } else if (chunk->raw_size > 0) {
+        return pf_error_set(err, PF_EBADINPUT, "job %s pass %s chunk %u: data without a file name", job, pass, seq);
+    }
+    self->next_seq++;
+    *result = PASS_SPOOL_STORED;
+    if (chunk->last) {
+        if (self->fd >= 0)
+            close(self->fd);
+        self->fd = -1;
+        self->pass[0] = '\0';
+        *result = PASS_SPOOL_PASS_DONE;
+    }
+    return PF_OK;
+}

@@ -1,0 +1,147 @@
+/* The analyzer's spool of streamed passes (analyzer/worker/pass_spool.h,
+ * issue 20): chunks in order become the pass's files byte for byte; a chunk
+ * out of order, at the wrong offset or naming a path is refused with the
+ * chunk named; chunk 0 starts a pass over; the folder goes with the spool. */
+#include "pass_spool.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char s_tmp[64];
+static pass_chunk_codec_t *s_codec;
+
+static void s_setup(void)
+{
+    snprintf(s_tmp, sizeof s_tmp, "/tmp/profeed-spool-test.XXXXXX");
+    cr_assert_not_null(mkdtemp(s_tmp));
+    setenv("TMPDIR", s_tmp, 1);
+    s_codec = pass_chunk_codec_new(PASS_CHUNK_MIN_RAW, NULL);
+    cr_assert_not_null(s_codec);
+}
+
+static void s_teardown(void)
+{
+    pass_chunk_codec_destroy(&s_codec);
+    cr_expect_eq(rmdir(s_tmp), 0, "the spool left files behind in %s", s_tmp);
+}
+
+TestSuite(pass_spool, .init = s_setup, .fini = s_teardown);
+
+/* A chunk of `text` (compressed), or with text NULL the pass's last chunk. */
+typedef struct {
+    Profeed__PassChunk c;
+    uint8_t z[512];
+    Profeed__PassOutput pass;
+} chunk_t;
+
+static Profeed__PassChunk *s_chunk(chunk_t *k, uint32_t seq, const char *file, uint64_t offset, const char *text)
+{
+    profeed__pass_chunk__init(&k->c);
+    k->c.job_id = "job-1";
+    k->c.pass_key = "ncu.000";
+    k->c.has_seq = k->c.has_raw_size = k->c.has_compressed_size = 1;
+    k->c.seq = seq;
+    if (!text) {
+        profeed__pass_output__init(&k->pass);
+        k->c.has_last = k->c.last = 1;
+        k->c.pass = &k->pass;
+        return &k->c;
+    }
+    const uint8_t *z;
+    size_t zlen;
+    cr_assert_eq(pass_chunk_codec_pack(s_codec, text, strlen(text), &z, &zlen, NULL), PF_OK);
+    cr_assert_leq(zlen, sizeof k->z);
+    memcpy(k->z, z, zlen);
+    k->c.file_name = (char *) file;
+    k->c.has_offset = 1;
+    k->c.offset = offset;
+    k->c.raw_size = (uint32_t) strlen(text);
+    k->c.compressed_size = (uint32_t) zlen;
+    k->c.has_data = 1;
+    k->c.data.data = k->z;
+    k->c.data.len = zlen;
+    return &k->c;
+}
+
+static char *s_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s missing", path);
+    static char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+Test(pass_spool, chunks_in_order_become_the_files)
+{
+    pass_spool_t *spool = pass_spool_new("job-1");
+    chunk_t k;
+    pass_spool_result_t r;
+    pf_error_t err;
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 0, "raw.csv", 0, "\"ID\",\"Kernel\"\n"), &r, &err), PF_OK,
+                 "%s", err.msg);
+    cr_assert_eq(r, PASS_SPOOL_STORED);
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 1, "raw.csv", 14, "\"0\",\"k\"\n"), &r, &err), PF_OK,
+                 "%s", err.msg);
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 2, "details.csv", 0, "d\n"), &r, &err), PF_OK, "%s",
+                 err.msg);
+    /* A resend of a chunk already written is acknowledged, not written again. */
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 1, "raw.csv", 14, "\"0\",\"k\"\n"), &r, &err), PF_OK);
+    cr_assert_eq(r, PASS_SPOOL_DUPLICATE);
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 3, NULL, 0, NULL), &r, &err), PF_OK, "%s", err.msg);
+    cr_assert_eq(r, PASS_SPOOL_PASS_DONE);
+    char path[4096];
+    cr_assert_str_eq(s_slurp(pass_spool_path(spool, "ncu.000", "raw.csv", path, sizeof path)),
+                     "\"ID\",\"Kernel\"\n\"0\",\"k\"\n");
+    cr_assert_str_eq(s_slurp(pass_spool_path(spool, "ncu.000", "details.csv", path, sizeof path)), "d\n");
+    pass_spool_destroy(&spool);
+    cr_assert_null(spool);
+    struct stat st;
+    cr_assert_neq(stat(path, &st), 0, "the spool's files outlive it");
+}
+
+Test(pass_spool, a_gap_a_wrong_offset_or_a_path_is_refused)
+{
+    pass_spool_t *spool = pass_spool_new("job-1");
+    chunk_t k;
+    pass_spool_result_t r;
+    pf_error_t err;
+    /* No chunk 0 yet. */
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 1, "raw.csv", 0, "x"), &r, &err), PF_EPROTO);
+    cr_assert(strstr(err.msg, "job job-1 pass ncu.000 chunk 1: out of order"), "%s", err.msg);
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 0, "raw.csv", 0, "abc"), &r, &err), PF_OK);
+    /* Chunk 2 before 1. */
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 2, "raw.csv", 3, "d"), &r, &err), PF_EPROTO);
+    /* Bytes at an offset the file has not reached. */
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 1, "raw.csv", 7, "d"), &r, &err), PF_EPROTO);
+    cr_assert(strstr(err.msg, "offset 7 in raw.csv, expected 3"), "%s", err.msg);
+    /* A new file that does not start at 0. */
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 1, "det.csv", 5, "d"), &r, &err), PF_EPROTO);
+    /* A name with a folder in it. */
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 1, "sub/det.csv", 0, "d"), &r, &err), PF_EBADINPUT);
+    cr_assert(strstr(err.msg, "is not a plain name"), "%s", err.msg);
+    pass_spool_destroy(&spool);
+}
+
+Test(pass_spool, chunk_zero_starts_the_pass_over)
+{
+    pass_spool_t *spool = pass_spool_new("job-1");
+    chunk_t k;
+    pass_spool_result_t r;
+    pf_error_t err;
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 0, "raw.csv", 0, "old attempt, "), &r, &err), PF_OK);
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 1, "raw.csv", 13, "cut short"), &r, &err), PF_OK);
+    /* The stream begins again (a new attempt): nothing of the old one stays. */
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 0, "raw.csv", 0, "new"), &r, &err), PF_OK, "%s", err.msg);
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 1, NULL, 0, NULL), &r, &err), PF_OK, "%s", err.msg);
+    cr_assert_eq(r, PASS_SPOOL_PASS_DONE);
+    char path[4096];
+    cr_assert_str_eq(s_slurp(pass_spool_path(spool, "ncu.000", "raw.csv", path, sizeof path)), "new");
+    pass_spool_destroy(&spool);
+}
