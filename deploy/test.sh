@@ -12,7 +12,7 @@
 #      (tests/banned_check.sh) runs as a ctest in passes 2 and 3.
 # The first two passes run every test: without sanitizers the second is a few
 # times faster than the first; the TSan pass builds only the farm's programs
-# and runs seven farm tests (about five minutes on 2 cores); all three stay
+# and runs six farm tests (about five minutes on 2 cores); all three stay
 # well inside CI's 30 minutes. A step that fails is reported and the next pass still runs; the
 # script exits non-zero if anything failed.
 set -euo pipefail
