@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pf_assert.h"
 #include "pf_log.h"
 #include "wire.h"
 
@@ -145,7 +146,8 @@ static void s_queue_remove(job_table_t *self, job_t *job)
 }
 
 /* The one function that changes job->state. The allowed moves are the arrows
- * of the diagram in job_table.h; anything else is a bug of the broker. */
+ * of the diagram in job_table.h; anything else is a bug of the broker, checked
+ * in release builds too (pf_assert.h says why). */
 static void s_transition(job_table_t *self, job_t *job, job_state_t to)
 {
     bool ok = false;
@@ -155,8 +157,7 @@ static void s_transition(job_table_t *self, job_t *job, job_state_t to)
     case JOB_ANALYZING: ok = to == JOB_FINISHED || (to == JOB_QUEUED && job->streamed); break;
     case JOB_FINISHED: ok = false; break;
     }
-    assert(ok && "job_table: a transition the state machine does not have");
-    (void) ok;
+    pf_assert(ok && "job_table: a transition the state machine does not have");
     pf_log_debug("broker", "job %s: %s -> %s", job->id, job_state_name(job->state), job_state_name(to));
     self->counts[job->state]--;
     self->counts[to]++;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "profiler.h"
 #include "wire.h"
 
 struct worker_pool_t {
@@ -53,12 +54,7 @@ void worker_pool_destroy(worker_pool_t **self_p)
 
 const char *worker_pool_profiler_name(Profeed__Profiler profiler)
 {
-    switch (profiler) {
-    case PROFEED__PROFILER__PROFILER_NCU: return "ncu";
-    case PROFEED__PROFILER__PROFILER_UNITRACE: return "unitrace";
-    case PROFEED__PROFILER__PROFILER_VTUNE: return "vtune";
-    default: return "any";
-    }
+    return profiler_name_or(profiler, "any");
 }
 
 worker_t *worker_pool_ready(worker_pool_t *self, zframe_t *routing_id, const char *key,
@@ -255,37 +251,38 @@ size_t worker_pool_count(worker_pool_t *self, Profeed__WorkerRole role)
 worker_t *worker_pool_first(worker_pool_t *self) { return zhashx_first(self->workers); }
 worker_t *worker_pool_next(worker_pool_t *self) { return zhashx_next(self->workers); }
 
-/* The profilers whose output has an analyzer for the language; the same
- * pairs as analyzer/core/select.c's table, which decides the analysis. */
+/* The profilers whose output has an analysis for the language: the profiler
+ * table's (common/profiler.h), which the analysis reads too. A profiler the
+ * table does not know (a newer collector's) is not refused here. */
 static bool s_suits(Profeed__Language language, Profeed__Profiler profiler)
 {
-    switch (language) {
-    case PROFEED__LANGUAGE__LANGUAGE_CUDA: return profiler == PROFEED__PROFILER__PROFILER_NCU;
-    case PROFEED__LANGUAGE__LANGUAGE_TRITON:
-    case PROFEED__LANGUAGE__LANGUAGE_PYTORCH:
-        return profiler == PROFEED__PROFILER__PROFILER_NCU || profiler == PROFEED__PROFILER__PROFILER_UNITRACE;
-    case PROFEED__LANGUAGE__LANGUAGE_SYCL:
-    case PROFEED__LANGUAGE__LANGUAGE_OCL:
-        return profiler == PROFEED__PROFILER__PROFILER_UNITRACE || profiler == PROFEED__PROFILER__PROFILER_VTUNE;
-    default: return true;
-    }
+    const profiler_t *p = profiler_by_id(profiler);
+    return !p || profiler_serves(p, language);
 }
 
-static const char *s_language_name(Profeed__Language language)
+/* "ocl (it needs vtune or unitrace)", for the refusal. */
+static void s_language_needs(Profeed__Language language, char *out, size_t cap)
 {
-    switch (language) {
-    case PROFEED__LANGUAGE__LANGUAGE_CUDA: return "cuda (it needs ncu)";
-    case PROFEED__LANGUAGE__LANGUAGE_TRITON: return "triton (it needs ncu or unitrace)";
-    case PROFEED__LANGUAGE__LANGUAGE_PYTORCH: return "pytorch (it needs ncu or unitrace)";
-    case PROFEED__LANGUAGE__LANGUAGE_SYCL: return "sycl (it needs unitrace or vtune)";
-    case PROFEED__LANGUAGE__LANGUAGE_OCL: return "ocl (it needs unitrace or vtune)";
-    default: return "this language";
+    const profiler_t *order[8];
+    size_t n = profiler_for_language(language, order, sizeof order / sizeof order[0]);
+    const char *name = profiler_language_name(language);
+    if (!name || n == 0) {
+        snprintf(out, cap, "this language");
+        return;
     }
+    int used = snprintf(out, cap, "%s (it needs", name);
+    for (size_t i = 0; i < n && used > 0 && (size_t) used < cap; i++)
+        used += snprintf(out + used, cap - (size_t) used, "%s%s", i == 0 ? " " : i + 1 == n ? " or " : ", ",
+                         order[i]->name);
+    if (used > 0 && (size_t) used < cap)
+        snprintf(out + used, cap - (size_t) used, ")");
 }
 
 bool worker_pool_offers_language(worker_pool_t *self, Profeed__Language language, char *reason, size_t cap)
 {
-    int n = snprintf(reason, cap, "no collector offers %s; offered:", s_language_name(language));
+    char needs[128];
+    s_language_needs(language, needs, sizeof needs);
+    int n = snprintf(reason, cap, "no collector offers %s; offered:", needs);
     size_t used = n > 0 && (size_t) n < cap ? (size_t) n : cap - 1;
     size_t collectors = 0;
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {

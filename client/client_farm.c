@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pf_error.h"
+#include "profiler.h"
 #include "select.h"
 #include "profeed_client.h"
 #include "wire.h"
@@ -168,15 +169,10 @@ static bool s_profiler(const char *name, Profeed__Profiler *out)
         *out = PROFEED__PROFILER__PROFILER_UNSPECIFIED;
         return true;
     }
-    if (strcmp(name, "ncu") == 0)
-        *out = PROFEED__PROFILER__PROFILER_NCU;
-    else if (strcmp(name, "unitrace") == 0)
-        *out = PROFEED__PROFILER__PROFILER_UNITRACE;
-    else if (strcmp(name, "vtune") == 0)
-        *out = PROFEED__PROFILER__PROFILER_VTUNE;
-    else
-        return false;
-    return true;
+    const profiler_t *p = profiler_by_name(name);
+    if (p)
+        *out = p->id;
+    return p != NULL;
 }
 
 static pf_status_t s_send(profeed_farm_t *self, Profeed__Envelope *env, pf_error_t *err)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "profeed_client.h"
+#include "profiler.h"
 
 static void s_help(FILE *out)
 {
@@ -109,10 +110,9 @@ int cmd_analyze(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (opt) {
         case OPT_PROFILER:
-            if (strcmp(optarg, "ncu") && strcmp(optarg, "unitrace") && strcmp(optarg, "vtune") &&
-                strcmp(optarg, "auto")) {
-                fprintf(stderr, "profeed analyze: --profiler must be ncu, unitrace, vtune or auto, "
-                                "got \"%s\"\n", optarg);
+            if (!profiler_by_name(optarg) && strcmp(optarg, "auto")) {
+                fprintf(stderr, "profeed analyze: --profiler must be %s or auto, got \"%s\"\n", profiler_names(),
+                        optarg);
                 return 2;
             }
             options.profiler = optarg;

@@ -11,6 +11,7 @@
 
 #include "broker.h"
 #include "cli_util.h"
+#include "file_read.h"
 #include "cmd_security.h"
 #include "collector.h"
 #include "pf_log.h"
@@ -215,22 +216,12 @@ static int s_local_wait(profeed_farm_t *farm)
  * smaller; the limit keeps a wrong path from filling the message). */
 static char *s_read_source(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "profeed submit: cannot open %s\n", path);
+    char *buf = NULL;
+    pf_error_t err;
+    if (file_read(path, NULL, (size_t) 16 * 1024 * 1024, &buf, len, &err) != PF_OK) {
+        fprintf(stderr, "profeed submit: %s\n", err.msg);
         return NULL;
     }
-    const size_t max = (size_t) 16 * 1024 * 1024;
-    char *buf = malloc(max + 1);
-    size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
-    bool bad = ferror(f) || n > max;
-    fclose(f);
-    if (!buf || bad) {
-        fprintf(stderr, "profeed submit: %s: %s\n", path, !buf ? "out of memory" : "unreadable or over 16 MiB");
-        free(buf);
-        return NULL;
-    }
-    *len = n;
     return buf;
 }
 

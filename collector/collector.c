@@ -11,14 +11,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file_read.h"
 #include "host_info.h"
 #include "pirate.h"
 #include "pass_chunk.h"
 #include "pass_plan.h"
 #include "pf_log.h"
+#include "pf_tsan.h"
+#include "profiler.h"
 #include "proc_run.h"
 #include "replay.h"
 #include "sandbox.h"
+#include "utf8.h"
 #include "wire.h"
 #include "wire_zmq.h"
 #include "wrapper.h"
@@ -53,14 +57,12 @@ int collector_print_plan(const char *spec, bool metrics_only, FILE *out)
     char *name = strchr(buf, ':');
     if (name)
         *name++ = '\0';
-    Profeed__Profiler profiler = streq(buf, "ncu")        ? PROFEED__PROFILER__PROFILER_NCU
-                                 : streq(buf, "unitrace") ? PROFEED__PROFILER__PROFILER_UNITRACE
-                                 : streq(buf, "vtune")    ? PROFEED__PROFILER__PROFILER_VTUNE
-                                                          : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
-    if (profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED) {
-        fprintf(stderr, "profeed-collector: --print-plan PROFILER[:PLAN]: PROFILER is ncu, unitrace or vtune\n");
+    const profiler_t *known = profiler_by_name(buf);
+    if (!known) {
+        fprintf(stderr, "profeed-collector: --print-plan PROFILER[:PLAN]: PROFILER is one of %s\n", profiler_names());
         return 2;
     }
+    Profeed__Profiler profiler = known->id;
     if (metrics_only) {
         const char *const *metrics = pass_plan_ncu_metrics(name ? name : "core");
         if (profiler != PROFEED__PROFILER__PROFILER_NCU || !metrics) {
@@ -124,9 +126,9 @@ typedef struct {
     host_gpu_t gpu;                 /* the first GPU nvidia-smi listed (zeroed: none) */
     char profiler_version[64];      /* ncu --version */
     char cpu_model[256];
-    Profeed__Profiler profilers[4];
+    Profeed__Profiler profilers[PROFILER_MAX];
     size_t profiler_count;
-    char ncu_path[4096], unitrace_path[4096], vtune_path[4096];
+    char profiler_paths[PROFILER_MAX][4096]; /* by profiler table index; "" when not on PATH */
     char python_path[4096];
     char job_root[4096];
     bool sudo;
@@ -205,68 +207,17 @@ static void s_fill_worker(const collector_info_t *info, Profeed__WorkerInfo *w)
     w->sm_count = g->sm_count;
 }
 
-/* Reads a whole file into a new buffer (*data, the caller's). A profiler's
- * output is usually a regular file of known size: one buffer of that size
- * and one read, rather than growing a buffer and copying it at each doubling
- * (a 512 KB report was read in 200 us that way). Files that report no size
- * (/proc) or grow while read get the buffer doubled. */
+/* Reads a whole file into a new buffer (*data, the caller's): file_read.h,
+ * with its message in `why`. */
 static bool s_read_file(const char *path, size_t max, uint8_t **data, size_t *len, char *why, size_t cap)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, cap, "cannot open %s: %s", path, strerror(errno));
+    pf_error_t err;
+    if (file_read(path, NULL, max, (char **) data, len, &err) != PF_OK) {
+        size_t n = strnlen(err.msg, cap - 1); /* a message cut short, as snprintf would */
+        memcpy(why, err.msg, n);
+        why[n] = '\0';
         return false;
     }
-    struct stat st;
-    size_t size = 65536;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-        if ((uint64_t) st.st_size > max) {
-            snprintf(why, cap, "%s is over the %zu-byte output limit", path, max);
-            close(fd);
-            return false;
-        }
-        size = (size_t) st.st_size + 1; /* + 1: a read that fills it means the file grew */
-    }
-    uint8_t *buf = malloc(size);
-    size_t have = 0;
-    bool ok = buf != NULL;
-    while (ok) {
-        if (have == size) {
-            uint8_t *grown = realloc(buf, size * 2);
-            if (!grown) {
-                ok = false;
-                break;
-            }
-            buf = grown;
-            size *= 2;
-        }
-        ssize_t got = read(fd, buf + have, size - have);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            snprintf(why, cap, "cannot read %s: %s", path, strerror(errno));
-            free(buf);
-            close(fd);
-            return false;
-        }
-        if (got == 0)
-            break;
-        have += (size_t) got;
-        if (have > max) {
-            snprintf(why, cap, "%s is over the %zu-byte output limit", path, max);
-            free(buf);
-            close(fd);
-            return false;
-        }
-    }
-    close(fd);
-    if (!ok) {
-        free(buf);
-        snprintf(why, cap, "out of memory reading %s", path);
-        return false;
-    }
-    *data = buf;
-    *len = have;
     return true;
 }
 
@@ -534,11 +485,11 @@ static void s_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobReques
     /* A named plan must exist, as it must for a real run: the recorded
      * passes stand in for it, and a typo should not pass unnoticed. */
     if (req->n_passes == 1 && req->passes[0]->n_args == 0) {
+        const profiler_t *keyed = profiler_by_pass_key(passes[0]->pass_key);
         Profeed__Profiler profiler = req->has_profiler && req->profiler != PROFEED__PROFILER__PROFILER_UNSPECIFIED
                                          ? req->profiler
-                                     : strncmp(passes[0]->pass_key, "unitrace", 8) == 0 ? PROFEED__PROFILER__PROFILER_UNITRACE
-                                     : strncmp(passes[0]->pass_key, "vtune", 5) == 0    ? PROFEED__PROFILER__PROFILER_VTUNE
-                                                                                        : PROFEED__PROFILER__PROFILER_NCU;
+                                     : keyed ? keyed->id
+                                             : PROFEED__PROFILER__PROFILER_NCU;
         pf_error_t err;
         if (pass_plan_check_name(profiler, req->passes[0]->name, &err) != PF_OK) {
             s_job_error(pipe, err.msg);
@@ -616,16 +567,6 @@ static void s_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobReques
             s_job_error(pipe, why);
             return;
         }
-    }
-}
-
-/* Cuts `text` to valid UTF-8 on one boundary, for stderr_tail. Profilers
- * print bytes; the wire wants UTF-8 without NULs, so others become '?'. */
-static void s_clean_text(char *text)
-{
-    for (unsigned char *p = (unsigned char *) text; *p; p++) {
-        if (*p >= 0x80 || (*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r'))
-            *p = '?';
     }
 }
 
@@ -792,32 +733,29 @@ static bool s_collect(const char *dir, size_t max_file, size_t budget, pass_file
     return ok;
 }
 
-/* The profiler a job gets: the one it asked for, else the first this
- * collector has that suits its language (ncu for CUDA, Triton and PyTorch;
- * unitrace, then VTune, for SYCL and OpenCL). */
+/* The profiler a job gets: the one it asked for, else the first of its
+ * language's (common/profiler.h; every profiler for a job without one) that
+ * this collector has. */
 static const char *s_profiler_path(const collector_info_t *info, Profeed__Profiler p)
 {
-    switch (p) {
-    case PROFEED__PROFILER__PROFILER_NCU: return info->ncu_path[0] ? info->ncu_path : NULL;
-    case PROFEED__PROFILER__PROFILER_UNITRACE: return info->unitrace_path[0] ? info->unitrace_path : NULL;
-    case PROFEED__PROFILER__PROFILER_VTUNE: return info->vtune_path[0] ? info->vtune_path : NULL;
-    default: return NULL;
+    for (size_t i = 0; i < profiler_count() && i < PROFILER_MAX; i++) {
+        if (profiler_at(i)->id == p)
+            return info->profiler_paths[i][0] ? info->profiler_paths[i] : NULL;
     }
+    return NULL;
 }
 
 static Profeed__Profiler s_pick_profiler(const collector_info_t *info, const Profeed__JobRequest *req)
 {
     if (req->has_profiler && req->profiler != PROFEED__PROFILER__PROFILER_UNSPECIFIED)
         return req->profiler;
-    bool intel = req->language == PROFEED__LANGUAGE__LANGUAGE_SYCL || req->language == PROFEED__LANGUAGE__LANGUAGE_OCL;
-    static const Profeed__Profiler nvidia_first[] = {PROFEED__PROFILER__PROFILER_NCU, PROFEED__PROFILER__PROFILER_UNITRACE,
-                                                     PROFEED__PROFILER__PROFILER_VTUNE};
-    static const Profeed__Profiler intel_first[] = {PROFEED__PROFILER__PROFILER_UNITRACE, PROFEED__PROFILER__PROFILER_VTUNE,
-                                                    PROFEED__PROFILER__PROFILER_NCU};
-    const Profeed__Profiler *order = intel ? intel_first : nvidia_first;
-    for (size_t i = 0; i < 3; i++) {
-        if (s_profiler_path(info, order[i]))
-            return order[i];
+    const profiler_t *order[PROFILER_MAX];
+    size_t n = profiler_for_language(req->language, order, PROFILER_MAX);
+    for (size_t i = 0; n == 0 && i < profiler_count() && i < PROFILER_MAX; i++)
+        order[n++] = profiler_at(i); /* no language (a command job): the table's order */
+    for (size_t i = 0; i < n && i < PROFILER_MAX; i++) {
+        if (s_profiler_path(info, order[i]->id))
+            return order[i]->id;
     }
     return PROFEED__PROFILER__PROFILER_UNSPECIFIED;
 }
@@ -994,8 +932,7 @@ static bool s_run_pass(job_run_t *run, const pass_plan_t *plan, const pass_plan_
             uint8_t *log = NULL;
             size_t log_len = 0;
             char ignore[256];
-            if (access(log_path, R_OK) != 0 || !s_read_file(log_path, config->max_output, &log, &log_len, ignore,
-                                                           sizeof ignore)) {
+            if (!s_read_file(log_path, config->max_output, &log, &log_len, ignore, sizeof ignore)) {
                 log = NULL;
                 log_len = 0;
             }
@@ -1159,7 +1096,7 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
             s_job_error(pipe, why);
             goto cleanup;
         }
-        if (pr.failed_log[0] && access(pr.failed_log, R_OK) == 0) {
+        if (pr.failed_log[0] && access(pr.failed_log, R_OK) == 0) { /* banned-ok: no log is no warning */
             char name[64];
             snprintf(name, sizeof name, "%s.log", pp->key);
             if (stream) {
@@ -1185,7 +1122,7 @@ static void s_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest 
             size_t used = strlen(tail);
             snprintf(tail + used, sizeof tail - used, "%s", pass_plan_permission_advice());
         }
-        s_clean_text(tail);
+        utf8_clean(tail, UTF8_CLEAN_CONTROLS); /* profilers print bytes; the wire wants UTF-8 */
         Profeed__File file_msgs[MAX_PASS_FILES + 1], *file_ptrs[MAX_PASS_FILES + 1];
         size_t nfiles = stream ? sn : files.count;
         for (size_t f = 0; f < nfiles; f++) {
@@ -1243,6 +1180,7 @@ static void s_job_run(zsock_t *pipe, job_run_t *run)
         s_run_replay(pipe, run, run->request);
     else
         s_run_real(pipe, run, run->request);
+    pf_tsan_handed_over(run);
     zstr_send(pipe, "DONE");
 }
 
@@ -1264,8 +1202,10 @@ static void s_slot_actor(zsock_t *pipe, void *args)
         }
         bool is_run = streq(command, "RUN");
         zstr_free(&command);
-        if (is_run && run)
+        if (is_run && run) {
+            pf_tsan_taken_over(run);
             s_job_run(pipe, run);
+        }
     }
 }
 
@@ -1287,6 +1227,7 @@ typedef struct {
 
 static void s_run_free(job_run_t *run)
 {
+    pf_tsan_taken_over(run); /* back from its thread ("DONE") */
     pthread_mutex_destroy(&run->lock);
     pthread_cond_destroy(&run->acked_cond);
     close(run->cancel[0]);
@@ -1454,6 +1395,7 @@ static void s_on_dispatch(collector_t *self, Profeed__Dispatch *d)
         if (self->threads[free_slot])
             zpoller_add(self->poller, self->threads[free_slot]);
     }
+    pf_tsan_handed_over(run);
     if (!self->threads[free_slot] || zsock_send(self->threads[free_slot], "sp", "RUN", run) != 0) {
         wire_zmq_send_error(self->sock, NULL, PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL, job_id, LOG,
                             "cannot start the job: no thread for it");
@@ -1634,8 +1576,9 @@ static bool s_env_true(const char *name)
 /* Versions, the CPU, python for kernel jobs, the job folders, sudo. */
 static void s_discover_tools(collector_info_t *info, const collector_config_t *config)
 {
-    if (info->ncu_path[0]) {
-        char *argv[] = {info->ncu_path, "--version", NULL};
+    const char *ncu = s_profiler_path(info, PROFEED__PROFILER__PROFILER_NCU);
+    if (ncu) {
+        char *argv[] = {(char *) ncu, "--version", NULL};
         char *text = s_tool_output(argv);
         if (text && !host_info_parse_ncu_version(text, info->profiler_version, sizeof info->profiler_version))
             pf_log_warn(LOG, "ncu --version printed no \"Version N\" line");
@@ -1735,21 +1678,15 @@ static int s_discover(collector_t *self)
     } else {
         /* A profiler that is not installed is not offered, so the broker
          * never routes a job here that would fail for want of it. */
-        if (proc_find("ncu", info->ncu_path, sizeof info->ncu_path))
-            info->profilers[info->profiler_count++] = PROFEED__PROFILER__PROFILER_NCU;
-        else
-            info->ncu_path[0] = '\0';
-        if (proc_find("unitrace", info->unitrace_path, sizeof info->unitrace_path))
-            info->profilers[info->profiler_count++] = PROFEED__PROFILER__PROFILER_UNITRACE;
-        else
-            info->unitrace_path[0] = '\0';
-        if (proc_find("vtune", info->vtune_path, sizeof info->vtune_path))
-            info->profilers[info->profiler_count++] = PROFEED__PROFILER__PROFILER_VTUNE;
-        else
-            info->vtune_path[0] = '\0';
+        for (size_t i = 0; i < profiler_count() && i < PROFILER_MAX; i++) {
+            if (proc_find(profiler_at(i)->tool, info->profiler_paths[i], sizeof info->profiler_paths[i]))
+                info->profilers[info->profiler_count++] = profiler_at(i)->id;
+            else
+                info->profiler_paths[i][0] = '\0';
+        }
         if (info->profiler_count == 0) {
-            pf_log_error(LOG, "no profiler this collector can run (ncu, unitrace, vtune) is on PATH; use --replay "
-                              "MAP to serve recorded captures");
+            pf_log_error(LOG, "no profiler this collector can run (%s) is on PATH; use --replay "
+                              "MAP to serve recorded captures", profiler_names());
             return -1;
         }
         s_discover_tools(info, config);

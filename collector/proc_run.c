@@ -32,7 +32,7 @@ static int64_t s_now_ms(void)
 static bool s_executable(const char *path)
 {
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0; /* banned-ok: PATH search, exec follows */
 }
 
 bool proc_find(const char *name, char *path, size_t cap)

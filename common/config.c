@@ -17,6 +17,7 @@
 
 #include <czmq.h>
 
+#include "file_read.h"
 #include "pf_log.h"
 
 #define CONFIG_MAX_PROGRAM 32
@@ -357,26 +358,17 @@ static bool s_zpl_named_line(const char *line)
 static pf_status_t s_read_file(const char *path, char **text_p, pf_error_t *err)
 {
     *text_p = NULL;
-    FILE *file = fopen(path, "rb");
-    if (!file)
-        return pf_error_set(err, PF_EBADINPUT, "cannot read config file %s: %s", path, strerror(errno));
-    pf_status_t rc = PF_OK;
-    char *text = malloc(CONFIG_MAX_FILE + 2);
-    if (!text) {
-        rc = pf_error_set(err, PF_ENOMEM, "%s: no memory to read it", path);
-        goto cleanup;
+    char *text = NULL;
+    size_t len = 0;
+    pf_status_t rc = file_read(path, "config file", CONFIG_MAX_FILE, &text, &len, err);
+    if (rc == PF_ENOTFOUND || rc == PF_EIO) {
+        /* A config that cannot be read is bad input, as a malformed one is. */
+        if (err)
+            err->code = PF_EBADINPUT;
+        return PF_EBADINPUT;
     }
-    size_t len = fread(text, 1, CONFIG_MAX_FILE + 1, file);
-    if (ferror(file)) {
-        rc = pf_error_set(err, PF_EBADINPUT, "cannot read config file %s: %s", path, strerror(errno));
-        goto cleanup;
-    }
-    if (len > CONFIG_MAX_FILE) {
-        rc = pf_error_set(err, PF_ETOOBIG, "%s: more than %d bytes; a config file is at most that", path,
-                          CONFIG_MAX_FILE);
-        goto cleanup;
-    }
-    text[len] = '\0';
+    if (rc != PF_OK)
+        return rc;
     int line = 1;
     size_t line_start = 0;
     for (size_t i = 0; i < len; i++) {
@@ -399,7 +391,6 @@ static pf_status_t s_read_file(const char *path, char **text_p, pf_error_t *err)
     text = NULL;
 cleanup:
     free(text);
-    fclose(file);
     return rc;
 }
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profiler.h"
+
 /* The "profeed core" plan: the counters the top-down analysis of docs/ncu.md
  * reads, and nothing else. Speed of light for every memory level; each SM
  * pipe by its own utilization (FMA, ALU, FP64, XU, tensor incl. HGMMA, LSU,
@@ -479,50 +481,21 @@ static bool s_vtune_pass(pass_plan_t *plan, const pass_plan_input_t *in, char *c
     return s_add_step(pass, &r, NULL, NULL, false);
 }
 
-static const char *s_profiler_name(Profeed__Profiler p)
-{
-    switch (p) {
-    case PROFEED__PROFILER__PROFILER_NCU: return "ncu";
-    case PROFEED__PROFILER__PROFILER_UNITRACE: return "unitrace";
-    case PROFEED__PROFILER__PROFILER_VTUNE: return "vtune";
-    default: return "unspecified";
-    }
-}
-
 pf_status_t pass_plan_check_name(Profeed__Profiler profiler, const char *name, pf_error_t *err)
 {
-    static const struct {
-        Profeed__Profiler profiler;
-        const char *name, *label;
-    } plans[] = {
-        {PROFEED__PROFILER__PROFILER_NCU, "core", "ncu"},
-        {PROFEED__PROFILER__PROFILER_NCU, "sol", "ncu"},
-        {PROFEED__PROFILER__PROFILER_NCU, "full", "ncu"},
-        {PROFEED__PROFILER__PROFILER_UNITRACE, "groups", "unitrace"},
-        {PROFEED__PROFILER__PROFILER_UNITRACE, "compute", "unitrace"},
-        {PROFEED__PROFILER__PROFILER_VTUNE, "gpu-hotspots", "vtune"},
-    };
-    const char *label = "this profiler";
-    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
-        if (plans[i].profiler != profiler)
-            continue;
-        label = plans[i].label;
-        if (name && strcmp(plans[i].name, name) == 0)
+    const profiler_t *p = profiler_by_id(profiler);
+    for (size_t i = 0; p && name && p->plans[i]; i++) {
+        if (strcmp(p->plans[i], name) == 0)
             return PF_OK;
     }
     return pf_error_set(err, PF_EBADINPUT, "pass plan \"%.64s\" does not exist for %s (plans: %s)",
-                        name ? name : "", label, pass_plan_names(profiler));
+                        name ? name : "", p ? p->name : "this profiler", pass_plan_names(profiler));
 }
 
 const char *pass_plan_names(Profeed__Profiler profiler)
 {
-    switch (profiler) {
-    case PROFEED__PROFILER__PROFILER_NCU: return "core (default), sol, full";
-    case PROFEED__PROFILER__PROFILER_UNITRACE: return "groups (default: ComputeBasic, MemoryProfile, VectorEngineProfile; "
-                                                     "OpenCL: ComputeBasic sampling), compute";
-    case PROFEED__PROFILER__PROFILER_VTUNE: return "gpu-hotspots (default)";
-    default: return "none";
-    }
+    const profiler_t *p = profiler_by_id(profiler);
+    return p ? p->plans_text : "none";
 }
 
 const char *const *pass_plan_ncu_metrics(const char *plan)
@@ -530,64 +503,79 @@ const char *const *pass_plan_ncu_metrics(const char *plan)
     return plan && strcmp(plan, "core") == 0 ? s_core_metrics : NULL;
 }
 
-static bool s_build(pass_plan_t *plan, const pass_plan_input_t *in, pf_error_t *err)
+bool pass_plan_build_ncu(pass_plan_t *plan, const pass_plan_input_t *in, bool named, const char *name,
+                         pf_error_t *err)
 {
-    /* One spec without args names a plan; otherwise the specs are custom
-     * passes whose args follow the profiler's fixed options. */
-    bool named = in->n_passes == 0 || (in->n_passes == 1 && in->passes[0]->n_args == 0);
-    const char *name = in->n_passes ? in->passes[0]->name : NULL;
+    bool ok = true;
+    if (named) {
+        plan->name = name ? name : "core";
+        ok = s_ncu_plan(plan, in, plan->name, err);
+    } else {
+        plan->name = "custom";
+        for (size_t i = 0; ok && i < in->n_passes; i++)
+            ok = s_ncu_csv_pass(plan, in, in->passes[i]->name, in->passes[i]->args, in->passes[i]->n_args, NULL);
+    }
+    /* Numbers in ncu's CSV must not carry locale grouping ("57,984"). */
+    return ok && s_push(&plan->env, "LC_ALL=C");
+}
+
+bool pass_plan_build_unitrace(pass_plan_t *plan, const pass_plan_input_t *in, bool named, const char *name,
+                              pf_error_t *err)
+{
     bool ocl = in->language == PROFEED__LANGUAGE__LANGUAGE_OCL;
-    switch (in->profiler) {
-    case PROFEED__PROFILER__PROFILER_NCU:
-        if (named) {
-            plan->name = name ? name : "core";
-            return s_ncu_plan(plan, in, plan->name, err);
-        }
-        plan->name = "custom";
-        for (size_t i = 0; i < in->n_passes; i++) {
-            if (!s_ncu_csv_pass(plan, in, in->passes[i]->name, in->passes[i]->args, in->passes[i]->n_args, NULL))
-                return false;
-        }
-        return true;
-    case PROFEED__PROFILER__PROFILER_UNITRACE:
-        if (named) {
-            plan->name = name ? name : "groups";
-            if (strcmp(plan->name, "compute") == 0 || (ocl && strcmp(plan->name, "groups") == 0))
-                return s_unitrace_pass(plan, in, "ComputeBasic", ocl, NULL, 0);
-            if (strcmp(plan->name, "groups") != 0) {
-                pf_error_set(err, PF_EBADINPUT, "pass plan \"%.64s\" does not exist for unitrace (plans: %s)",
-                             plan->name, pass_plan_names(in->profiler));
-                return false;
-            }
-            for (size_t i = 0; i < 3; i++) {
-                if (!s_unitrace_pass(plan, in, s_unitrace_groups[i], false, NULL, 0))
-                    return false;
-            }
-            return true;
-        }
-        /* Custom unitrace passes: the spec's name is the metric group. */
-        plan->name = "custom";
-        for (size_t i = 0; i < in->n_passes; i++) {
-            if (!s_unitrace_pass(plan, in, in->passes[i]->name, ocl, in->passes[i]->args, in->passes[i]->n_args))
-                return false;
-        }
-        return true;
-    case PROFEED__PROFILER__PROFILER_VTUNE:
-        plan->name = named && name ? name : named ? "gpu-hotspots" : "custom";
-        if (named && strcmp(plan->name, "gpu-hotspots") != 0) {
-            pf_error_set(err, PF_EBADINPUT, "pass plan \"%.64s\" does not exist for vtune (plans: %s)", plan->name,
-                         pass_plan_names(in->profiler));
+    if (named) {
+        plan->name = name ? name : "groups";
+        if (strcmp(plan->name, "compute") == 0 || (ocl && strcmp(plan->name, "groups") == 0))
+            return s_unitrace_pass(plan, in, "ComputeBasic", ocl, NULL, 0);
+        if (strcmp(plan->name, "groups") != 0) {
+            pf_error_set(err, PF_EBADINPUT, "pass plan \"%.64s\" does not exist for unitrace (plans: %s)",
+                         plan->name, pass_plan_names(in->profiler));
             return false;
         }
-        for (size_t i = 0; i < (named ? 1 : in->n_passes); i++) {
-            if (!s_vtune_pass(plan, in, named ? NULL : in->passes[i]->args, named ? 0 : in->passes[i]->n_args))
+        for (size_t i = 0; i < 3; i++) {
+            if (!s_unitrace_pass(plan, in, s_unitrace_groups[i], false, NULL, 0))
                 return false;
         }
         return true;
-    default:
-        pf_error_set(err, PF_EBADINPUT, "no pass plan for profiler %s", s_profiler_name(in->profiler));
+    }
+    /* Custom unitrace passes: the spec's name is the metric group. */
+    plan->name = "custom";
+    for (size_t i = 0; i < in->n_passes; i++) {
+        if (!s_unitrace_pass(plan, in, in->passes[i]->name, ocl, in->passes[i]->args, in->passes[i]->n_args))
+            return false;
+    }
+    return true;
+}
+
+bool pass_plan_build_vtune(pass_plan_t *plan, const pass_plan_input_t *in, bool named, const char *name,
+                           pf_error_t *err)
+{
+    plan->name = named && name ? name : named ? "gpu-hotspots" : "custom";
+    if (named && strcmp(plan->name, "gpu-hotspots") != 0) {
+        pf_error_set(err, PF_EBADINPUT, "pass plan \"%.64s\" does not exist for vtune (plans: %s)", plan->name,
+                     pass_plan_names(in->profiler));
         return false;
     }
+    for (size_t i = 0; i < (named ? 1 : in->n_passes); i++) {
+        if (!s_vtune_pass(plan, in, named ? NULL : in->passes[i]->args, named ? 0 : in->passes[i]->n_args))
+            return false;
+    }
+    return true;
+}
+
+/* One spec without args names a plan; otherwise the specs are custom passes
+ * whose args follow the profiler's fixed options. The profiler table
+ * (profiler.h) says which builder a profiler's plans come from. */
+static bool s_build(pass_plan_t *plan, const pass_plan_input_t *in, pf_error_t *err)
+{
+    bool named = in->n_passes == 0 || (in->n_passes == 1 && in->passes[0]->n_args == 0);
+    const char *name = in->n_passes ? in->passes[0]->name : NULL;
+    const profiler_t *profiler = profiler_by_id(in->profiler);
+    if (!profiler) {
+        pf_error_set(err, PF_EBADINPUT, "no pass plan for profiler %s", profiler_name_or(in->profiler, "unspecified"));
+        return false;
+    }
+    return profiler->build_plan(plan, in, named, name, err);
 }
 
 pass_plan_t *pass_plan_new(const pass_plan_input_t *input, pf_error_t *err)
@@ -595,7 +583,7 @@ pass_plan_t *pass_plan_new(const pass_plan_input_t *input, pf_error_t *err)
     assert(input && input->profiler_path && input->dir && input->command && input->command_len >= 1);
     if (input->command[0][0] == '-') {
         pf_error_set(err, PF_EBADINPUT, "program \"%.64s\": a name starting with '-' would be read as a %s option",
-                     input->command[0], s_profiler_name(input->profiler));
+                     input->command[0], profiler_name_or(input->profiler, "unspecified"));
         return NULL;
     }
     pass_plan_t *plan = calloc(1, sizeof *plan);
@@ -608,14 +596,11 @@ pass_plan_t *pass_plan_new(const pass_plan_input_t *input, pf_error_t *err)
     if (ok && input->source) {
         if (input->profiler != PROFEED__PROFILER__PROFILER_NCU) {
             pf_error_set(err, PF_EBADINPUT, "the source pass is Nsight Compute's (ncu); %s has none",
-                         s_profiler_name(input->profiler));
+                         profiler_name_or(input->profiler, "unspecified"));
             ok = false;
         } else
             ok = s_ncu_source_pass(plan, input);
     }
-    /* Numbers in ncu's CSV must not carry locale grouping ("57,984"). */
-    if (ok && input->profiler == PROFEED__PROFILER__PROFILER_NCU)
-        ok = s_push(&plan->env, "LC_ALL=C");
     if (!ok) {
         if (err && err->code == PF_OK)
             pf_error_set(err, PF_ENOMEM, "out of memory building the pass plan");

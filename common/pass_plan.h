@@ -95,6 +95,15 @@ pf_status_t pass_plan_check_name(Profeed__Profiler profiler, const char *name, p
 /* The named plans of a profiler, comma-separated, for messages and --help. */
 const char *pass_plan_names(Profeed__Profiler profiler);
 
+/* Each profiler's plan builder, as profiler.h's table names them
+ * (profiler_plan_fn); pass_plan_new() calls the job's. */
+bool pass_plan_build_ncu(pass_plan_t *plan, const pass_plan_input_t *in, bool named, const char *name,
+                         pf_error_t *err);
+bool pass_plan_build_unitrace(pass_plan_t *plan, const pass_plan_input_t *in, bool named, const char *name,
+                              pf_error_t *err);
+bool pass_plan_build_vtune(pass_plan_t *plan, const pass_plan_input_t *in, bool named, const char *name,
+                           pf_error_t *err);
+
 /* How a finished step went, judged from its exit and what it printed. */
 typedef enum {
     PASS_RESULT_OK,          /* exit 0 */

@@ -2,9 +2,13 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+
+#include "json_string.h"
+#include "textbuf.h"
 
 static pf_log_level_t s_level = PF_LOG_INFO;
 static bool s_json = false;
@@ -25,18 +29,6 @@ bool pf_log_parse_level(const char *text, pf_log_level_t *level)
     return false;
 }
 
-/* Writes `text` as the body of a JSON string (quotes not included). */
-static void s_json_escape(FILE *out, const char *text)
-{
-    for (const unsigned char *p = (const unsigned char *) text; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-}
 
 void pf_log(pf_log_level_t level, const char *component, const char *fmt, ...)
 {
@@ -58,16 +50,23 @@ void pf_log(pf_log_level_t level, const char *component, const char *fmt, ...)
     size_t n = strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(stamp + n, sizeof stamp - n, ".%03ldZ", now.tv_nsec / 1000000L);
 
-    /* One fprintf per line under the stdio lock keeps lines whole across threads. */
-    flockfile(stderr);
+    /* One stdio call per line (stdio locks each) keeps lines whole across threads. */
     if (s_json) {
-        fprintf(stderr, "{\"ts\":\"%s\",\"level\":\"%s\",\"component\":\"", stamp, names[level]);
-        s_json_escape(stderr, component ? component : "");
-        fputs("\",\"msg\":\"", stderr);
-        s_json_escape(stderr, msg);
-        fputs("\"}\n", stderr);
+        textbuf_t line;
+        textbuf_init(&line);
+        textbuf_printf(&line, "{\"ts\":\"%s\",\"level\":\"%s\",\"component\":", stamp, names[level]);
+        json_string_append(&line, component ? component : "");
+        textbuf_append(&line, ",\"msg\":");
+        json_string_append(&line, msg);
+        textbuf_append(&line, "}\n");
+        char *text = textbuf_take(&line);
+        if (text)
+            fputs(text, stderr);
+        else /* no memory for the line: one that needs none says so */
+            fprintf(stderr, "{\"ts\":\"%s\",\"level\":\"ERROR\",\"component\":\"log\",\"msg\":\"out of memory\"}\n",
+                    stamp);
+        free(text);
     } else {
         fprintf(stderr, "%s %-5s %s: %s\n", stamp, names[level], component ? component : "-", msg);
     }
-    funlockfile(stderr);
 }

@@ -1,6 +1,5 @@
 #include "textbuf.h"
 
-#include "utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,27 +66,4 @@ void textbuf_free(textbuf_t *tb)
 {
     free(tb->data);
     textbuf_init(tb);
-}
-
-char *textbuf_utf8_clean(const char *text)
-{
-    size_t len = strlen(text);
-    char *out = malloc(len + 1);
-    if (!out)
-        return NULL;
-    const char *p = text;
-    size_t o = 0;
-    while (*p) {
-        size_t n = utf8_sequence_len(p);
-        if (n == 0) {
-            out[o++] = '?';
-            p++;
-        } else {
-            memcpy(out + o, p, n);
-            o += n;
-            p += n;
-        }
-    }
-    out[o] = '\0';
-    return out;
 }

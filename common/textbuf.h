@@ -19,8 +19,4 @@ void textbuf_printf(textbuf_t *tb, const char *fmt, ...) __attribute__((format(p
 char *textbuf_take(textbuf_t *tb);
 void textbuf_free(textbuf_t *tb);
 
-/* Copies `text` into a new string that is valid UTF-8, replacing each invalid
- * byte with '?' (kernel names come from untrusted files). Caller frees. */
-char *textbuf_utf8_clean(const char *text);
-
 #endif

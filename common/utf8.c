@@ -1,6 +1,7 @@
 #include "utf8.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t utf8_sequence_len(const char *p)
@@ -54,4 +55,32 @@ long utf8_invalid_at(const char *s)
         i += n;
     }
     return -1;
+}
+
+void utf8_clean(char *text, unsigned flags)
+{
+    char *p = text;
+    while (*p) {
+        unsigned char c = (unsigned char) *p;
+        size_t n = utf8_sequence_len(p);
+        if (n == 0) {
+            *p++ = '?';
+        } else if ((flags & UTF8_CLEAN_CONTROLS) && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t' &&
+                   c != '\r') {
+            *p++ = '?';
+        } else {
+            p += n;
+        }
+    }
+}
+
+char *utf8_clean_dup(const char *text)
+{
+    size_t len = strlen(text);
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return NULL;
+    memcpy(copy, text, len + 1);
+    utf8_clean(copy, 0);
+    return copy;
 }

@@ -18,4 +18,16 @@ size_t utf8_sequence_len(const char *p);
  * when all of it is valid. */
 long utf8_invalid_at(const char *s);
 
+/* The one text sanitizer: replaces, in place, each byte of the NUL-terminated
+ * `text` that is not part of a valid sequence with '?' (one byte for one, so
+ * the length stays); valid multi-byte text is kept. With UTF8_CLEAN_CONTROLS
+ * each control character but \n, \t and \r becomes '?' too (a profiler's
+ * stderr on its way to an agent's terminal). */
+#define UTF8_CLEAN_CONTROLS 1u
+void utf8_clean(char *text, unsigned flags);
+
+/* A copy of `text` cleaned as utf8_clean(copy, 0) does (caller frees), or
+ * NULL when out of memory. */
+char *utf8_clean_dup(const char *text);
+
 #endif

@@ -240,3 +240,18 @@ void wire_journal_record_destroy(Profeed__JournalRecord **rec_p)
         *rec_p = NULL;
     }
 }
+
+ProtobufCMessage *wire_message_copy(const ProtobufCMessage *msg)
+{
+    assert(msg && msg->descriptor);
+    size_t size = protobuf_c_message_get_packed_size(msg);
+    uint8_t *bytes = malloc(size ? size : 1);
+    if (!bytes)
+        return NULL;
+    size_t packed = protobuf_c_message_pack(msg, bytes);
+    assert(packed == size);
+    (void) packed;
+    ProtobufCMessage *copy = protobuf_c_message_unpack(msg->descriptor, NULL, size, bytes);
+    free(bytes);
+    return copy;
+}

@@ -93,4 +93,11 @@ Profeed__JournalRecord *wire_journal_record_unpack(const uint8_t *data, size_t s
                                                    pf_error_t *err);
 void wire_journal_record_destroy(Profeed__JournalRecord **rec_p);
 
+/* A deep copy of any message of ours, through pack and unpack, so every field
+ * comes along, those added to the schema later included (a field-by-field
+ * copy drops them silently). The copy is freed as an unpacked message is:
+ * protobuf_c_message_free_unpacked(), or with the message it is put in. NULL
+ * when out of memory. */
+ProtobufCMessage *wire_message_copy(const ProtobufCMessage *msg);
+
 #endif

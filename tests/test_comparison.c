@@ -350,11 +350,11 @@ Test(comparison, the_wire_carries_what_a_later_comparison_needs)
     uint8_t *out_bytes = wire_feedback_pack(out, WIRE_MAX_MSG, &out_len, &err);
     cr_assert_not_null(out_bytes, "%s", err.msg);
     free(out_bytes);
-    feedback_wire_destroy(&out);
+    wire_feedback_destroy(&out);
     feedback_destroy(&read);
     wire_feedback_destroy(&back);
     free(bytes);
-    feedback_wire_destroy(&msg);
+    wire_feedback_destroy(&msg);
     feedback_destroy(&b);
     feedback_destroy(&a);
 }
@@ -444,6 +444,6 @@ Test(comparison, a_device_name_from_a_file_goes_on_the_wire_as_one_clean_line)
     uint8_t *bytes = wire_feedback_pack(msg, WIRE_MAX_MSG, &len, &err);
     cr_assert_not_null(bytes, "%s", err.msg);
     free(bytes);
-    feedback_wire_destroy(&msg);
+    wire_feedback_destroy(&msg);
     feedback_destroy(&fb);
 }

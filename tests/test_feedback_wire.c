@@ -44,7 +44,7 @@ Test(feedback_wire, a_unitrace_feedback_keeps_its_benchmark_windows_and_status)
         windowed |= back->kernels[k]->segment && strstr(back->kernels[k]->segment, "test_benchmark[1024]");
     cr_expect(windowed, "the slowest window's label travels with its kernels");
     wire_feedback_destroy(&back);
-    feedback_wire_destroy(&msg);
+    wire_feedback_destroy(&msg);
     feedback_destroy(&fb);
 }
 
@@ -65,7 +65,104 @@ Test(feedback_wire, sampling_mode_sends_no_kernel_time)
         cr_expect(back->kernels[k]->has_time_share);
     }
     wire_feedback_destroy(&back);
-    feedback_wire_destroy(&msg);
+    wire_feedback_destroy(&msg);
+    feedback_destroy(&fb);
+}
+
+/* An optional wire string: "" is not sent, so it comes back NULL. */
+static const char *s_str(const char *wire)
+{
+    return wire ? wire : "";
+}
+
+/* A wire double that may be absent: equal when both are unmeasured. */
+static void s_expect_value(bool has, double wire, double ours, const char *what)
+{
+    if (!isfinite(ours)) {
+        cr_expect(!has, "%s: unmeasured, so unset on the wire", what);
+        return;
+    }
+    cr_expect(has, "%s: measured, so set on the wire", what);
+    cr_expect_float_eq(wire, ours, 1e-9 * fmax(1, fabs(ours)), "%s", what);
+}
+
+/* Every field the renderers (render_text, render_markdown, render_json) show
+ * of a kernel, a finding and its evidence, and the feedback's lists, read
+ * back after a pack and an unpack: an agent reading the structured Feedback
+ * sees what the text says. The H200 capture's analysis, with a note, an
+ * error and a missing metric added. */
+Test(feedback_wire, every_field_the_renderers_show_survives_the_wire)
+{
+    analyzer_file_t files[2] = {{.path = PF_FIXTURE_DIR "/ncu/h200/full_raw.csv"},
+                                {.path = PF_FIXTURE_DIR "/ncu/h200/full_details.csv"}};
+    analyzer_input_t input = {.files = files, .count = 2, .profiler = "ncu"};
+    analysis_options_t options;
+    analysis_options_default(&options);
+    feedback_t *fb = NULL;
+    pf_error_t err;
+    cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_OK, "%s", err.msg);
+    feedback_add_note(fb, "a note for the agent");
+    feedback_add_error(fb, "an error for the agent");
+    feedback_add_missing(fb, "sm__inst_executed_pipe_tensor.sum");
+    cr_assert_gt(feedback_kernel_count(fb), 1);
+    cr_assert_gt(feedback_finding_count(fb), 1);
+    Profeed__Feedback *msg = feedback_wire_new(fb, "job-1", "the text", "{}");
+    cr_assert_not_null(msg);
+    Profeed__Feedback *back = s_roundtrip(msg);
+
+    cr_expect_str_eq(s_str(back->job_id), "job-1");
+    cr_expect_str_eq(s_str(back->text), "the text");
+    cr_expect_str_eq(s_str(back->json), "{}");
+    cr_expect(back->has_profiler && back->profiler == PROFEED__PROFILER__PROFILER_NCU);
+    cr_expect_eq(back->status, feedback_wire_status(feedback_status(fb)));
+    cr_assert_eq(back->n_kernels, feedback_kernel_count(fb));
+    for (size_t i = 0; i < back->n_kernels; i++) {
+        const fb_kernel_t *k = feedback_kernel_const(fb, i);
+        const Profeed__KernelSummary *w = back->kernels[i];
+        cr_expect_str_eq(s_str(w->name), k->name);
+        cr_expect_str_eq(s_str(w->block), k->block);
+        cr_expect_str_eq(s_str(w->grid), k->grid);
+        cr_expect_str_eq(s_str(w->bottleneck), k->bottleneck);
+        cr_expect_str_eq(w->segment ? w->segment : "", k->segment);
+        cr_expect(w->has_launches && w->launches == k->launches, "%s: launches", k->name);
+        s_expect_value(w->has_time_share, w->time_share, k->share, "time share");
+        if (isfinite(k->time_ns))
+            cr_expect(w->has_time_ns && (double) w->time_ns == round(k->time_ns), "%s: time", k->name);
+        else
+            cr_expect(!w->has_time_ns);
+    }
+    cr_assert_eq(back->n_findings, feedback_finding_count(fb));
+    for (size_t i = 0; i < back->n_findings; i++) {
+        const fb_finding_t *f = feedback_finding(fb, i);
+        const Profeed__Finding *w = back->findings[i];
+        cr_expect_str_eq(s_str(w->kernel), feedback_kernel_const(fb, f->kernel)->name);
+        cr_expect_str_eq(s_str(w->category), f->category);
+        cr_expect_str_eq(s_str(w->title), f->title);
+        cr_expect_str_eq(s_str(w->action), f->action);
+        cr_expect_str_eq(s_str(w->source), f->source);
+        cr_expect(w->has_primary && w->primary == f->primary, "%s: primary", f->category);
+        s_expect_value(w->has_importance, w->importance, f->importance, "importance");
+        s_expect_value(w->has_estimated_speedup, w->estimated_speedup, f->speedup, "speedup");
+        cr_assert_eq(w->n_evidence, f->evidence_count, "%s: evidence", f->category);
+        for (size_t e = 0; e < w->n_evidence; e++) {
+            const fb_evidence_t *ev = &f->evidence[e];
+            cr_expect_str_eq(s_str(w->evidence[e]->metric), ev->metric[0] ? ev->metric : "(text)");
+            cr_expect_str_eq(s_str(w->evidence[e]->unit), ev->unit);
+            cr_expect_str_eq(s_str(w->evidence[e]->text), ev->text);
+            s_expect_value(w->evidence[e]->has_value, w->evidence[e]->value, ev->value, "evidence value");
+        }
+    }
+    cr_assert_eq(back->n_notes, feedback_note_count(fb));
+    for (size_t i = 0; i < back->n_notes; i++)
+        cr_expect_str_eq(s_str(back->notes[i]), feedback_note(fb, i));
+    cr_assert_eq(back->n_errors, feedback_error_count(fb));
+    for (size_t i = 0; i < back->n_errors; i++)
+        cr_expect_str_eq(s_str(back->errors[i]), feedback_error(fb, i));
+    cr_assert_eq(back->n_missing, feedback_missing_count(fb));
+    for (size_t i = 0; i < back->n_missing; i++)
+        cr_expect_str_eq(s_str(back->missing[i]), feedback_missing(fb, i));
+    wire_feedback_destroy(&back);
+    wire_feedback_destroy(&msg);
     feedback_destroy(&fb);
 }
 
@@ -104,6 +201,6 @@ Test(feedback_wire, source_lines_travel_with_their_findings)
     cr_expect_null(bytes);
     cr_expect(strstr(err.msg, "lines[0].share"), "%s", err.msg);
     free(bytes);
-    feedback_wire_destroy(&msg);
+    wire_feedback_destroy(&msg);
     feedback_destroy(&fb);
 }

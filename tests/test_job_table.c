@@ -2,14 +2,15 @@
  * broker drives it.
  *
  * Every arrow of the diagram is taken here. The moves that are not arrows are
- * asserts in job_table.c (bugs of the broker itself), so they are not called;
- * what is tested instead is what a bad or late peer can cause: a pass plan or
+ * bugs of the broker itself: one is made, to show the guard aborts in every
+ * build (pf_assert), not only where asserts are on; what is tested besides is what a bad or late peer can cause: a pass plan or
  * a pass output for a job that is not collecting, from a stale collector,
  * beyond the announced plan, or twice. Those must be refused with an error and
  * leave the job as it was. */
 #include "job_table.h"
 
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,19 @@ Test(job_table, queued_job_can_finish_on_timeout)
     s_finish(table, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_TIMED_OUT, "no collector was free", 5);
     cr_assert_eq(job->state, JOB_FINISHED);
     cr_assert_null(job_table_first_queued(table));
+    job_table_destroy(&table);
+}
+
+/* job_table_dispatched() checks no state of its own: the transition guard is
+ * all that stands between a finished job and a second run. It must hold under
+ * NDEBUG too (deploy/test.sh's second build has asserts off). */
+Test(job_table, a_move_the_diagram_lacks_aborts_in_every_build, .signal = SIGABRT)
+{
+    job_table_t *table = job_table_new();
+    job_t *job = s_submit(table, "job-1");
+    s_finish(table, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_TIMED_OUT, "no collector was free", 5);
+    job_table_dispatched(table, job, "collector-1");
+    cr_assert_fail("a finished job was dispatched again");
     job_table_destroy(&table);
 }
 

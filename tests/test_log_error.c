@@ -1,8 +1,11 @@
 /* pf_error and pf_log: the small contracts every other module leans on. */
 #include "pf_error.h"
 #include "pf_log.h"
+#include "utf8.h"
 
 #include <criterion/criterion.h>
+
+#include "utf8.h"
 #include <criterion/redirect.h>
 #include <stdio.h>
 #include <string.h>
@@ -122,6 +125,19 @@ Test(pf_log, json_lines_escape_quotes_and_control_characters, .init = cr_redirec
     cr_assert_eq(strncmp(line, "{\"ts\":\"", 7), 0, "%s", line);
     cr_assert_not_null(strstr(line, "\"level\":\"WARN\""), "%s", line);
     cr_assert_not_null(strstr(line, "\"component\":\"collector \\\"a\\\"\""), "%s", line);
-    cr_assert_not_null(strstr(line, "\"msg\":\"ncu said \\\"==ERROR==\\\"\\u000athen exited\"}\n"), "%s", line);
+    cr_assert_not_null(strstr(line, "\"msg\":\"ncu said \\\"==ERROR==\\\"\\nthen exited\"}\n"), "%s", line);
+    pf_log_set_json(false);
+}
+
+/* A profiler's bytes in a message must not make the line invalid JSON: a
+ * byte that is not UTF-8 becomes '?', valid multi-byte text stays. */
+Test(pf_log, json_lines_stay_valid_utf8_when_the_message_is_not, .init = cr_redirect_stderr)
+{
+    pf_log_set_json(true);
+    pf_log_warn("collector", "kernel caf\xc3\xa9 wrote \xff\xfe then \xe2\x82");
+    char line[512];
+    s_read_line(line, sizeof line);
+    cr_assert_not_null(strstr(line, "\"msg\":\"kernel caf\xc3\xa9 wrote ?? then ??\"}\n"), "%s", line);
+    cr_assert_eq(utf8_invalid_at(line), -1, "%s", line);
     pf_log_set_json(false);
 }

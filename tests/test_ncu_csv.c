@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -14,7 +15,8 @@
 #include "ncu_analyze.h"
 #include "ncu_both_ways.h"
 #include "ncu_csv.h"
-#include "ncu_number.h"
+#include "ncu_split.h"
+#include "number.h"
 #include "render.h"
 
 #define H200 PF_FIXTURE_DIR "/ncu/h200/"
@@ -22,12 +24,12 @@
 static double s_num(const char *text)
 {
     double v = NAN;
-    if (!ncu_number_parse(text, strlen(text), &v))
+    if (!number_parse(text, strlen(text), &v))
         return NAN;
     return v;
 }
 
-Test(ncu_number, reads_every_grouping_ncu_prints)
+Test(number, reads_every_grouping_ncu_prints)
 {
     cr_expect_float_eq(s_num("57,984"), 57984, 0);
     cr_expect_float_eq(s_num("57984"), 57984, 0);
@@ -40,7 +42,7 @@ Test(ncu_number, reads_every_grouping_ncu_prints)
     cr_expect_float_eq(s_num("10,485,760 (2,621,440; 2,097,152)"), 10485760, 0);
 }
 
-Test(ncu_number, words_and_blanks_are_not_numbers)
+Test(number, words_and_blanks_are_not_numbers)
 {
     const char *bad[] = {"", "n/a", "N/A", "no data", "nan", "NaN", "inf", "PolicySpread", "-", "1e",
                          "1e999", "12abc", "(1; 2)"};
@@ -48,21 +50,21 @@ Test(ncu_number, words_and_blanks_are_not_numbers)
         cr_expect(isnan(s_num(bad[i])), "\"%s\" parsed as a number", bad[i]);
 }
 
-Test(ncu_number, units_scale_to_base)
+Test(number, units_scale_to_base)
 {
-    cr_expect_float_eq(ncu_unit_scale("ns"), 1, 0);
-    cr_expect_float_eq(ncu_unit_scale("us"), 1e3, 1e-6);
-    cr_expect_float_eq(ncu_unit_scale("ms"), 1e6, 1e-3);
-    cr_expect_float_eq(ncu_unit_scale("msecond"), 1e6, 1e-3);
-    cr_expect_float_eq(ncu_unit_scale("s"), 1e9, 1);
-    cr_expect_float_eq(ncu_unit_scale("Ghz"), 1e9, 1);
-    cr_expect_float_eq(ncu_unit_scale("Kbyte/cycle"), 1e3, 1e-9);
-    cr_expect_float_eq(ncu_unit_scale("Tbyte/s"), 1e12, 1);
-    cr_expect_float_eq(ncu_unit_scale("Mbyte"), 1e6, 1e-6);
-    cr_expect_float_eq(ncu_unit_scale("sector/us"), 1e6, 1e-6);
-    cr_expect_float_eq(ncu_unit_scale("%"), 1, 0);
-    cr_expect_float_eq(ncu_unit_scale("register/thread"), 1, 0);
-    cr_expect_float_eq(ncu_unit_scale(""), 1, 0);
+    cr_expect_float_eq(number_unit_scale("ns"), 1, 0);
+    cr_expect_float_eq(number_unit_scale("us"), 1e3, 1e-6);
+    cr_expect_float_eq(number_unit_scale("ms"), 1e6, 1e-3);
+    cr_expect_float_eq(number_unit_scale("msecond"), 1e6, 1e-3);
+    cr_expect_float_eq(number_unit_scale("s"), 1e9, 1);
+    cr_expect_float_eq(number_unit_scale("Ghz"), 1e9, 1);
+    cr_expect_float_eq(number_unit_scale("Kbyte/cycle"), 1e3, 1e-9);
+    cr_expect_float_eq(number_unit_scale("Tbyte/s"), 1e12, 1);
+    cr_expect_float_eq(number_unit_scale("Mbyte"), 1e6, 1e-6);
+    cr_expect_float_eq(number_unit_scale("sector/us"), 1e6, 1e-6);
+    cr_expect_float_eq(number_unit_scale("%"), 1, 0);
+    cr_expect_float_eq(number_unit_scale("register/thread"), 1, 0);
+    cr_expect_float_eq(number_unit_scale(""), 1, 0);
 }
 
 static ncu_data_t *s_parse_ok(const char *const *files, size_t count)
@@ -505,6 +507,41 @@ Test(ncu_csv, fast_splitter_leaves_other_shapes_to_libcsv)
             free(slow);
         }
     }
+}
+
+/* The fast splitter's own promise (ncu_split.h), line by line: ncu's shape is
+ * split, and every other shape is refused (SIZE_MAX) so that libcsv reads it,
+ * rather than split some other way. */
+static size_t s_split(const char *line, ncu_span_t *spans, size_t cap, size_t max_field)
+{
+    return ncu_split_quoted(line, strlen(line), spans, cap, max_field);
+}
+
+Test(ncu_split, splits_the_shape_ncu_writes_with_the_details_pages_empty_last_field)
+{
+    ncu_span_t spans[4];
+    const char *line = "\"ID\",\"Kernel Name\",\"\",";
+    cr_assert_eq(s_split(line, spans, 4, 64), 4);
+    cr_expect(spans[0].off == 1 && spans[0].len == 2, "\"ID\"");
+    cr_expect(spans[1].off == 6 && spans[1].len == 11, "\"Kernel Name\"");
+    cr_expect_eq(spans[2].len, 0, "a quoted empty field");
+    cr_expect(spans[3].off == strlen(line) && spans[3].len == 0, "the unquoted empty last field");
+    cr_expect_eq(s_split("\"a\",\"b\",\"c\"", spans, 2, 64), 3, "more fields than spans: the count, first two kept");
+    cr_expect(spans[1].off == 5 && spans[1].len == 1);
+}
+
+Test(ncu_split, refuses_every_other_shape_for_libcsv)
+{
+    ncu_span_t spans[8];
+    cr_expect_eq(s_split("", spans, 8, 64), SIZE_MAX, "an empty line");
+    cr_expect_eq(s_split("\"say \"\"hi\"\"\",\"b\"", spans, 8, 64), SIZE_MAX, "an escaped quote");
+    cr_expect_eq(s_split("\"a\",b", spans, 8, 64), SIZE_MAX, "unquoted text");
+    cr_expect_eq(s_split("\"a\", \"b\"", spans, 8, 64), SIZE_MAX, "a space before a field");
+    cr_expect_eq(s_split("\"a\" ,\"b\"", spans, 8, 64), SIZE_MAX, "a space after a field");
+    cr_expect_eq(s_split("\"a\"\r,\"b\"", spans, 8, 64), SIZE_MAX, "a carriage return between fields");
+    cr_expect_eq(s_split("\"a\",\"unterminated", spans, 8, 64), SIZE_MAX, "an open quote");
+    cr_expect_eq(s_split("\"12345\",\"b\"", spans, 8, 4), SIZE_MAX, "a field over max_field");
+    cr_expect_eq(s_split("\"1234\",\"b\"", spans, 8, 4), 2, "a field of exactly max_field");
 }
 
 /* A raw page of `rows` launches (IDs from `first`) whose one extra column

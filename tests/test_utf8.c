@@ -2,6 +2,7 @@
 #include "utf8.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 Test(utf8, accepts_ascii_and_every_sequence_length_up_to_the_last_code_point)
@@ -54,4 +55,31 @@ Test(utf8, finds_a_bad_byte_at_every_offset_of_a_long_ascii_string)
             }
         }
     }
+}
+
+Test(utf8, clean_keeps_valid_text_and_turns_each_invalid_byte_into_one_question_mark)
+{
+    char text[] = "caf\xc3\xa9 \xff\xfe \xe2\x82\xac \xed\xa0\x80 end \xe2\x82";
+    utf8_clean(text, 0);
+    cr_assert_str_eq(text, "caf\xc3\xa9 ?? \xe2\x82\xac ??? end ??");
+    cr_assert_eq(utf8_invalid_at(text), -1);
+}
+
+/* The collector's stderr tail: the same, and control characters but line
+ * breaks and tabs become '?' too (the old copy made every non-ASCII byte '?'). */
+Test(utf8, clean_with_controls_drops_escapes_but_keeps_lines_and_non_ascii_text)
+{
+    char text[] = "ERROR \x1b[31mred\x1b[0m\r\n\tkernel \xe2\x80\x9c" "add\xe2\x80\x9d \x7f\x80";
+    utf8_clean(text, UTF8_CLEAN_CONTROLS);
+    cr_assert_str_eq(text, "ERROR ?[31mred?[0m\r\n\tkernel \xe2\x80\x9c" "add\xe2\x80\x9d ??");
+}
+
+Test(utf8, clean_dup_leaves_the_original_alone)
+{
+    const char *text = "a\xff" "b";
+    char *copy = utf8_clean_dup(text);
+    cr_assert_not_null(copy);
+    cr_assert_str_eq(copy, "a?b");
+    cr_assert_str_eq(text, "a\xff" "b");
+    free(copy);
 }

@@ -1,7 +1,11 @@
-/* analysis: options shared by every profiler's analysis. */
+/* analysis: what every profiler's analysis shares: its options, and the
+ * small helpers each would otherwise write again (whether a value was
+ * measured, a percentage held to its range, text for the collated JSON). */
 #ifndef ANALYSIS_H
 #define ANALYSIS_H
 
+#include <jansson.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -24,5 +28,19 @@ typedef struct {
 
 /* 5% of profiled time, no cap: every kernel that matters, few that don't. */
 void analysis_options_default(analysis_options_t *options);
+
+/* Whether a value was measured: NaN means "not measured" throughout. */
+static inline bool analysis_has(double x)
+{
+    return !isnan(x);
+}
+
+/* A utilisation percentage held to 0..100 (profilers round past either
+ * end: 100.02%); NaN stays NaN. */
+double analysis_pct(double x);
+
+/* A JSON string for text from a capture, made valid UTF-8 first (jansson
+ * refuses anything else); NULL when out of memory. */
+json_t *analysis_json_text(const char *text);
 
 #endif

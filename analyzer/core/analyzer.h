@@ -4,7 +4,8 @@
  * are collated by the profiler's analyzer and turned into findings. Files
  * come as bytes (from PassOutput messages) or as paths (profeed analyze,
  * streamed so a large capture is never held whole). The profiler is named or
- * detected from the files. Intel profilers join here as they land. */
+ * detected from the files; each profiler of common/profiler.h's table has
+ * a backend here (analyzer.c) that recognises its output and analyses it. */
 #ifndef ANALYZER_H
 #define ANALYZER_H
 
@@ -14,6 +15,7 @@
 #include "analysis.h"
 #include "feedback.h"
 #include "pf_error.h"
+#include "profeed.pb-c.h"
 
 typedef struct {
     const char *pass_key; /* "ncu.000"; NULL for files given on a command line */
@@ -39,13 +41,20 @@ typedef struct {
     int threads;
 } analyzer_input_t;
 
-/* The profilers this build analyzes, as a comma-separated list for messages. */
+/* The profilers this build analyzes, as a comma-separated list for messages,
+ * and whether it analyzes one. */
 const char *analyzer_profilers(void);
+bool analyzer_handles(Profeed__Profiler profiler);
 
-/* The profiler that wrote these files, judged from names and first bytes:
- * "unitrace" (trace.metrics.<pid>, chrome JSON, GpuTime[ns] columns), else
- * "ncu". Files given as paths are peeked at, not consumed. */
+/* The profiler that wrote these files, judged from first bytes, then names:
+ * "unitrace" (GpuTime[ns] columns, chrome JSON; trace.metrics.<pid>, .json),
+ * "vtune" (its report's header; a name with "vtune"), else "ncu". Files
+ * given as paths are peeked at, not consumed. */
 const char *analyzer_detect(const analyzer_file_t *files, size_t count);
+
+/* Notes on `fb` what a pass's output lacks that its plan asked for (ncu's
+ * metrics asked for by name and dropped without a word), for the worker. */
+void analyzer_check_pass(feedback_t *fb, const Profeed__PassOutput *pass);
 
 /* Runs the analysis. Returns PF_OK with *out set (its status may still say
  * the profiler failed or profiled nothing), or an error for input that could

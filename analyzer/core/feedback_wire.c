@@ -8,7 +8,10 @@
 #include <string.h>
 
 #include "comparison.h"
+#include "profiler.h"
 #include "textbuf.h"
+#include "utf8.h"
+#include "wire.h"
 #include "wire_check.h"
 
 Profeed__FeedbackStatus feedback_wire_status(fb_status_t status)
@@ -27,15 +30,8 @@ Profeed__FeedbackStatus feedback_wire_status(fb_status_t status)
 
 Profeed__Profiler feedback_wire_profiler(const char *name)
 {
-    if (!name)
-        return PROFEED__PROFILER__PROFILER_UNSPECIFIED;
-    if (strcmp(name, "ncu") == 0)
-        return PROFEED__PROFILER__PROFILER_NCU;
-    if (strcmp(name, "unitrace") == 0)
-        return PROFEED__PROFILER__PROFILER_UNITRACE;
-    if (strcmp(name, "vtune") == 0)
-        return PROFEED__PROFILER__PROFILER_VTUNE;
-    return PROFEED__PROFILER__PROFILER_UNSPECIFIED;
+    const profiler_t *p = profiler_by_name(name);
+    return p ? p->id : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
 }
 
 /* A malloc'd copy, or NULL for NULL and "" (the wire's "absent"). Sets *oom
@@ -202,7 +198,7 @@ static char *s_dup_line(const char *text, bool *oom)
 {
     if (!text || !*text)
         return NULL;
-    char *clean = textbuf_utf8_clean(text);
+    char *clean = utf8_clean_dup(text);
     if (!clean) {
         *oom = true;
         return NULL;
@@ -443,7 +439,7 @@ Profeed__Feedback *feedback_wire_new(const feedback_t *fb, const char *job_id, c
             oom = true;
     }
     if (oom)
-        feedback_wire_destroy(&msg);
+        wire_feedback_destroy(&msg);
     return msg;
 }
 
@@ -463,7 +459,7 @@ Profeed__Feedback *feedback_wire_new_error(const char *job_id, Profeed__Feedback
         msg->n_errors = 1;
     msg->text = s_dup(error, &oom);
     if (oom)
-        feedback_wire_destroy(&msg);
+        wire_feedback_destroy(&msg);
     return msg;
 }
 
@@ -496,16 +492,6 @@ static fb_status_t s_status_from(Profeed__FeedbackStatus status)
     }
 }
 
-static const char *s_profiler_from(Profeed__Profiler profiler)
-{
-    switch (profiler) {
-    case PROFEED__PROFILER__PROFILER_NCU: return "ncu";
-    case PROFEED__PROFILER__PROFILER_UNITRACE: return "unitrace";
-    case PROFEED__PROFILER__PROFILER_VTUNE: return "vtune";
-    default: return "";
-    }
-}
-
 static void s_copy(char *out, size_t cap, const char *text)
 {
     snprintf(out, cap, "%s", text ? text : "");
@@ -514,7 +500,7 @@ static void s_copy(char *out, size_t cap, const char *text)
 feedback_t *feedback_wire_read(const Profeed__Feedback *msg)
 {
     assert(msg);
-    feedback_t *fb = feedback_new(msg->has_profiler ? s_profiler_from(msg->profiler) : "");
+    feedback_t *fb = feedback_new(msg->has_profiler ? profiler_name_or(msg->profiler, "") : "");
     if (!fb)
         return NULL;
     feedback_set_status(fb, msg->has_status ? s_status_from(msg->status) : FB_BAD_INPUT);
@@ -573,15 +559,4 @@ feedback_t *feedback_wire_read(const Profeed__Feedback *msg)
         feedback_manifest(fb)->profeed_version[0] = '\0';
     }
     return fb;
-}
-
-void feedback_wire_destroy(Profeed__Feedback **msg_p)
-{
-    assert(msg_p);
-    if (!*msg_p)
-        return;
-    /* Every part was malloc'd, as protobuf-c's default allocator does, so its
-     * own recursive free releases all of it. */
-    protobuf_c_message_free_unpacked(&(*msg_p)->base, NULL);
-    *msg_p = NULL;
 }

@@ -22,7 +22,7 @@ Profeed__Profiler feedback_wire_profiler(const char *name);
 /* Builds a Feedback for `job_id` from `fb`, with `text` and `json` (the
  * rendered forms, may be NULL) copied in. Lists longer than the wire allows
  * are cut and a note says so. Returns a message that owns all its memory
- * (free it with feedback_wire_destroy), or NULL when memory ran out. */
+ * (free it with wire_feedback_destroy: every part is malloc'd, as an unpacked message's are), or NULL when memory ran out. */
 Profeed__Feedback *feedback_wire_new(const feedback_t *fb, const char *job_id, const char *text,
                                      const char *json);
 
@@ -40,8 +40,5 @@ bool feedback_wire_add_note(Profeed__Feedback *msg, const char *note);
  * kernel and category, and the manifest. Text, evidence and notes are not
  * read. `msg` must have passed wire_check. NULL when memory ran out. */
 feedback_t *feedback_wire_read(const Profeed__Feedback *msg);
-
-/* Frees a message made by feedback_wire_new*() and sets *msg_p to NULL. */
-void feedback_wire_destroy(Profeed__Feedback **msg_p);
 
 #endif

@@ -2,9 +2,9 @@
  *
  * A feedback is small and its shape fixed, so it is written straight into a
  * buffer rather than built as a jansson tree and dumped (which cost more than
- * parsing the capture did). Strings are made valid UTF-8 and escaped here;
- * NaN (not measured) is written as null. The collated data, when asked for,
- * is a jansson tree and is dumped as one. */
+ * parsing the capture did). Strings are made valid UTF-8 and escaped by
+ * common/json_string; NaN (not measured) is written as null. The collated
+ * data, when asked for, is a jansson tree and is dumped as one. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,52 +12,14 @@
 
 #include "ceiling.h"
 #include "comparison.h"
+#include "json_string.h"
 #include "render.h"
 #include "textbuf.h"
-#include "utf8.h"
 
+/* A JSON string: common/json_string.h. */
 static void s_string(textbuf_t *tb, const char *text)
 {
-    static const char hex[] = "0123456789abcdef";
-    char chunk[256];
-    size_t n = 0;
-    textbuf_append(tb, "\"");
-    for (const char *p = text ? text : ""; *p;) {
-        if (n + 8 >= sizeof chunk) {
-            chunk[n] = '\0';
-            textbuf_append(tb, chunk);
-            n = 0;
-        }
-        unsigned char c = (unsigned char) *p;
-        size_t len = utf8_sequence_len(p);
-        if (len == 0) {
-            chunk[n++] = '?'; /* not UTF-8: kernel names come from untrusted files */
-            p++;
-        } else if (c == '"' || c == '\\') {
-            chunk[n++] = '\\';
-            chunk[n++] = (char) c;
-            p++;
-        } else if (c < 0x20) {
-            const char *esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
-            if (esc) {
-                memcpy(chunk + n, esc, 2);
-                n += 2;
-            } else {
-                memcpy(chunk + n, "\\u00", 4);
-                chunk[n + 4] = hex[c >> 4];
-                chunk[n + 5] = hex[c & 15];
-                n += 6;
-            }
-            p++;
-        } else {
-            memcpy(chunk + n, p, len);
-            n += len;
-            p += len;
-        }
-    }
-    chunk[n] = '\0';
-    textbuf_append(tb, chunk);
-    textbuf_append(tb, "\"");
+    json_string_append(tb, text);
 }
 
 static void s_number(textbuf_t *tb, double x)

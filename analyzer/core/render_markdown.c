@@ -4,12 +4,13 @@
 
 #include "render.h"
 #include "textbuf.h"
+#include "utf8.h"
 
 /* Table cells cannot hold '|' or newlines; kernel names often hold neither,
  * but files are untrusted. */
 static void s_cell(textbuf_t *tb, const char *text)
 {
-    char *clean = textbuf_utf8_clean(text);
+    char *clean = utf8_clean_dup(text);
     if (!clean)
         return;
     for (char *p = clean; *p; p++)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profiler.h"
 #include "render.h"
 #include "text_cut.h"
 #include "textbuf.h"
@@ -35,13 +36,8 @@ void render_duration(double ns, char *out, size_t cap)
 /* The profiler as people call it. */
 static const char *s_profiler_name(const char *profiler)
 {
-    if (strcmp(profiler, "ncu") == 0)
-        return "Nsight Compute";
-    if (strcmp(profiler, "unitrace") == 0)
-        return "Intel unitrace";
-    if (strcmp(profiler, "vtune") == 0)
-        return "Intel VTune";
-    return profiler;
+    const profiler_t *p = profiler_by_name(profiler);
+    return p ? p->display : profiler;
 }
 
 void render_line(const fb_line_t *l, size_t text_max, char *out, size_t cap)

@@ -5,19 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-/* KernelFoundry's table (profiler_feedback.py, see the reference notes
- * §1.3): (language, profiler) -> analyzer. */
-static const struct {
-    const char *language;
-    const char *profiler;
-    const char *analyzer;
-} s_table[] = {
-    {"sycl", "unitrace", "unitrace"},   {"sycl", "vtune", "vtune"},
-    {"ocl", "unitrace", "unitrace_sampling"}, {"ocl", "vtune", "vtune"},
-    {"cuda", "ncu", "ncu"},             {"pytorch", "ncu", "ncu"},
-    {"triton", "ncu", "ncu"},           {"pytorch", "unitrace", "unitrace"},
-    {"triton", "unitrace", "unitrace"},
-};
+#include "profiler.h"
 
 bool select_is_cuda_arch(const char *gpu_arch)
 {
@@ -34,55 +22,52 @@ bool select_is_cuda_arch(const char *gpu_arch)
     return false;
 }
 
+/* KernelFoundry's table (profiler_feedback.py, see the reference notes
+ * §1.3) is common/profiler.h's: which profilers serve a language and which
+ * is its default. The analyzer is the profiler's, but for unitrace on
+ * OpenCL, whose sampling output has an analysis of its own. */
 pf_status_t select_analyzer(const char *language, const char *gpu_arch, const char *profiler,
                             const char **analyzer, pf_error_t *err)
 {
     *analyzer = NULL;
     if (!language || !*language)
-        return pf_error_set(err, PF_EBADINPUT, "no language given (cuda, triton, pytorch, sycl, ocl)");
+        return pf_error_set(err, PF_EBADINPUT, "no language given (%s)", profiler_language_names());
+    Profeed__Language lang = profiler_language_by_name(language);
+    if (lang == PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED)
+        return pf_error_set(err, PF_EBADINPUT, "unknown language '%s' (%s)", language, profiler_language_names());
+    const profiler_t *chosen = NULL;
     if (!profiler || !*profiler) {
-        if (strcasecmp(language, "pytorch") == 0 || strcasecmp(language, "triton") == 0)
-            profiler = select_is_cuda_arch(gpu_arch) ? "ncu" : "unitrace";
-        else if (strcasecmp(language, "sycl") == 0)
-            profiler = "unitrace";
-        else if (strcasecmp(language, "ocl") == 0)
-            profiler = "vtune";
-        else if (strcasecmp(language, "cuda") == 0)
-            profiler = "ncu";
-        else
-            return pf_error_set(err, PF_EBADINPUT, "unknown language '%s' (cuda, triton, pytorch, "
-                                "sycl, ocl)", language);
+        chosen = profiler_default(lang, select_is_cuda_arch(gpu_arch) ? "nvidia" : "intel");
+    } else {
+        chosen = profiler_by_name_nocase(profiler);
+        if (chosen && !profiler_serves(chosen, lang))
+            chosen = NULL;
+    }
+    if (chosen) {
+        *analyzer = lang == PROFEED__LANGUAGE__LANGUAGE_OCL && chosen->id == PROFEED__PROFILER__PROFILER_UNITRACE
+                        ? "unitrace_sampling"
+                        : chosen->name;
+        return PF_OK;
     }
     char available[128] = "";
     size_t used = 0;
-    for (size_t i = 0; i < sizeof s_table / sizeof s_table[0]; i++) {
-        if (strcasecmp(s_table[i].language, language) != 0)
+    for (size_t i = 0; i < profiler_count(); i++) {
+        if (!profiler_serves(profiler_at(i), lang))
             continue;
-        if (strcasecmp(s_table[i].profiler, profiler) == 0) {
-            *analyzer = s_table[i].analyzer;
-            return PF_OK;
-        }
         used += (size_t) snprintf(available + used, sizeof available - used, "%s'%s'", used ? ", " : "",
-                                  s_table[i].profiler);
+                                  profiler_at(i)->name);
         if (used >= sizeof available)
             used = sizeof available - 1;
     }
-    if (!available[0])
-        return pf_error_set(err, PF_EBADINPUT, "unknown language '%s' (cuda, triton, pytorch, sycl, "
-                            "ocl)", language);
     return pf_error_set(err, PF_EBADINPUT, "unknown profiler '%s' for language '%s'. Available "
-                        "profilers for '%s': [%s]", profiler, language, language, available);
+                        "profilers for '%s': [%s]", profiler ? profiler : "", language, language, available);
 }
 
 const char *select_reference_language(const char *language, const char *reference_language)
 {
     if (reference_language && *reference_language)
         return reference_language;
-    static const char *const known[] = {"cuda", "triton", "pytorch", "sycl", "ocl"};
-    for (size_t i = 0; language && i < sizeof known / sizeof known[0]; i++)
-        if (strcasecmp(language, known[i]) == 0)
-            return "pytorch";
-    return NULL;
+    return profiler_language_by_name(language) != PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED ? "pytorch" : NULL;
 }
 
 bool select_pass_is_reference(const char *pass_key)

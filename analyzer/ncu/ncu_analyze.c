@@ -17,13 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "ncu_ctx.h"
 #include "ncu_kernel.h"
 #include "ncu_rules.h"
 #include "roofs.h"
-#include "textbuf.h"
 
-static bool has(double x) { return !isnan(x); }
 
 static void s_kernel_metrics(const ncu_ctx_t *c)
 {
@@ -35,7 +34,7 @@ static void s_kernel_metrics(const ncu_ctx_t *c)
     };
     fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (has(c->k->v[keys[i]]))
+        if (analysis_has(c->k->v[keys[i]]))
             feedback_kernel_metric(kernel, ncu_metric_info(keys[i])->name, c->k->v[keys[i]]);
 }
 
@@ -46,14 +45,14 @@ static double s_stall_total(const ncu_kernel_t *k)
     double sum = 0;
     int n = 0;
     for (int m = NM_STALL_FIRST; m < NM_STALL_END; m++)
-        if (has(k->v[m])) {
+        if (analysis_has(k->v[m])) {
             sum += k->v[m];
             n++;
         }
     double total = k->v[NM_WARP_CYCLES_PER_ISSUE];
     if (n >= 12 && sum > 0)
         return sum;
-    if (has(total) && total > 0)
+    if (analysis_has(total) && total > 0)
         return fmax(total, sum);
     return n > 0 && sum > 0 ? sum : NAN;
 }
@@ -63,14 +62,14 @@ static void s_context(ncu_ctx_t *c)
     ncu_units_measure(c->k, &c->units);
     double busiest = c->units.count ? c->units.unit[0].pct : NAN;
     double sm = c->k->v[NM_SM_PCT], mem = c->k->v[NM_MEM_PCT];
-    if (has(sm))
-        busiest = has(busiest) ? fmax(busiest, fmin(sm, 100)) : fmin(sm, 100);
-    if (has(mem))
-        busiest = has(busiest) ? fmax(busiest, fmin(mem, 100)) : fmin(mem, 100);
+    if (analysis_has(sm))
+        busiest = analysis_has(busiest) ? fmax(busiest, fmin(sm, 100)) : fmin(sm, 100);
+    if (analysis_has(mem))
+        busiest = analysis_has(busiest) ? fmax(busiest, fmin(mem, 100)) : fmin(mem, 100);
     c->busiest = busiest;
-    c->latency = has(busiest) && busiest < NCU_SOL_LATENCY;
+    c->latency = analysis_has(busiest) && busiest < NCU_SOL_LATENCY;
     double active = c->k->v[NM_SM_ACTIVE_CYCLES], elapsed = c->k->v[NM_ELAPSED_CYCLES];
-    c->idle = has(active) && has(elapsed) && elapsed > 0 ? fmin(fmax(1 - active / elapsed, 0), 1) : NAN;
+    c->idle = analysis_has(active) && analysis_has(elapsed) && elapsed > 0 ? fmin(fmax(1 - active / elapsed, 0), 1) : NAN;
     c->stall_total = s_stall_total(c->k);
 }
 
@@ -151,11 +150,11 @@ static void s_ceiling(const ncu_ctx_t *c)
         pct = c->units.unit[0].pct;
     }
     double sm = c->k->v[NM_SM_PCT], mem = c->k->v[NM_MEM_PCT];
-    if (has(sm) && (!has(pct) || fmin(sm, 100) > pct)) {
+    if (analysis_has(sm) && (!analysis_has(pct) || fmin(sm, 100) > pct)) {
         name = "SM throughput";
         pct = fmin(sm, 100);
     }
-    if (has(mem) && (!has(pct) || fmin(mem, 100) > pct)) {
+    if (analysis_has(mem) && (!analysis_has(pct) || fmin(mem, 100) > pct)) {
         name = "memory throughput";
         pct = fmin(mem, 100);
     }
@@ -171,22 +170,12 @@ static void s_analyze_kernel(ncu_ctx_t *c)
     ncu_causes_add(c);
     ncu_bound_add(c);
     s_unjudged(c);
-    if (has(c->k->v[NM_OCC_ACHIEVED]) == false)
+    if (analysis_has(c->k->v[NM_OCC_ACHIEVED]) == false)
         ncu_ctx_missing(c, "occupancy (sm__warps_active, sm__maximum_warps_per_active_cycle_pct): "
                            "--section Occupancy");
     s_mark_primary(c, first);
     ncu_rules_merge(c->fb, c->index, c->k->rules, c->k->rule_count, c->judged, c->judged_count);
     s_ceiling(c);
-}
-
-/* A JSON string for text from a capture, made valid UTF-8 first (jansson
- * refuses anything else). */
-static json_t *s_json_text(const char *text)
-{
-    char *clean = textbuf_utf8_clean(text);
-    json_t *s = clean ? json_string(clean) : NULL;
-    free(clean);
-    return s;
 }
 
 json_t *ncu_analyze_collated(const ncu_data_t *data)
@@ -207,11 +196,11 @@ json_t *ncu_analyze_collated(const ncu_data_t *data)
             return NULL;
         }
         json_object_set_new(launch, "id", json_integer(l->id));
-        json_object_set_new(launch, "kernel", s_json_text(l->kernel));
-        json_object_set_new(launch, "block", s_json_text(l->block));
-        json_object_set_new(launch, "grid", s_json_text(l->grid));
+        json_object_set_new(launch, "kernel", analysis_json_text(l->kernel));
+        json_object_set_new(launch, "block", analysis_json_text(l->block));
+        json_object_set_new(launch, "grid", analysis_json_text(l->grid));
         for (int m = 0; m < NM__COUNT; m++)
-            if (has(l->v[m]))
+            if (analysis_has(l->v[m]))
                 json_object_set_new(metrics, ncu_metric_info((ncu_metric_t) m)->name, json_real(l->v[m]));
         json_object_set_new(launch, "metrics", metrics);
         json_object_set_new(launch, "rule_results", json_integer((json_int_t) l->rule_count));
@@ -259,7 +248,7 @@ feedback_t *ncu_analyze(const ncu_data_t *data, const analysis_options_t *option
     size_t total_kernels = ncu_kernels_count(kernels);
     double total_time = ncu_kernels_total_time(kernels);
     feedback_set_totals(fb, total_kernels, ncu_data_count(data), total_time);
-    if (total_kernels > 0 && !has(total_time))
+    if (total_kernels > 0 && !analysis_has(total_time))
         feedback_add_note(fb, "no kernel duration was measured (gpu__time_duration.sum): kernels "
                               "are listed in launch order, not by their share of time");
 
@@ -268,14 +257,14 @@ feedback_t *ncu_analyze(const ncu_data_t *data, const analysis_options_t *option
     double skipped_time = 0;
     for (size_t i = 0; i < total_kernels; i++) {
         const ncu_kernel_t *k = ncu_kernels_at(kernels, i);
-        double share = has(total_time) && total_time > 0 && has(k->v[NM_DURATION])
+        double share = analysis_has(total_time) && total_time > 0 && analysis_has(k->v[NM_DURATION])
                            ? k->v[NM_DURATION] / total_time : NAN;
-        bool wanted = (analyzed == 0 && !options->min_share_strict) || !has(share) || share >= options->min_share;
+        bool wanted = (analyzed == 0 && !options->min_share_strict) || !analysis_has(share) || share >= options->min_share;
         if (options->top > 0 && analyzed >= options->top)
             wanted = false;
         if (!wanted) {
             skipped++;
-            if (has(k->v[NM_DURATION]))
+            if (analysis_has(k->v[NM_DURATION]))
                 skipped_time += k->v[NM_DURATION];
             continue;
         }
@@ -284,13 +273,13 @@ feedback_t *ncu_analyze(const ncu_data_t *data, const analysis_options_t *option
         if (index == (size_t) -1)
             break;
         ncu_ctx_t c = {.k = k, .index = index, .fb = fb, .roof = roof};
-        c.sm_clock_hz = has(k->v[NM_SM_FREQ]) ? k->v[NM_SM_FREQ]
-                        : has(k->v[NM_DEV_CLOCK_KHZ]) ? k->v[NM_DEV_CLOCK_KHZ] * 1e3 : NAN;
+        c.sm_clock_hz = analysis_has(k->v[NM_SM_FREQ]) ? k->v[NM_SM_FREQ]
+                        : analysis_has(k->v[NM_DEV_CLOCK_KHZ]) ? k->v[NM_DEV_CLOCK_KHZ] * 1e3 : NAN;
         s_analyze_kernel(&c);
         analyzed++;
     }
     if (skipped > 0) {
-        if (has(total_time) && total_time > 0)
+        if (analysis_has(total_time) && total_time > 0)
             feedback_add_note(fb, "%zu more kernel%s (%.1f%% of profiled time) below the %.0f%% "
                                   "threshold%s were not analyzed", skipped, skipped == 1 ? "" : "s",
                               100 * skipped_time / total_time, 100 * options->min_share,

@@ -15,16 +15,16 @@
 #include <string.h>
 
 #include "ncu_advice.h"
+#include "analysis.h"
 #include "ncu_ctx.h"
 
-static bool has(double x) { return !isnan(x); }
 static double V(const ncu_ctx_t *c, ncu_metric_t m) { return ncu_ctx_v(c, m); }
-static double s_or0(double x) { return has(x) ? x : 0; }
+static double s_or0(double x) { return analysis_has(x) ? x : 0; }
 
 double ncu_ctx_stall_share(const ncu_ctx_t *c, ncu_metric_t stall)
 {
     double x = V(c, stall);
-    if (!has(x) || !has(c->stall_total) || c->stall_total <= 0)
+    if (!analysis_has(x) || !analysis_has(c->stall_total) || c->stall_total <= 0)
         return NAN;
     return fmin(x / c->stall_total, 1);
 }
@@ -32,11 +32,11 @@ double ncu_ctx_stall_share(const ncu_ctx_t *c, ncu_metric_t stall)
 fb_finding_t *ncu_ctx_finding(ncu_ctx_t *c, const char *category, double gain, const char *model,
                               const char *title, const char *action)
 {
-    double importance = has(gain) ? 100 * fmin(fmax(gain, 0), 0.999) : 5;
+    double importance = analysis_has(gain) ? 100 * fmin(fmax(gain, 0), 0.999) : 5;
     fb_finding_t *f = feedback_add_finding(c->fb, c->index, category, importance, title, action);
     if (!f)
         return NULL;
-    if (has(gain))
+    if (analysis_has(gain))
         f->speedup = importance;
     snprintf(f->source, sizeof f->source, "profeed:%s", model);
     return f;
@@ -45,7 +45,7 @@ fb_finding_t *ncu_ctx_finding(ncu_ctx_t *c, const char *category, double gain, c
 void ncu_ctx_pct(fb_finding_t *f, const ncu_ctx_t *c, ncu_metric_t m)
 {
     double x = V(c, m);
-    if (f && has(x))
+    if (f && analysis_has(x))
         finding_add_evidence(f, ncu_metric_info(m)->name, fmin(fmax(x, 0), 100), "%", "%s %.1f%% of peak",
                              ncu_metric_info(m)->what, fmin(fmax(x, 0), 100));
 }
@@ -80,7 +80,7 @@ static void s_stall_evidence(fb_finding_t *f, const ncu_ctx_t *c, const ncu_metr
         double best_share = 0.1;
         for (size_t i = 0; i < n; i++) {
             double s = ncu_ctx_stall_share(c, reasons[i]);
-            if (has(s) && s >= best_share && !used[reasons[i]]) {
+            if (analysis_has(s) && s >= best_share && !used[reasons[i]]) {
                 best = (int) reasons[i];
                 best_share = s;
             }
@@ -107,27 +107,27 @@ static bool s_dram_bandwidth(const ncu_ctx_t *c, double *achieved, double *peak)
 {
     *achieved = V(c, NM_DRAM_BYTES_PER_S);
     double rd = V(c, NM_DRAM_READ), wr = V(c, NM_DRAM_WRITE), t = V(c, NM_DURATION);
-    if (!has(*achieved) && has(rd) && has(wr) && has(t) && t > 0)
+    if (!analysis_has(*achieved) && analysis_has(rd) && analysis_has(wr) && analysis_has(t) && t > 0)
         *achieved = (rd + wr) / (t * 1e-9);
     *peak = NAN;
     double per_cycle = V(c, NM_DRAM_BYTES_PEAK), freq = V(c, NM_DRAM_FREQ);
     double mem_khz = V(c, NM_DEV_MEM_CLOCK_KHZ), bus = V(c, NM_DEV_BUS_WIDTH);
-    if (has(per_cycle) && has(freq))
+    if (analysis_has(per_cycle) && analysis_has(freq))
         *peak = per_cycle * freq;
-    else if (has(mem_khz) && has(bus))
+    else if (analysis_has(mem_khz) && analysis_has(bus))
         *peak = mem_khz * 1e3 * 2 * bus / 8; /* double data rate */
     else if (c->roof)
         *peak = c->roof->dram_gbps * 1e9;
-    return has(*achieved) && has(*peak) && *peak > 0;
+    return analysis_has(*achieved) && analysis_has(*peak) && *peak > 0;
 }
 
 /* FP32 FLOP executed: counts when measured, else the full set's rates per
  * elapsed cycle times the clock (as NCU's roofline chart computes them). */
 static double s_fp32_flops(const ncu_ctx_t *c, double t)
 {
-    if (has(V(c, NM_FFMA)) || has(V(c, NM_FADD)) || has(V(c, NM_FMUL)))
+    if (analysis_has(V(c, NM_FFMA)) || analysis_has(V(c, NM_FADD)) || analysis_has(V(c, NM_FMUL)))
         return s_or0(V(c, NM_FADD)) + s_or0(V(c, NM_FMUL)) + 2 * s_or0(V(c, NM_FFMA));
-    if ((has(V(c, NM_FFMA_RATE)) || has(V(c, NM_FADD_RATE))) && has(c->sm_clock_hz))
+    if ((analysis_has(V(c, NM_FFMA_RATE)) || analysis_has(V(c, NM_FADD_RATE))) && analysis_has(c->sm_clock_hz))
         return (s_or0(V(c, NM_FADD_RATE)) + s_or0(V(c, NM_FMUL_RATE)) + 2 * s_or0(V(c, NM_FFMA_RATE))) *
                c->sm_clock_hz * t * 1e-9;
     return NAN;
@@ -137,7 +137,7 @@ static void s_flops_evidence(fb_finding_t *f, const char *precision, const char 
                              double t, double peak, const char *peak_from)
 {
     double rate = flops / (t * 1e-9);
-    if (has(peak) && peak > 0)
+    if (analysis_has(peak) && peak > 0)
         finding_add_evidence(f, key, rate, "FLOP/s", "%s %.2f TFLOP/s = %.0f%% of the %.1f TFLOP/s peak (%s)",
                              precision, rate / 1e12, fmin(100 * rate / peak, 100), peak / 1e12, peak_from);
     else
@@ -149,20 +149,20 @@ static void s_flops_evidence(fb_finding_t *f, const char *precision, const char 
 static void s_roofline(const ncu_ctx_t *c, fb_finding_t *f)
 {
     double t = V(c, NM_DURATION);
-    if (!has(t) || t <= 0)
+    if (!analysis_has(t) || t <= 0)
         return;
     const char *peak_from = c->roof ? c->roof->name : "";
     double fp32 = s_fp32_flops(c, t);
-    double fp32_peak = has(V(c, NM_FFMA_PEAK)) && has(c->sm_clock_hz)
+    double fp32_peak = analysis_has(V(c, NM_FFMA_PEAK)) && analysis_has(c->sm_clock_hz)
                            ? 2 * V(c, NM_FFMA_PEAK) * c->sm_clock_hz
                            : (c->roof ? c->roof->fp32_tflops * 1e12 : NAN);
-    if (has(V(c, NM_FFMA_PEAK)))
+    if (analysis_has(V(c, NM_FFMA_PEAK)))
         peak_from = "the capture";
-    if (has(fp32) && fp32 > 0)
+    if (analysis_has(fp32) && fp32 > 0)
         s_flops_evidence(f, "FP32", "fp32_flops_per_second", fp32, t, fp32_peak, peak_from);
     double fp64 = s_or0(V(c, NM_DADD)) + s_or0(V(c, NM_DMUL)) + 2 * s_or0(V(c, NM_DFMA));
     if (fp64 > 0) {
-        double peak = has(V(c, NM_DFMA_PEAK)) && has(c->sm_clock_hz)
+        double peak = analysis_has(V(c, NM_DFMA_PEAK)) && analysis_has(c->sm_clock_hz)
                           ? 2 * V(c, NM_DFMA_PEAK) * c->sm_clock_hz
                           : (c->roof ? c->roof->fp64_tflops * 1e12 : NAN);
         s_flops_evidence(f, "FP64", "fp64_flops_per_second", fp64, t, peak, peak_from);
@@ -173,7 +173,7 @@ static void s_roofline(const ncu_ctx_t *c, fb_finding_t *f)
     double flops = s_or0(fp32) + fp64 + fp16;
     double rd = V(c, NM_DRAM_READ), wr = V(c, NM_DRAM_WRITE);
     double achieved, bw_peak;
-    if (flops > 0 && has(rd) && has(wr) && rd + wr > 0 && has(fp32_peak) &&
+    if (flops > 0 && analysis_has(rd) && analysis_has(wr) && rd + wr > 0 && analysis_has(fp32_peak) &&
         s_dram_bandwidth(c, &achieved, &bw_peak)) {
         double ai = flops / (rd + wr), ridge = fp32_peak / bw_peak;
         finding_add_evidence(f, "arithmetic_intensity", ai, "FLOP/byte",
@@ -185,7 +185,7 @@ static void s_roofline(const ncu_ctx_t *c, fb_finding_t *f)
 /* The headroom of a unit at `pct` over the time SMs are active. */
 static double s_headroom(const ncu_ctx_t *c, double pct)
 {
-    return (1 - fmin(pct, 100) / 100) * (has(c->idle) ? 1 - c->idle : 1);
+    return (1 - fmin(pct, 100) / 100) * (analysis_has(c->idle) ? 1 - c->idle : 1);
 }
 
 /* ----- memory side ----------------------------------------------------------- */
@@ -222,7 +222,7 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
     } else if (strcmp(unit->key, "l2") == 0) {
         double atomics = s_or0(V(c, NM_GLOBAL_RED)) + s_or0(V(c, NM_GLOBAL_ATOM));
         double atomic_unit = V(c, NM_L2_ATOMIC_PCT);
-        bool atomic = atomics > 0 && has(atomic_unit) && atomic_unit >= 20;
+        bool atomic = atomics > 0 && analysis_has(atomic_unit) && atomic_unit >= 20;
         if (atomic)
             snprintf(title, sizeof title,
                      "L2-bound on atomics: L2 %.0f%% of peak, its atomic unit %.0f%% busy with %.3g "
@@ -242,11 +242,11 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
             snprintf(title, sizeof title,
                      "Shared-memory bound: the L1/shared pipe is %.0f%% busy with DRAM at %.1f%%; the "
                      "shared-memory traffic of the tiles is the limit", unit->pct, s_or0(dram));
-        else if (s_or0(V(c, NM_SHARED_ATOM)) > 0 && (!has(hit) || hit < 50))
+        else if (s_or0(V(c, NM_SHARED_ATOM)) > 0 && (!analysis_has(hit) || hit < 50))
             snprintf(title, sizeof title,
                      "L1/shared pipe bound: %.0f%% busy with %.3g shared-memory atomics and %.1f%% DRAM",
                      unit->pct, V(c, NM_SHARED_ATOM), s_or0(dram));
-        else if (has(hit) && hit >= 50)
+        else if (analysis_has(hit) && hit >= 50)
             snprintf(title, sizeof title,
                      "L1-bound without reuse in shared memory: L1 %.0f%% busy, %.0f%% of loads hit L1, "
                      "DRAM %.1f%%: threads reload data their neighbours loaded", unit->pct,
@@ -257,9 +257,9 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         f = ncu_ctx_finding(c, "l1_bound", s_headroom(c, unit->pct), "headroom", title,
                             ncu_advice_action(shared                                ? "l1_bound_shared"
                                               : s_or0(V(c, NM_SHARED_ATOM)) > 0       ? "contention_shared"
-                                              : has(hit) && hit >= 50                 ? "l1_bound"
+                                              : analysis_has(hit) && hit >= 50                 ? "l1_bound"
                                                                                       : "l1_bound_traffic"));
-        if (f && has(hit))
+        if (f && analysis_has(hit))
             finding_add_evidence(f, ncu_metric_info(NM_L1_HIT)->name, fmin(hit, 100), "%",
                                  "L1 hit rate %.1f%%", fmin(hit, 100));
         if (f && smem > 0)
@@ -270,7 +270,7 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         return;
     s_units_evidence(f, c);
     s_stall_evidence(f, c, s_memory_stalls, sizeof s_memory_stalls / sizeof s_memory_stalls[0]);
-    if (has(V(c, NM_L2_HIT)) && unit && strcmp(unit->key, "l1") != 0)
+    if (analysis_has(V(c, NM_L2_HIT)) && unit && strcmp(unit->key, "l1") != 0)
         finding_add_evidence(f, ncu_metric_info(NM_L2_HIT)->name, fmin(V(c, NM_L2_HIT), 100), "%",
                              "L2 hit rate %.1f%%", fmin(V(c, NM_L2_HIT), 100));
 }
@@ -361,7 +361,7 @@ static int s_top_stall(const ncu_ctx_t *c, double *share)
     *share = 0;
     for (int m = NM_STALL_FIRST; m < NM_STALL_END; m++) {
         double s = ncu_ctx_stall_share(c, (ncu_metric_t) m);
-        if (m != NM_STALL_NOT_SELECTED && has(s) && s > *share) {
+        if (m != NM_STALL_NOT_SELECTED && analysis_has(s) && s > *share) {
             best = m;
             *share = s;
         }
@@ -398,7 +398,7 @@ static void s_bound_latency(ncu_ctx_t *c)
     else
         ncu_ctx_missing(c, "warp stall reasons (smsp__average_warps_issue_stalled_*): the core plan or "
                            "--section WarpStateStats");
-    if (has(V(c, NM_OCC_ACHIEVED)))
+    if (analysis_has(V(c, NM_OCC_ACHIEVED)))
         finding_add_evidence(f, ncu_metric_info(NM_OCC_ACHIEVED)->name, V(c, NM_OCC_ACHIEVED), "%",
                              "achieved occupancy %.1f%%", V(c, NM_OCC_ACHIEVED));
 }
@@ -410,7 +410,7 @@ static void s_bound_latency(ncu_ctx_t *c)
 static bool s_l1_without_traffic(const ncu_ctx_t *c)
 {
     double sectors = V(c, NM_SECTORS_GLOBAL_LD), cycles = V(c, NM_SM_ACTIVE_CYCLES), sms = V(c, NM_SM_COUNT);
-    if (!has(sectors) || !has(cycles) || !has(sms) || cycles <= 0 || sms <= 0)
+    if (!analysis_has(sectors) || !analysis_has(cycles) || !analysis_has(sms) || cycles <= 0 || sms <= 0)
         return false;
     double traffic = sectors + s_or0(V(c, NM_SECTORS_GLOBAL_ST)) + s_or0(V(c, NM_SECTORS_LOCAL_LD)) +
                      s_or0(V(c, NM_SECTORS_LOCAL_ST)) + s_or0(V(c, NM_SHARED_WAVEFRONTS_LD)) +
@@ -420,7 +420,7 @@ static bool s_l1_without_traffic(const ncu_ctx_t *c)
 
 void ncu_bound_add(ncu_ctx_t *c)
 {
-    if (!has(c->busiest)) {
+    if (!analysis_has(c->busiest)) {
         ncu_ctx_missing(c, "speed of light (sm__throughput, gpu__compute_memory_throughput): --section "
                            "SpeedOfLight");
         return;
@@ -440,7 +440,7 @@ void ncu_bound_add(ncu_ctx_t *c)
     if (pipe && strcmp(pipe->key, "lsu") != 0 && pipe->pct >= NCU_SOL_HIGH && pipe->pct >= mem_pct - NCU_SOL_GAP)
         memory_side = false; /* a math pipe at its roof: the traffic beside it feeds it (wgmma's
                                 operands come through shared memory) */
-    else if (has(sm) && has(mem_sum))
+    else if (analysis_has(sm) && analysis_has(mem_sum))
         memory_side = mem_sum >= sm - NCU_SOL_GAP; /* SOLBottleneck, on ncu's own summaries */
     else
         memory_side = mem_pct >= compute_pct - NCU_SOL_GAP;
@@ -460,7 +460,7 @@ void ncu_bound_add(ncu_ctx_t *c)
             mem = dram;
         /* The summary is the max over every memory unit: far above the
          * busiest one measured, the saturated level was not measured. */
-        if (mem && has(mem_sum) && mem_sum > mem->pct + NCU_SOL_GAP)
+        if (mem && analysis_has(mem_sum) && mem_sum > mem->pct + NCU_SOL_GAP)
             mem = NULL;
         s_bound_memory(c, mem);
     } else {

@@ -12,13 +12,13 @@
 #include <string.h>
 
 #include "ncu_advice.h"
+#include "analysis.h"
 #include "ncu_ctx.h"
 
 #define SECTOR_BYTES 32.0
 
-static bool has(double x) { return !isnan(x); }
 static double V(const ncu_ctx_t *c, ncu_metric_t m) { return ncu_ctx_v(c, m); }
-static double s_or0(double x) { return has(x) ? x : 0; }
+static double s_or0(double x) { return analysis_has(x) ? x : 0; }
 
 /* The share of the kernel's time the memory system is busy: the busiest
  * memory level's utilization. Traffic that a fix removes shortens that part. */
@@ -28,7 +28,7 @@ static double s_memory_busy(const ncu_ctx_t *c)
     if (m)
         return m->pct / 100;
     double mem = V(c, NM_MEM_PCT);
-    return has(mem) ? fmin(mem, 100) / 100 : NAN;
+    return analysis_has(mem) ? fmin(mem, 100) / 100 : NAN;
 }
 
 /* The share of active time the SM issues instructions: issue slots, or the
@@ -39,11 +39,11 @@ static double s_issue_busy(const ncu_ctx_t *c)
     const ncu_unit_t *p = ncu_units_busiest(&c->units, NCU_UNIT_PIPE);
     double x = fmax(i ? i->pct : 0, p ? p->pct : 0);
     if (!i && !p)
-        x = has(V(c, NM_SM_PCT)) ? V(c, NM_SM_PCT) : NAN;
-    return has(x) ? x / 100 : NAN;
+        x = analysis_has(V(c, NM_SM_PCT)) ? V(c, NM_SM_PCT) : NAN;
+    return analysis_has(x) ? x / 100 : NAN;
 }
 
-static double s_active(const ncu_ctx_t *c) { return has(c->idle) ? 1 - c->idle : 1; }
+static double s_active(const ncu_ctx_t *c) { return analysis_has(c->idle) ? 1 - c->idle : 1; }
 
 /* Stall reasons that more resident warps would hide: waits on results
  * (memory, shared memory, fixed-latency math), branch targets, constants. */
@@ -57,7 +57,7 @@ static double s_latency_share(const ncu_ctx_t *c)
     bool any = false;
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
         double s = ncu_ctx_stall_share(c, reasons[i]);
-        if (has(s)) {
+        if (analysis_has(s)) {
             share += s;
             any = true;
         }
@@ -80,10 +80,10 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
 {
     double waste = (1 - bytes / SECTOR_BYTES) * share;
     double hit = load ? V(c, NM_L1_HIT) : 0;
-    hit = has(hit) ? fmin(fmax(hit, 0), 100) / 100 : 0;
+    hit = analysis_has(hit) ? fmin(fmax(hit, 0), 100) / 100 : 0;
     double dram_bytes = V(c, load ? NM_DRAM_READ : NM_DRAM_WRITE);
     double dram_waste;
-    if (has(dram_bytes) && dram_bytes > 0 && has(sectors)) {
+    if (analysis_has(dram_bytes) && dram_bytes > 0 && analysis_has(sectors)) {
         double used = sectors * bytes;
         double excess = fmax(0, 1 - used / dram_bytes);
         dram_waste = fmin(excess, 1 - bytes / SECTOR_BYTES) * share;
@@ -93,18 +93,18 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
     ncu_relief_t relief = {.l1 = 1 - waste, .l2 = 1 - waste * (1 - hit), .dram = 1 - dram_waste,
                            .compute = 1};
     double gain = ncu_units_saved(&c->units, &relief);
-    if (!has(gain)) /* no unit table: the memory summary alone */
-        gain = has(V(c, NM_MEM_PCT)) ? waste * fmin(V(c, NM_MEM_PCT), 100) / 100 : NAN;
+    if (!analysis_has(gain)) /* no unit table: the memory summary alone */
+        gain = analysis_has(V(c, NM_MEM_PCT)) ? waste * fmin(V(c, NM_MEM_PCT), 100) / 100 : NAN;
     return gain;
 }
 
 static void s_uncoalesced(ncu_ctx_t *c)
 {
     double ld = V(c, NM_LD_BYTES_PER_SECTOR), st = V(c, NM_ST_BYTES_PER_SECTOR);
-    if (!has(ld) && has(V(c, NM_LD_SECTOR_PCT)))
+    if (!analysis_has(ld) && analysis_has(V(c, NM_LD_SECTOR_PCT)))
         ld = V(c, NM_LD_SECTOR_PCT) / 100 * SECTOR_BYTES;
     double sec_ld = V(c, NM_SECTORS_GLOBAL_LD), sec_st = V(c, NM_SECTORS_GLOBAL_ST);
-    bool shares = has(sec_ld) && has(sec_st) && sec_ld + sec_st > 0;
+    bool shares = analysis_has(sec_ld) && analysis_has(sec_st) && sec_ld + sec_st > 0;
     struct {
         const char *side, *metric;
         double bytes, share, sectors;
@@ -114,25 +114,25 @@ static void s_uncoalesced(ncu_ctx_t *c)
         {"stores", "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio", st,
          shares ? sec_st / (sec_ld + sec_st) : NAN, sec_st},
     };
-    if (has(ld) || has(st))
+    if (analysis_has(ld) || analysis_has(st))
         ncu_ctx_judged(c, "uncoalesced_access");
     int best = -1;
     double best_gain = 0;
     for (int i = 0; i < 2; i++) {
         double b = sides[i].bytes;
-        if (!has(b) || b <= 0 || b >= SECTOR_BYTES)
+        if (!analysis_has(b) || b <= 0 || b >= SECTOR_BYTES)
             continue; /* zero: no such access */
         /* Without sector counts the side's share of traffic is unknown: only a
          * gross waste (under half of each sector) is judged, as if it were all
          * of the traffic, and the finding says so. */
         double share = sides[i].share;
-        if (!has(share)) {
+        if (!analysis_has(share)) {
             if (b >= SECTOR_BYTES / 2)
                 continue;
             share = 1;
         }
         double gain = s_uncoalesced_gain(c, i == 0, b, share, sides[i].sectors);
-        if (has(gain) && gain > best_gain) {
+        if (analysis_has(gain) && gain > best_gain) {
             best_gain = gain;
             best = i;
         }
@@ -141,7 +141,7 @@ static void s_uncoalesced(ncu_ctx_t *c)
         return;
     char title[320];
     double b = sides[best].bytes;
-    if (has(sides[best].share))
+    if (analysis_has(sides[best].share))
         snprintf(title, sizeof title,
                  "Uncoalesced global %s: %.1f of every 32 bytes fetched are used, and %s are %.0f%% "
                  "of the global sectors", sides[best].side, b, sides[best].side, 100 * sides[best].share);
@@ -155,7 +155,7 @@ static void s_uncoalesced(ncu_ctx_t *c)
         return;
     finding_add_evidence(f, sides[best].metric, b, "byte/sector", "%s use %.1f of 32 bytes per sector",
                          sides[best].side, b);
-    if (has(sides[best].share))
+    if (analysis_has(sides[best].share))
         finding_add_evidence(f, best == 0 ? "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
                                           : "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
                              sides[best].sectors, "sector", "%.3g %s sectors of %.3g global sectors",
@@ -166,7 +166,7 @@ static void s_uncoalesced(ncu_ctx_t *c)
     ncu_ctx_pct(f, c, NM_L2_PCT);
     ncu_ctx_pct(f, c, NM_DRAM_PCT);
     ncu_ctx_pct(f, c, NM_L1_PCT);
-    if (has(V(c, NM_L1_HIT)) && best == 0)
+    if (analysis_has(V(c, NM_L1_HIT)) && best == 0)
         finding_add_evidence(f, ncu_metric_info(NM_L1_HIT)->name, fmin(V(c, NM_L1_HIT), 100), "%",
                              "L1 hit rate %.1f%%", fmin(V(c, NM_L1_HIT), 100));
 }
@@ -180,36 +180,36 @@ static void s_uncoalesced(ncu_ctx_t *c)
 static void s_bank_conflicts(ncu_ctx_t *c)
 {
     double ld = V(c, NM_BANK_CONFLICTS_LD), st = V(c, NM_BANK_CONFLICTS_ST);
-    double conflicts = has(ld) || has(st) ? s_or0(ld) + s_or0(st) : V(c, NM_BANK_CONFLICTS);
+    double conflicts = analysis_has(ld) || analysis_has(st) ? s_or0(ld) + s_or0(st) : V(c, NM_BANK_CONFLICTS);
     double wld = V(c, NM_SHARED_WAVEFRONTS_LD), wst = V(c, NM_SHARED_WAVEFRONTS_ST);
-    double wavefronts = has(wld) || has(wst) ? s_or0(wld) + s_or0(wst) : V(c, NM_SHARED_WAVEFRONTS);
+    double wavefronts = analysis_has(wld) || analysis_has(wst) ? s_or0(wld) + s_or0(wst) : V(c, NM_SHARED_WAVEFRONTS);
     double l1 = V(c, NM_L1_PCT);
-    if (!has(conflicts) || !has(l1) || c->units.count == 0)
+    if (!analysis_has(conflicts) || !analysis_has(l1) || c->units.count == 0)
         return;
     ncu_ctx_judged(c, "bank_conflicts");
     if (conflicts <= 0)
         return;
     double rate;
-    if (has(wavefronts) && wavefronts > 0) {
+    if (analysis_has(wavefronts) && wavefronts > 0) {
         rate = fmin(conflicts / wavefronts, 1);
     } else {
         /* Without wavefront counts: each replay holds the SM's shared-memory
          * data path for a cycle, so replays per SM cycle are its share. */
         double t = V(c, NM_DURATION), sms = V(c, NM_SM_COUNT);
-        if (!has(t) || !has(sms) || !has(c->sm_clock_hz) || t <= 0)
+        if (!analysis_has(t) || !analysis_has(sms) || !analysis_has(c->sm_clock_hz) || t <= 0)
             return;
         rate = fmin(conflicts / (t * 1e-9 * c->sm_clock_hz * sms), 1);
         wavefronts = NAN;
     }
     double other = s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST)) +
                    s_or0(V(c, NM_SECTORS_LOCAL_LD)) + s_or0(V(c, NM_SECTORS_LOCAL_ST));
-    double shared_share = has(wavefronts) ? wavefronts / (wavefronts + other) : 1;
+    double shared_share = analysis_has(wavefronts) ? wavefronts / (wavefronts + other) : 1;
     ncu_relief_t relief = {.l1 = 1 - rate * shared_share, .l2 = 1, .dram = 1, .compute = 1};
     double gain = ncu_units_saved(&c->units, &relief);
-    if (!has(gain) || gain < NCU_GAIN_REPORT)
+    if (!analysis_has(gain) || gain < NCU_GAIN_REPORT)
         return;
     char title[300];
-    if (has(wavefronts))
+    if (analysis_has(wavefronts))
         snprintf(title, sizeof title,
                  "Shared-memory bank conflicts: %.0f%% of shared-memory wavefronts are conflict replays "
                  "(%.1f-way on average), on an L1/shared pipe %.0f%% busy", 100 * rate,
@@ -224,7 +224,7 @@ static void s_bank_conflicts(ncu_ctx_t *c)
         return;
     finding_add_evidence(f, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", conflicts, "",
                          "%.3g bank conflicts, %.2f per %s", conflicts, rate,
-                         has(wavefronts) ? "shared-memory wavefront" : "SM cycle");
+                         analysis_has(wavefronts) ? "shared-memory wavefront" : "SM cycle");
     ncu_ctx_pct(f, c, NM_L1_PCT);
 }
 
@@ -238,13 +238,13 @@ static void s_divergence(ncu_ctx_t *c)
 {
     double active = V(c, NM_THREADS_PER_WARP), pred = V(c, NM_THREADS_PER_WARP_PRED);
     double busy = s_issue_busy(c);
-    if (has(active))
+    if (analysis_has(active))
         ncu_ctx_judged(c, "divergence");
-    if (!has(active) || active >= 32 || active <= 0 || !has(busy))
+    if (!analysis_has(active) || active >= 32 || active <= 0 || !analysis_has(busy))
         return;
     ncu_relief_t relief = {.l1 = 1, .l2 = 1, .dram = 1, .compute = active / 32};
     double gain = c->units.count ? ncu_units_saved(&c->units, &relief) : (1 - active / 32) * busy;
-    if (!has(gain) || gain < NCU_GAIN_REPORT)
+    if (!analysis_has(gain) || gain < NCU_GAIN_REPORT)
         return;
     char title[300];
     snprintf(title, sizeof title,
@@ -256,7 +256,7 @@ static void s_divergence(ncu_ctx_t *c)
         return;
     finding_add_evidence(f, ncu_metric_info(NM_THREADS_PER_WARP)->name, active, "thread",
                          "%.1f active threads per warp instruction", active);
-    if (has(pred) && pred < active - 0.5)
+    if (analysis_has(pred) && pred < active - 0.5)
         finding_add_evidence(f, ncu_metric_info(NM_THREADS_PER_WARP_PRED)->name, pred, "thread",
                              "%.1f of them not predicated off", pred);
     ncu_ctx_pct(f, c, NM_ISSUE_PCT);
@@ -274,19 +274,19 @@ static void s_local_memory(ncu_ctx_t *c)
 {
     double lld = V(c, NM_SECTORS_LOCAL_LD), lst = V(c, NM_SECTORS_LOCAL_ST);
     double spills = V(c, NM_SPILL_INST), spill_req = V(c, NM_SPILL_REQUESTS);
-    if (!has(lld) && !has(lst)) {
+    if (!analysis_has(lld) && !analysis_has(lst)) {
         /* Without sector counts, a measured spill is still worth saying. */
-        double n = has(spill_req) ? spill_req : spills;
-        if (has(n) && n > 0) {
+        double n = analysis_has(spill_req) ? spill_req : spills;
+        if (analysis_has(n) && n > 0) {
             char title[200];
             snprintf(title, sizeof title, "Register spills: %.0f local-memory spill %s", n,
-                     has(spill_req) ? "requests" : "instructions");
+                     analysis_has(spill_req) ? "requests" : "instructions");
             fb_finding_t *f = ncu_ctx_finding(c, "register_spill", NAN, "none", title,
                                               ncu_advice_action("register_spill"));
             if (f)
-                finding_add_evidence(f, has(spill_req) ? ncu_metric_info(NM_SPILL_REQUESTS)->name
+                finding_add_evidence(f, analysis_has(spill_req) ? ncu_metric_info(NM_SPILL_REQUESTS)->name
                                                        : ncu_metric_info(NM_SPILL_INST)->name,
-                                     n, "", "%.0f spill %s", n, has(spill_req) ? "requests" : "instructions");
+                                     n, "", "%.0f spill %s", n, analysis_has(spill_req) ? "requests" : "instructions");
             ncu_ctx_missing(c, "local-memory sectors (l1tex__t_sectors_pipe_lsu_mem_local_op_ld/st.sum): "
                                "the core plan or --section MemoryWorkloadAnalysis_Tables");
         }
@@ -297,29 +297,29 @@ static void s_local_memory(ncu_ctx_t *c)
     double local = s_or0(lld) + s_or0(lst);
     double global = s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST));
     double busy = s_memory_busy(c);
-    if (local <= 0 || !has(busy))
+    if (local <= 0 || !analysis_has(busy))
         return;
     double share = local / (local + global);
     /* DRAM keeps at most what the global accesses could need (each global
      * sector read or written once); the L2 hit rate alone misses the
      * write-backs of dirty local lines that spill stores cause. */
-    double l2_hit = has(V(c, NM_L2_HIT)) ? fmin(fmax(V(c, NM_L2_HIT), 0), 100) / 100 : 0;
+    double l2_hit = analysis_has(V(c, NM_L2_HIT)) ? fmin(fmax(V(c, NM_L2_HIT), 0), 100) / 100 : 0;
     double dram_keep = 1 - share * (1 - l2_hit);
     double dram_bytes = s_or0(V(c, NM_DRAM_READ)) + s_or0(V(c, NM_DRAM_WRITE));
     if (dram_bytes > 0)
         dram_keep = fmin(dram_keep, fmin(1, global * SECTOR_BYTES / dram_bytes));
     ncu_relief_t relief = {.l1 = 1 - share, .l2 = 1 - share, .dram = dram_keep, .compute = 1};
     double gain = c->units.count ? ncu_units_saved(&c->units, &relief) : share * busy;
-    if (!has(gain) || gain < NCU_GAIN_REPORT)
+    if (!analysis_has(gain) || gain < NCU_GAIN_REPORT)
         return;
-    bool spilled = has(spills) && spills > 0;
+    bool spilled = analysis_has(spills) && spills > 0;
     char title[320];
     const char *category = spilled ? "register_spill" : "local_memory";
     if (spilled)
         snprintf(title, sizeof title,
                  "Register spills: local memory carries %.0f%% of the kernel's memory sectors, from "
                  "%.3g spill instructions", 100 * share, spills);
-    else if (has(spills))
+    else if (analysis_has(spills))
         snprintf(title, sizeof title,
                  "Local memory, not spills: a per-thread array indexed at run time (or too large for "
                  "registers) lives in local memory and carries %.0f%% of the memory sectors",
@@ -335,10 +335,10 @@ static void s_local_memory(ncu_ctx_t *c)
         return;
     finding_add_evidence(f, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", local, "sector",
                          "%.3g local sectors against %.3g global sectors", local, global);
-    if (has(spills))
+    if (analysis_has(spills))
         finding_add_evidence(f, ncu_metric_info(NM_SPILL_INST)->name, spills, "inst",
                              "%.3g register-spill instructions", spills);
-    if (has(V(c, NM_REGISTERS)))
+    if (analysis_has(V(c, NM_REGISTERS)))
         finding_add_evidence(f, ncu_metric_info(NM_REGISTERS)->name, V(c, NM_REGISTERS),
                              "register/thread", "%.0f registers per thread", V(c, NM_REGISTERS));
     ncu_ctx_pct(f, c, NM_L2_PCT);
@@ -355,7 +355,7 @@ static double s_blocks_per_sm(const ncu_ctx_t *c)
     double best = NAN;
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
         double x = V(c, limits[i]);
-        if (has(x) && x > 0 && (!has(best) || x < best))
+        if (analysis_has(x) && x > 0 && (!analysis_has(best) || x < best))
             best = x;
     }
     return best;
@@ -367,7 +367,7 @@ static double s_blocks_per_sm(const ncu_ctx_t *c)
 static double s_waves(const ncu_ctx_t *c)
 {
     double grid = V(c, NM_GRID_SIZE), sms = V(c, NM_SM_COUNT), per_sm = s_blocks_per_sm(c);
-    if (has(grid) && has(sms) && has(per_sm) && sms > 0)
+    if (analysis_has(grid) && analysis_has(sms) && analysis_has(per_sm) && sms > 0)
         return grid / (sms * per_sm);
     return V(c, NM_WAVES);
 }
@@ -382,36 +382,36 @@ static void s_idle_sms(ncu_ctx_t *c)
     double grid = V(c, NM_GRID_SIZE), sms = V(c, NM_SM_COUNT);
     double waves = s_waves(c);
     char title[320];
-    if (has(grid) && has(sms)) {
+    if (analysis_has(grid) && analysis_has(sms)) {
         ncu_ctx_judged(c, "small_grid");
         ncu_ctx_judged(c, "tail_effect");
-        if (has(c->idle))
+        if (analysis_has(c->idle))
             ncu_ctx_judged(c, "load_imbalance");
     }
-    if (has(grid) && has(sms) && grid > 0 && grid < sms) {
+    if (analysis_has(grid) && analysis_has(sms) && grid > 0 && grid < sms) {
         double gain = 1 - grid / sms;
         double launches = (double) c->k->launches, t = V(c, NM_DURATION);
         snprintf(title, sizeof title,
                  "Grid too small: %.0f block%s for %.0f SMs, so %.0f%% of the GPU has no work",
                  grid, grid == 1 ? "" : "s", sms, 100 * gain);
         fb_finding_t *f = ncu_ctx_finding(c, "small_grid", gain, "idle_sms", title,
-                                          ncu_advice_action(launches > 1 && has(t) && t / launches < 10e3
+                                          ncu_advice_action(launches > 1 && analysis_has(t) && t / launches < 10e3
                                                                 ? "small_grid_launches" : "small_grid"));
         if (!f)
             return;
         finding_add_evidence(f, "launch__grid_size", grid, "block", "grid of %.0f block%s", grid,
                              grid == 1 ? "" : "s");
         finding_add_evidence(f, "launch__sm_count", sms, "SM", "%.0f SMs on the device", sms);
-        if (launches > 1 && has(t))
+        if (launches > 1 && analysis_has(t))
             finding_add_evidence(f, "gpu__time_duration.sum", t / launches, "ns",
                                  "%zu launches of %.1f us each", c->k->launches, t / launches / 1e3);
-        if (has(c->idle))
+        if (analysis_has(c->idle))
             finding_add_evidence(f, "sm__cycles_active.avg", 100 * c->idle, "%",
                                  "SMs idle %.0f%% of the elapsed cycles", 100 * c->idle);
         c->latency_explained = c->latency_explained || gain >= 0.2;
         return;
     }
-    if (!has(waves) || waves < 1)
+    if (!analysis_has(waves) || waves < 1)
         return; /* under one wave every SM has work: a question of warps, below */
     /* The last wave idles the SMs it leaves without a block: with L blocks
      * left for S SMs, 1 - min(L, S)/S of them for 1/ceil(waves) of the time.
@@ -420,15 +420,15 @@ static void s_idle_sms(ncu_ctx_t *c)
      * fraction of the last wave stands in for it. */
     double frac = waves - floor(waves);
     double per_sm_blocks = s_blocks_per_sm(c);
-    double left = has(grid) && has(sms) && has(per_sm_blocks) ? grid - floor(waves) * sms * per_sm_blocks : NAN;
-    double idle_share = has(left) ? 1 - fmin(left, sms) / sms : 1 - frac;
+    double left = analysis_has(grid) && analysis_has(sms) && analysis_has(per_sm_blocks) ? grid - floor(waves) * sms * per_sm_blocks : NAN;
+    double idle_share = analysis_has(left) ? 1 - fmin(left, sms) / sms : 1 - frac;
     double model = frac > 1e-6 ? idle_share / ceil(waves) : 0;
     bool tail = frac > 1e-6 && model >= NCU_GAIN_REPORT;
-    double gain = has(c->idle) ? c->idle : model;
+    double gain = analysis_has(c->idle) ? c->idle : model;
     if (gain < NCU_GAIN_REPORT)
         return;
     if (tail) {
-        if (has(left) && left >= 1)
+        if (analysis_has(left) && left >= 1)
             snprintf(title, sizeof title,
                      "Tail effect: %.0f blocks make %.3f waves of %.0f; the last wave runs %.0f block%s "
                      "while the rest of the GPU waits", grid, waves, sms * per_sm_blocks, left,
@@ -443,15 +443,15 @@ static void s_idle_sms(ncu_ctx_t *c)
                  "%.1f waves: some blocks run much longer than others", 100 * gain, waves);
     }
     fb_finding_t *f = ncu_ctx_finding(c, tail ? "tail_effect" : "load_imbalance", gain,
-                                      has(c->idle) ? "idle_sms" : "waves", title,
+                                      analysis_has(c->idle) ? "idle_sms" : "waves", title,
                                       ncu_advice_action(tail ? "tail_effect" : "load_imbalance"));
     if (!f)
         return;
     finding_add_evidence(f, "launch__waves_per_multiprocessor", waves, "", "%.3g waves per SM", waves);
-    if (has(c->idle))
+    if (analysis_has(c->idle))
         finding_add_evidence(f, "sm__cycles_active.avg", 100 * c->idle, "%",
                              "SMs idle %.0f%% of the elapsed cycles", 100 * c->idle);
-    if (tail && has(c->idle))
+    if (tail && analysis_has(c->idle))
         finding_add_evidence(f, "model", 100 * model, "%",
                              "equal-length blocks would predict %.0f%% idle", 100 * model);
     c->latency_explained = c->latency_explained || gain >= 0.2;
@@ -479,25 +479,25 @@ static void s_parallelism(ncu_ctx_t *c)
 {
     double theo = V(c, NM_OCC_THEORETICAL), ach = V(c, NM_OCC_ACHIEVED);
     double latency = s_latency_share(c);
-    if (!has(ach) || ach <= 0 || !has(c->busiest))
+    if (!analysis_has(ach) || ach <= 0 || !analysis_has(c->busiest))
         return;
-    if (has(theo))
+    if (analysis_has(theo))
         ncu_ctx_judged(c, "occupancy");
-    if (!has(latency))
+    if (!analysis_has(latency))
         latency = c->latency ? 1 : 0;
     double roof = c->busiest > 0 ? NCU_SOL_HIGH / c->busiest : 10;
     double waves = s_waves(c);
     double grid = V(c, NM_GRID_SIZE), sms = V(c, NM_SM_COUNT);
-    bool launch_small = has(waves) && waves < 1 && has(grid) && has(sms) && grid >= sms;
+    bool launch_small = analysis_has(waves) && waves < 1 && analysis_has(grid) && analysis_has(sms) && grid >= sms;
     char title[320];
-    if (launch_small && has(theo)) {
+    if (launch_small && analysis_has(theo)) {
         /* The launch itself puts fewer warps on each SM than fit. */
         double speedup = fmin(theo / ach, roof);
         double gain = speedup > 1 ? (1 - 1 / speedup) * latency : 0;
         if (gain < NCU_GAIN_REPORT)
             return;
-        double warps = has(V(c, NM_BLOCK_SIZE)) ? grid * ceil(V(c, NM_BLOCK_SIZE) / 32) / sms : NAN;
-        if (has(warps))
+        double warps = analysis_has(V(c, NM_BLOCK_SIZE)) ? grid * ceil(V(c, NM_BLOCK_SIZE) / 32) / sms : NAN;
+        if (analysis_has(warps))
             snprintf(title, sizeof title,
                      "Too little parallelism: the launch puts %.3g warp%s on each SM, which could "
                      "hold %.0f%% occupancy; the warps wait on latency with every unit under %.0f%% busy",
@@ -516,7 +516,7 @@ static void s_parallelism(ncu_ctx_t *c)
         c->latency_explained = c->latency_explained || gain >= 0.2;
         return;
     }
-    if (!has(theo) || theo >= 100)
+    if (!analysis_has(theo) || theo >= 100)
         return;
     /* The occupancy limiter: the smallest block limit; lifting it lets the
      * next one bind. */
@@ -524,19 +524,19 @@ static void s_parallelism(ncu_ctx_t *c)
     double current = NAN, next = NAN;
     for (int i = 0; i < (int) (sizeof s_limits / sizeof s_limits[0]); i++) {
         double x = V(c, s_limits[i].metric);
-        if (!has(x) || x <= 0)
+        if (!analysis_has(x) || x <= 0)
             continue;
         if (limiter < 0 || x < current) {
-            next = has(current) ? current : next;
+            next = analysis_has(current) ? current : next;
             current = x;
             limiter = i;
-        } else if (!has(next) || x < next) {
+        } else if (!analysis_has(next) || x < next) {
             next = x;
         }
     }
     if (limiter < 0)
         return;
-    double grow = has(next) ? fmin(next / current, 100 / theo) : 100 / theo;
+    double grow = analysis_has(next) ? fmin(next / current, 100 / theo) : 100 / theo;
     double speedup = fmin(grow, roof);
     double gain = speedup > 1 ? (1 - 1 / speedup) * latency : 0;
     if (gain < NCU_GAIN_REPORT)
@@ -553,8 +553,8 @@ static void s_parallelism(ncu_ctx_t *c)
                          "theoretical occupancy %.1f%%, achieved %.1f%%", theo, ach);
     finding_add_evidence(f, ncu_metric_info(s_limits[limiter].metric)->name, current, "block",
                          "the limit from %s: %.0f block%s per SM%s", s_limits[limiter].name, current,
-                         current == 1 ? "" : "s", has(next) ? "" : " (no other limit measured)");
-    if (has(V(c, NM_REGISTERS)))
+                         current == 1 ? "" : "s", analysis_has(next) ? "" : " (no other limit measured)");
+    if (analysis_has(V(c, NM_REGISTERS)))
         finding_add_evidence(f, ncu_metric_info(NM_REGISTERS)->name, V(c, NM_REGISTERS),
                              "register/thread", "%.0f registers per thread", V(c, NM_REGISTERS));
     c->latency_explained = c->latency_explained || gain >= 0.2;
@@ -570,14 +570,14 @@ static void s_contention(ncu_ctx_t *c)
 {
     double red = V(c, NM_GLOBAL_RED), atom = V(c, NM_GLOBAL_ATOM);
     double atomics = s_or0(red) + s_or0(atom);
-    if (has(red) || has(atom))
+    if (analysis_has(red) || analysis_has(atom))
         ncu_ctx_judged(c, "contention");
     if (!c->latency || atomics <= 0)
         return;
     double wait = s_or0(ncu_ctx_stall_share(c, NM_STALL_LONG_SCOREBOARD)) +
                   s_or0(ncu_ctx_stall_share(c, NM_STALL_DRAIN)) +
                   s_or0(ncu_ctx_stall_share(c, NM_STALL_LG_THROTTLE));
-    if (!has(c->stall_total))
+    if (!analysis_has(c->stall_total))
         wait = 1;
     double gain = (1 - c->busiest / 100) * fmin(wait, 1);
     if (gain < NCU_GAIN_REPORT)
@@ -592,10 +592,10 @@ static void s_contention(ncu_ctx_t *c)
         return;
     finding_add_evidence(f, "smsp__inst_executed_op_global_red.sum", atomics, "inst",
                          "%.3g global atomic/reduction instructions", atomics);
-    if (has(V(c, NM_L2_ATOMIC_PCT)))
+    if (analysis_has(V(c, NM_L2_ATOMIC_PCT)))
         finding_add_evidence(f, ncu_metric_info(NM_L2_ATOMIC_PCT)->name, V(c, NM_L2_ATOMIC_PCT), "%",
                              "L2 atomic unit busy %.2f%% of peak", V(c, NM_L2_ATOMIC_PCT));
-    if (has(c->stall_total))
+    if (analysis_has(c->stall_total))
         finding_add_evidence(f, "stalls", 100 * fmin(wait, 1), "%",
                              "%.0f%% of stall cycles wait on memory results and stores", 100 * fmin(wait, 1));
     c->latency_explained = c->latency_explained || gain >= 0.2;
@@ -611,10 +611,10 @@ static void s_shared_atomics(ncu_ctx_t *c)
     double atoms = V(c, NM_SHARED_ATOM), l1 = V(c, NM_L1_PCT);
     double mio = ncu_ctx_stall_share(c, NM_STALL_MIO_THROTTLE);
     double sb = ncu_ctx_stall_share(c, NM_STALL_SHORT_SCOREBOARD);
-    if (!has(atoms) || atoms <= 0 || !has(mio) || !has(c->busiest))
+    if (!analysis_has(atoms) || atoms <= 0 || !analysis_has(mio) || !analysis_has(c->busiest))
         return;
     double wait = fmin(mio + s_or0(sb), 1);
-    bool busy = has(l1) && l1 >= NCU_SOL_LATENCY;
+    bool busy = analysis_has(l1) && l1 >= NCU_SOL_LATENCY;
     double gain = wait * (busy ? fmin(l1, 100) / 100 : 1 - c->busiest / 100);
     if (gain < NCU_GAIN_REPORT)
         return;
@@ -644,14 +644,14 @@ static void s_cause_stalls(ncu_ctx_t *c)
     static const ncu_metric_t reasons[] = {NM_STALL_BARRIER, NM_STALL_BRANCH, NM_STALL_MEMBAR,
                                            NM_STALL_IMC_MISS, NM_STALL_NO_INSTRUCTION,
                                            NM_STALL_SLEEPING, NM_STALL_MISC};
-    if (!has(c->stall_total) || !has(c->busiest))
+    if (!analysis_has(c->stall_total) || !analysis_has(c->busiest))
         return;
     ncu_ctx_judged(c, "warp_stall");
     ncu_ctx_judged(c, "barrier_stall");
     const ncu_unit_t *top = ncu_units_busiest(&c->units, NCU_UNIT_PIPE);
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
         double share = ncu_ctx_stall_share(c, reasons[i]);
-        if (!has(share) || share < 0.1)
+        if (!analysis_has(share) || share < 0.1)
             continue;
         /* A barrier-bound kernel keeps the ADU pipe (which executes BAR)
          * busy: the bound finding says so itself. */

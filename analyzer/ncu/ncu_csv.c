@@ -14,8 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ncu_number.h"
+#include "number.h"
 #include "ncu_split.h"
+#include "utf8.h"
 #include "textbuf.h"
 
 /* What a column holds. Metric columns carry their ncu_metric_t (>= 0). */
@@ -265,7 +266,7 @@ static const char *s_raw_name(const ncu_csv_t *self)
  * refuses anything else, and so does the wire). */
 static json_t *s_raw_text(const char *field)
 {
-    char *clean = textbuf_utf8_clean(field);
+    char *clean = utf8_clean_dup(field);
     json_t *text = clean ? json_string(clean) : NULL;
     free(clean);
     return text;
@@ -332,7 +333,7 @@ static void s_header_end(ncu_csv_t *self)
 static void s_units_field(ncu_csv_t *self, const char *field)
 {
     if (self->col < self->columns && self->roles[self->col] >= 0)
-        self->scales[self->col] = ncu_unit_scale(field);
+        self->scales[self->col] = number_unit_scale(field);
     const char *name = self->col < self->columns ? s_raw_name(self) : NULL;
     json_t *unit = name ? s_raw_text(field) : NULL;
     if (name && (!unit || !ncu_data_add_raw_unit(self->data, name, json_string_value(unit))))
@@ -346,7 +347,7 @@ static void s_raw_field(ncu_csv_t *self, const char *field, size_t len)
     int role = self->col < self->columns ? self->roles[self->col] : COL_IGNORE;
     if (role >= 0) {
         double value;
-        if (ncu_number_parse(field, len, &value))
+        if (number_parse(field, len, &value))
             self->values[role] = value * self->scales[self->col];
         return;
     }
@@ -518,7 +519,7 @@ static void s_details_row_end(ncu_csv_t *self)
     ncu_data_set_device(self->data, NULL, self->cc);
     if (self->rule_name[0]) {
         double speedup = NAN;
-        if (!ncu_number_parse(self->speedup, strlen(self->speedup), &speedup))
+        if (!number_parse(self->speedup, strlen(self->speedup), &speedup))
             speedup = NAN;
         if (!ncu_data_add_rule(self->data, launch, self->rule_name, self->section, self->rule_type,
                                self->rule_text, strcmp(self->speedup_type, "global") == 0, speedup))
@@ -530,8 +531,8 @@ static void s_details_row_end(ncu_csv_t *self)
     int metric = s_label_metric(self);
     double value;
     if (metric >= 0 && isnan(launch->v[metric]) &&
-        ncu_number_parse(self->metric_value, strlen(self->metric_value), &value))
-        launch->v[metric] = value * ncu_unit_scale(self->metric_unit);
+        number_parse(self->metric_value, strlen(self->metric_value), &value))
+        launch->v[metric] = value * number_unit_scale(self->metric_unit);
 }
 
 static void s_on_row(int terminator, void *arg)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ncu_number.h"
+#include "number.h"
 #include "utf8.h"
 
 /* One row's fields together: bounded so a row of a thousand 64 KiB fields
@@ -229,7 +229,7 @@ static double s_number(const page_t *p, int col)
 {
     const char *f = s_field(p, col);
     double v = 0;
-    if (!*f || !ncu_number_parse(f, strlen(f), &v) || !(v >= 0) || v > 1e300)
+    if (!*f || !number_parse(f, strlen(f), &v) || !(v >= 0) || v > 1e300)
         return 0;
     return v;
 }

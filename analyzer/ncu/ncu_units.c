@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "analysis.h"
+
 /* Every unit with a utilization counter in Nsight Compute's
  * ComputeWorkloadAnalysis and SpeedOfLight sections (2025.3.1, GH100). Pipe
  * counters are per active SM cycle (.pct_of_peak_sustained_active), the
@@ -65,7 +67,7 @@ void ncu_units_measure(const ncu_kernel_t *k, ncu_units_t *out)
         u->name = s_table[i].name;
         u->metric = ncu_metric_info(m)->name;
         u->kind = s_table[i].kind;
-        u->pct = x < 0 ? 0 : x > 100 ? 100 : x;
+        u->pct = analysis_pct(x);
     }
     s_sort(out);
 }

@@ -15,11 +15,11 @@
 #include "feedback.h"
 #include "feedback_wire.h"
 #include "pirate.h"
-#include "ncu_columns.h"
 #include "pass_chunk.h"
 #include "pass_plan.h"
 #include "pass_spool.h"
 #include "pf_log.h"
+#include "profiler.h"
 #include "render.h"
 #include "wire.h"
 #include "wire_zmq.h"
@@ -87,16 +87,13 @@ static void s_send(worker_t *self, Profeed__Envelope *env, const char *what, con
 
 static void s_send_ready(worker_t *self)
 {
-    /* The profilers analyzer_run() understands; "ncu" today. */
-    Profeed__Profiler profilers[4];
+    /* The profilers of the table that analyzer_run() has a backend for. */
+    Profeed__Profiler profilers[16];
     size_t n = 0;
-    const char *list = analyzer_profilers();
-    if (strstr(list, "ncu"))
-        profilers[n++] = PROFEED__PROFILER__PROFILER_NCU;
-    if (strstr(list, "unitrace"))
-        profilers[n++] = PROFEED__PROFILER__PROFILER_UNITRACE;
-    if (strstr(list, "vtune"))
-        profilers[n++] = PROFEED__PROFILER__PROFILER_VTUNE;
+    for (size_t i = 0; i < profiler_count() && n < sizeof profilers / sizeof profilers[0]; i++) {
+        if (analyzer_handles(profiler_at(i)->id))
+            profilers[n++] = profiler_at(i)->id;
+    }
     Profeed__Ready ready;
     profeed__ready__init(&ready);
     ready.has_role = 1;
@@ -145,28 +142,6 @@ static int s_connect(worker_t *self)
     return 0;
 }
 
-static const char *s_profiler_name(Profeed__Profiler p)
-{
-    switch (p) {
-    case PROFEED__PROFILER__PROFILER_NCU: return "ncu";
-    case PROFEED__PROFILER__PROFILER_UNITRACE: return "unitrace";
-    case PROFEED__PROFILER__PROFILER_VTUNE: return "vtune";
-    default: return "auto";
-    }
-}
-
-static const char *s_language_name(Profeed__Language l)
-{
-    switch (l) {
-    case PROFEED__LANGUAGE__LANGUAGE_CUDA: return "cuda";
-    case PROFEED__LANGUAGE__LANGUAGE_TRITON: return "triton";
-    case PROFEED__LANGUAGE__LANGUAGE_PYTORCH: return "pytorch";
-    case PROFEED__LANGUAGE__LANGUAGE_SYCL: return "sycl";
-    case PROFEED__LANGUAGE__LANGUAGE_OCL: return "ocl";
-    default: return NULL;
-    }
-}
-
 /* strdup() that passes NULL through: WorkerInfo's strings are optional. */
 static char *s_strdup_optional(const char *s)
 {
@@ -176,34 +151,6 @@ static char *s_strdup_optional(const char *s)
     char *copy = malloc(n);
     if (copy)
         memcpy(copy, s, n);
-    return copy;
-}
-
-/* A deep copy of the WorkerInfo the passes were measured on, for the
- * Feedback (which frees it with the rest of the message). */
-static Profeed__WorkerInfo *s_copy_worker(const Profeed__WorkerInfo *w)
-{
-    Profeed__WorkerInfo *copy = malloc(sizeof *copy);
-    if (!copy)
-        return NULL;
-    profeed__worker_info__init(copy);
-    copy->host = s_strdup_optional(w->host);
-    copy->gpu_name = s_strdup_optional(w->gpu_name);
-    copy->arch = s_strdup_optional(w->arch);
-    copy->compute_capability = s_strdup_optional(w->compute_capability);
-    copy->driver_version = s_strdup_optional(w->driver_version);
-    copy->profiler_version = s_strdup_optional(w->profiler_version);
-    copy->cpu_model = s_strdup_optional(w->cpu_model);
-    copy->has_device_id = w->has_device_id;
-    copy->device_id = w->device_id;
-    copy->has_sm_count = w->has_sm_count;
-    copy->sm_count = w->sm_count;
-    copy->has_sm_clock_mhz = w->has_sm_clock_mhz;
-    copy->sm_clock_mhz = w->sm_clock_mhz;
-    copy->has_mem_clock_mhz = w->has_mem_clock_mhz;
-    copy->mem_clock_mhz = w->mem_clock_mhz;
-    copy->has_memory_bytes = w->has_memory_bytes;
-    copy->memory_bytes = w->memory_bytes;
     return copy;
 }
 
@@ -246,44 +193,8 @@ static bool s_permission_denied(const Profeed__PassOutput *pass)
     return false;
 }
 
-/* Compares the metrics a pass asked for with the columns its CSV came back
- * with: ncu leaves out names this GPU or ncu version lacks without a word. */
-static void s_check_requested(feedback_t *fb, const Profeed__PassOutput *pass)
-{
-    if (pass->n_requested_metrics == 0)
-        return;
-    bool *missing = calloc(pass->n_requested_metrics, sizeof *missing);
-    if (!missing)
-        return;
-    for (size_t f = 0; f < pass->n_files; f++) {
-        int n = ncu_columns_missing((const char *) pass->files[f]->content.data, pass->files[f]->content.len,
-                                    (const char *const *) pass->requested_metrics, pass->n_requested_metrics, missing);
-        if (n <= 0)
-            continue;
-        char list[2048];
-        size_t used = 0;
-        list[0] = '\0';
-        for (size_t i = 0; i < pass->n_requested_metrics; i++) {
-            if (!missing[i])
-                continue;
-            feedback_add_missing(fb, pass->requested_metrics[i]);
-            if (used < sizeof list) {
-                int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", pass->requested_metrics[i]);
-                used = w > 0 ? used + (size_t) w : sizeof list;
-            }
-        }
-        feedback_add_note(fb,
-                          "pass %s: ncu returned no column for %d of the %zu metrics the pass plan asked for (this GPU "
-                          "or ncu version does not have them): %.1500s; findings that need them were judged without "
-                          "them or not at all",
-                          pass->pass_key, n, pass->n_requested_metrics, list);
-        break;
-    }
-    free(missing);
-}
-
-/* The request's metadata for the Feedback, with the time it was made. A
- * pack + unpack makes a deep copy that the Feedback's free releases. */
+/* The request's metadata for the Feedback, with the time it was made: a
+ * deep copy (wire_message_copy) that the Feedback's free releases. */
 static Profeed__JobMetadata *s_feedback_metadata(const job_passes_t *job)
 {
     const Profeed__JobMetadata *from = NULL;
@@ -293,13 +204,7 @@ static Profeed__JobMetadata *s_feedback_metadata(const job_passes_t *job)
     profeed__job_metadata__init(&empty);
     if (!from)
         from = &empty;
-    size_t size = protobuf_c_message_get_packed_size(&from->base);
-    uint8_t *bytes = malloc(size ? size : 1);
-    if (!bytes)
-        return NULL;
-    protobuf_c_message_pack(&from->base, bytes);
-    Profeed__JobMetadata *copy = profeed__job_metadata__unpack(NULL, size, bytes);
-    free(bytes);
+    Profeed__JobMetadata *copy = (Profeed__JobMetadata *) wire_message_copy(&from->base);
     if (!copy)
         return NULL;
     char stamp[32];
@@ -411,7 +316,7 @@ static void s_attach_context(Profeed__Feedback *msg, const job_passes_t *job)
 {
     const Profeed__PassOutput *first = job->passes[0]->dispatch->pass_output;
     if (!msg->worker && first->worker)
-        msg->worker = s_copy_worker(first->worker);
+        msg->worker = (Profeed__WorkerInfo *) wire_message_copy(&first->worker->base);
     if (!msg->metadata)
         msg->metadata = s_feedback_metadata(job);
 }
@@ -447,7 +352,7 @@ static Profeed__Feedback *s_render(feedback_t *fb, const job_passes_t *job, bool
         size_t size = collated ? s_envelope_size(msg) : 0;
         if (size <= max_msg)
             return msg;
-        feedback_wire_destroy(&msg);
+        wire_feedback_destroy(&msg);
         collated = false;
         feedback_add_note(fb, "the collated per-launch data was left out of this feedback: with it the feedback "
                               "takes %zu bytes, more than this analyzer's message limit of %zu; profile fewer "
@@ -511,11 +416,11 @@ static Profeed__Feedback *s_analyze(job_passes_t *job, size_t max_msg)
     analyzer_input_t input = {
         .files = files,
         .count = nfiles,
-        .profiler = s_profiler_name(first->has_profiler ? first->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED),
+        .profiler = profiler_name_or(first->has_profiler ? first->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED, "auto"),
         /* A pass that does not say its profiler is read by the one the seed's
          * table gives the job's language and the worker's GPU (select.c). */
         .language = job->passes[0]->dispatch->has_language
-                        ? s_language_name(job->passes[0]->dispatch->language) : NULL,
+                        ? profiler_language_name(job->passes[0]->dispatch->language) : NULL,
         .gpu_arch = worker ? worker->arch : NULL,
         .device = worker ? worker->gpu_name : NULL,
         .pci_id = pci_id[0] ? pci_id : NULL,
@@ -578,7 +483,7 @@ static Profeed__Feedback *s_analyze(job_passes_t *job, size_t max_msg)
                                   (int) pass->exit_status);
             if (s_permission_denied(pass))
                 feedback_add_error(fb, "pass %s: %s", pass->pass_key, pass_plan_permission_advice());
-            s_check_requested(fb, pass);
+            analyzer_check_pass(fb, pass);
         }
         const Profeed__AnalysisContext *context = s_context(job);
         s_manifest(fb, job, worker, context);
@@ -664,7 +569,7 @@ static void s_finish(worker_t *self, job_passes_t *job)
             pf_log_info(LOG, "job %s: feedback sent (%zu passes, %zu findings, %lld ms)", job->job_id,
                         job->pass_len, fb->n_findings, (long long) (wire_zmq_now_ms() - start));
         }
-        feedback_wire_destroy(&fb);
+        wire_feedback_destroy(&fb);
     }
     char id[WIRE_MAX_ID_LEN + 1];
     snprintf(id, sizeof id, "%s", job->job_id);

@@ -4,13 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis.h"
+
 void intel_units_add(intel_units_t *units, const char *key, const char *name, intel_unit_kind_t kind,
                      double pct)
 {
     if (isnan(pct) || units->count >= INTEL_UNITS_MAX)
         return;
     size_t i = units->count++;
-    pct = pct < 0 ? 0 : pct > 100 ? 100 : pct;
+    pct = analysis_pct(pct);
     /* Insertion keeps busiest first; a tie stays after what came before. */
     while (i > 0 && units->unit[i - 1].pct < pct) {
         units->unit[i] = units->unit[i - 1];
@@ -37,7 +39,7 @@ void intel_units_scale(intel_units_t *units, const char *key, double keep, doubl
     for (size_t i = 0; i < units->count; i++)
         if (strcmp(units->unit[i].key, key) == 0) {
             double x = units->unit[i].pct * keep + add;
-            units->unit[i].pct = x < 0 ? 0 : x > 100 ? 100 : x;
+            units->unit[i].pct = analysis_pct(x);
         }
 }
 

@@ -13,7 +13,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "ncu_number.h"
+#include "file_read.h"
+#include "number.h"
 
 /* Bounds on what a report keeps besides its kernels. */
 #define MESSAGES_MAX 32
@@ -167,7 +168,7 @@ const char *vtune_metric_unit(vtune_metric_t metric)
 
 /* A value as VTune prints it: "0.026427", "40.0", "12.5%", "1,234.5", "0,5".
  * The digit grouping and decimal-mark rules are Nsight Compute's, because
- * both tools print with the process locale: ncu_number_parse() reads them
+ * both tools print with the process locale: number_parse() reads them
  * (a lone comma followed by exactly three digits is grouping, so a locale's
  * "0,5" is 0.5 and "1,234" is 1234). VTune adds only a trailing '%'. */
 static bool s_number(const char *text, size_t len, double *out)
@@ -175,7 +176,7 @@ static bool s_number(const char *text, size_t len, double *out)
     text = s_trim(text, &len);
     if (len > 0 && text[len - 1] == '%')
         len--;
-    return ncu_number_parse(text, len, out);
+    return number_parse(text, len, out);
 }
 
 /* ----- the report ---------------------------------------------------------- */
@@ -1033,53 +1034,19 @@ static const char *s_skip_blank(const char *p, const char *end)
 pf_status_t vtune_report_parse_file(vtune_report_t *self, const char *path, pf_error_t *err)
 {
     assert(self && path);
-    bool is_stdin = strcmp(path, "-") == 0;
-    const char *source = is_stdin ? "<stdin>" : path;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return pf_error_set(err, PF_EIO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 64 * 1024, len = 0;
-    char *buf = malloc(cap);
-    pf_status_t rc = PF_OK;
-    if (!buf) {
-        rc = pf_error_set(err, PF_ENOMEM, "%s: out of memory", source);
-        goto cleanup;
-    }
-    for (;;) {
-        if (len == cap) {
-            if (cap >= VTUNE_MAX_FILE) {
-                rc = pf_error_set(err, PF_ETOOBIG, "%s: larger than %u MiB; a hotspots report "
-                                  "has one row per kernel", source, VTUNE_MAX_FILE >> 20);
-                goto cleanup;
-            }
-            char *grown = realloc(buf, cap * 2);
-            if (!grown) {
-                rc = pf_error_set(err, PF_ENOMEM, "%s: out of memory", source);
-                goto cleanup;
-            }
-            buf = grown;
-            cap *= 2;
-        }
-        ssize_t got = read(fd, buf + len, cap - len);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            rc = pf_error_set(err, PF_EIO, "%s: read failed: %s", source, strerror(errno));
-            goto cleanup;
-        }
-        if (got == 0)
-            break;
-        len += (size_t) got;
-    }
+    const char *source = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    char *buf = NULL;
+    size_t len = 0;
+    /* A hotspots report has one row per kernel: VTUNE_MAX_FILE is far past one. */
+    pf_status_t rc = file_read_input(path, NULL, VTUNE_MAX_FILE, &buf, &len, err);
+    if (rc != PF_OK)
+        return rc;
     const char *first = s_skip_blank(buf, buf + len);
     if (first < buf + len && *first == '{')
         rc = vtune_report_parse_json(self, source, buf, len, err);
     else
         rc = vtune_report_parse(self, source, buf, len, err);
-cleanup:
     free(buf);
-    if (!is_stdin)
-        close(fd);
     return rc;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "intel_topdown.h"
 
 /* XVE_STALL: threads loaded but no pipe issuing; at 40% of the time with no
@@ -127,8 +128,7 @@ static double s_get2(const view_t *v, const char *const names[2])
     return isnan(x) && names[1] ? s_get(v, names[1]) : x;
 }
 
-static bool has(double x) { return !isnan(x); }
-static double s_or0(double x) { return has(x) ? x : 0; }
+static double s_or0(double x) { return analysis_has(x) ? x : 0; }
 
 /* ---- per-kernel analysis --------------------------------------------------- */
 
@@ -158,61 +158,61 @@ static void s_measure(kctx_t *c)
     c->stall = s_get(&c->cb, C_STALL);
     c->active = s_get(&c->cb, C_ACTIVE);
     c->occupancy = s_get(&c->vep, C_OCC);
-    if (!has(c->occupancy))
+    if (!analysis_has(c->occupancy))
         c->occupancy = s_get(&c->cb, C_OCC);
     for (int i = 0; i < 3; i++) {
         double events = s_get2(&c->cb, s_alu_events[i]);
-        if (!has(events))
+        if (!analysis_has(events))
             events = s_get2(&c->vep, s_alu_events[i]);
-        c->alu_rate[i] = has(events) && has(c->t) && c->t > 0 ? events / c->t : NAN;
+        c->alu_rate[i] = analysis_has(events) && analysis_has(c->t) && c->t > 0 ? events / c->t : NAN;
         c->alu_pct[i] = NAN;
-        if (c->roof && c->roof->alu_inst_per_ns[i] > 0 && has(c->alu_rate[i]))
+        if (c->roof && c->roof->alu_inst_per_ns[i] > 0 && analysis_has(c->alu_rate[i]))
             c->alu_pct[i] = 100 * c->alu_rate[i] / c->roof->alu_inst_per_ns[i];
         else
             c->alu_pct[i] = s_get2(&c->cb, s_alu_util[i]);
     }
     double rr = s_get(&c->cb, C_MEM_RR), wr = s_get(&c->cb, C_MEM_WR);
     double rb = s_get(&c->cb, C_MEM_R), wb = s_get(&c->cb, C_MEM_W);
-    if (has(rr) || has(wr))
+    if (analysis_has(rr) || analysis_has(wr))
         c->mem_gbps = s_or0(rr) + s_or0(wr);
-    else if ((has(rb) || has(wb)) && has(c->t) && c->t > 0)
+    else if ((analysis_has(rb) || analysis_has(wb)) && analysis_has(c->t) && c->t > 0)
         c->mem_gbps = (s_or0(rb) + s_or0(wb)) / c->t; /* bytes per ns = GB/s */
     else
         c->mem_gbps = NAN;
-    c->mem_pct = c->roof && c->roof->dram_gbps > 0 && has(c->mem_gbps)
+    c->mem_pct = c->roof && c->roof->dram_gbps > 0 && analysis_has(c->mem_gbps)
                      ? 100 * c->mem_gbps / c->roof->dram_gbps : NAN;
     double sr = s_get(&c->cb, C_SLM_R), sw = s_get(&c->cb, C_SLM_W);
-    if (!has(sr) && !has(sw)) {
+    if (!analysis_has(sr) && !analysis_has(sw)) {
         sr = s_get(&c->mp, C_SLM_R);
         sw = s_get(&c->mp, C_SLM_W);
     }
-    c->slm_bpns = (has(sr) || has(sw)) && has(c->t) && c->t > 0 ? (s_or0(sr) + s_or0(sw)) / c->t : NAN;
-    c->slm_pct = c->roof && c->roof->slm_bytes_per_ns > 0 && has(c->slm_bpns)
+    c->slm_bpns = (analysis_has(sr) || analysis_has(sw)) && analysis_has(c->t) && c->t > 0 ? (s_or0(sr) + s_or0(sw)) / c->t : NAN;
+    c->slm_pct = c->roof && c->roof->slm_bytes_per_ns > 0 && analysis_has(c->slm_bpns)
                      ? 100 * c->slm_bpns / c->roof->slm_bytes_per_ns : NAN;
     double access = s_get(&c->mp, C_SLM_ACC), conflicts = s_get(&c->mp, C_SLM_BC);
-    c->conflict_rate = has(access) && access > 0 && has(conflicts) ? fmin(conflicts / access, 1) : NAN;
+    c->conflict_rate = analysis_has(access) && access > 0 && analysis_has(conflicts) ? fmin(conflicts / access, 1) : NAN;
     c->l3_busy = s_get(&c->mp, "L3_BUSY[%]");
-    if (!has(c->l3_busy))
+    if (!analysis_has(c->l3_busy))
         c->l3_busy = s_get(&c->vep, "L3_BUSY[%]");
 }
 
 static void s_pct_evidence(fb_finding_t *f, const char *metric, double pct, const char *what)
 {
-    if (f && has(pct))
+    if (f && analysis_has(pct))
         finding_add_evidence(f, metric, pct, "%", "%s %.1f%%", what, pct);
 }
 
 static void s_mix_evidence(kctx_t *c, fb_finding_t *f, int alu)
 {
     double all = s_get2(&c->vep, s_alu_events[alu]);
-    if (!f || !has(all) || all <= 0)
+    if (!f || !analysis_has(all) || all <= 0)
         return;
     char text[200];
     size_t n = 0;
     text[0] = '\0';
     for (size_t m = 0; m < MIX_COUNT; m++) {
         double x = s_get(&c->vep, s_mix[m].column);
-        if (s_mix[m].alu != alu || !has(x) || x <= 0 || n + 32 >= sizeof text)
+        if (s_mix[m].alu != alu || !analysis_has(x) || x <= 0 || n + 32 >= sizeof text)
             continue;
         n += (size_t) snprintf(text + n, sizeof text - n, "%s%s %.0f%%", n ? ", " : "",
                                s_mix[m].name, 100 * x / all);
@@ -227,7 +227,7 @@ static int s_busiest_alu(const kctx_t *c)
 {
     int best = -1;
     for (int i = 0; i < 3; i++)
-        if (has(c->alu_rate[i]) && (best < 0 || c->alu_rate[i] > c->alu_rate[best]))
+        if (analysis_has(c->alu_rate[i]) && (best < 0 || c->alu_rate[i] > c->alu_rate[best]))
             best = i;
     return best;
 }
@@ -253,9 +253,9 @@ static void s_roofline_evidence(kctx_t *c, fb_finding_t *f)
  * busy bytes% x (accesses + conflicts) / accesses at least. */
 static double s_slm_busy(const kctx_t *c)
 {
-    if (!has(c->slm_pct))
+    if (!analysis_has(c->slm_pct))
         return NAN;
-    double r = has(c->conflict_rate) ? c->conflict_rate : 0;
+    double r = analysis_has(c->conflict_rate) ? c->conflict_rate : 0;
     return fmin(c->slm_pct * (1 + r), 100);
 }
 
@@ -270,7 +270,7 @@ static void s_units(kctx_t *c)
         intel_units_add(&c->units, keys[i], s_alu_names[i], INTEL_UNIT_PIPE, c->alu_pct[i]);
     const intel_unit_t *top = intel_units_busiest(&c->units);
     c->busiest = top ? top->pct : NAN;
-    c->latency = has(c->busiest) && c->busiest < INTEL_BUSY_PCT;
+    c->latency = analysis_has(c->busiest) && c->busiest < INTEL_BUSY_PCT;
 }
 
 /* The share of the time no pipe issues, which more threads or more
@@ -278,9 +278,9 @@ static void s_units(kctx_t *c)
  * XVE_STALL alone. */
 static double s_waiting(const kctx_t *c)
 {
-    if (has(c->active))
+    if (analysis_has(c->active))
         return 1 - fmin(fmax(c->active, 0), 100) / 100;
-    return has(c->stall) ? fmin(fmax(c->stall, 0), 100) / 100 : NAN;
+    return analysis_has(c->stall) ? fmin(fmax(c->stall, 0), 100) / 100 : NAN;
 }
 
 /* SLM bank conflicts. Throughput: without replays the SLM pipe does
@@ -292,8 +292,8 @@ static double s_waiting(const kctx_t *c)
 static void s_cause_conflicts(kctx_t *c)
 {
     double r = c->conflict_rate;
-    bool slm_used = has(c->slm_bpns) && c->slm_bpns > 0;
-    if (!has(r) || r <= 0 || !slm_used)
+    bool slm_used = analysis_has(c->slm_bpns) && c->slm_bpns > 0;
+    if (!analysis_has(r) || r <= 0 || !slm_used)
         return;
     double replays = r / (1 + r);
     intel_units_t after = c->units;
@@ -304,15 +304,15 @@ static void s_cause_conflicts(kctx_t *c)
         gain = NAN; /* no SLM roof for this device: its busy time is unknown */
         model = "none";
     }
-    if (c->latency && has(c->stall) && has(c->mem_gbps)) {
+    if (c->latency && analysis_has(c->stall) && analysis_has(c->mem_gbps)) {
         double slm_share = c->slm_bpns / (c->slm_bpns + fmax(c->mem_gbps, 0));
         double wait = fmin(fmax(c->stall, 0), 100) / 100 * slm_share * replays;
-        if (!has(gain) || wait > gain) {
+        if (!analysis_has(gain) || wait > gain) {
             gain = wait;
             model = "slm_replay_latency";
         }
     }
-    if (r < CONFLICT_SECONDARY && (!has(gain) || gain < INTEL_GAIN_REPORT))
+    if (r < CONFLICT_SECONDARY && (!analysis_has(gain) || gain < INTEL_GAIN_REPORT))
         return;
     char title[320];
     const intel_unit_t *slm = intel_units_find(&c->units, "slm");
@@ -334,7 +334,7 @@ static void s_cause_conflicts(kctx_t *c)
         finding_add_evidence(f, "slm_busy_pct", slm->pct, "%", "SLM busy %.0f%% with one replay per "
                              "conflict", slm->pct);
     s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
-    if (c->latency && has(gain) && gain >= INTEL_GAIN_EXPLAINS)
+    if (c->latency && analysis_has(gain) && gain >= INTEL_GAIN_EXPLAINS)
         c->explained = true;
 }
 
@@ -374,7 +374,7 @@ static double s_groups(const kctx_t *c)
 static bool s_cause_small_grid(kctx_t *c)
 {
     double groups = s_groups(c);
-    if (!c->roof || c->roof->units <= 0 || !has(groups) || groups >= c->roof->units)
+    if (!c->roof || c->roof->units <= 0 || !analysis_has(groups) || groups >= c->roof->units)
         return false;
     double gain = 1 - groups / c->roof->units;
     char title[240];
@@ -403,7 +403,7 @@ static bool s_cause_small_grid(kctx_t *c)
 static void s_cause_occupancy(kctx_t *c)
 {
     double occ = c->occupancy, waiting = s_waiting(c);
-    if (!has(occ) || occ <= 0 || occ >= OCCUPANCY_LOW || !has(c->busiest) || !has(waiting))
+    if (!analysis_has(occ) || occ <= 0 || occ >= OCCUPANCY_LOW || !analysis_has(c->busiest) || !analysis_has(waiting))
         return;
     double roof = c->busiest > 0 ? INTEL_ROOF_PCT / c->busiest : 10;
     double speedup = fmin(100 / fmin(occ, 100), roof);
@@ -467,14 +467,14 @@ static void s_cause_stalls(kctx_t *c)
 {
     if (!c->ves.table || c->ves.count == 0)
         return;
-    double stall = has(c->stall) ? c->stall : s_get(&c->ves, C_STALL);
+    double stall = analysis_has(c->stall) ? c->stall : s_get(&c->ves, C_STALL);
     double x[STALL_REASON_COUNT], sum = 0;
     for (size_t i = 0; i < STALL_REASON_COUNT; i++) {
         x[i] = s_get(&c->ves, s_stall_reasons[i].column);
         sum += fmax(s_or0(x[i]), 0); /* the table's numbers are untrusted */
     }
     sum += fmax(s_or0(s_get(&c->ves, "XVE_STALL_OTHER[%]")), 0);
-    if (!has(stall) || sum <= 0)
+    if (!analysis_has(stall) || sum <= 0)
         return;
     const intel_unit_t *top = intel_units_busiest(&c->units);
     bool memory_bound = !c->latency && top && top->kind == INTEL_UNIT_MEMORY;
@@ -486,7 +486,7 @@ static void s_cause_stalls(kctx_t *c)
         double share = 0;
         size_t lead = STALL_REASON_COUNT;
         for (size_t i = 0; i < STALL_REASON_COUNT; i++) {
-            if (strcmp(s_stall_reasons[i].category, categories[k]) != 0 || !has(x[i]) || x[i] <= 0)
+            if (strcmp(s_stall_reasons[i].category, categories[k]) != 0 || !analysis_has(x[i]) || x[i] <= 0)
                 continue;
             stall_kind_t kind = s_stall_reasons[i].kind;
             if ((kind == STALL_SEND && memory_bound) || (kind == STALL_PIPE && compute_bound))
@@ -509,7 +509,7 @@ static void s_cause_stalls(kctx_t *c)
         if (!f)
             continue;
         for (size_t i = 0; i < STALL_REASON_COUNT; i++)
-            if (strcmp(s_stall_reasons[i].category, categories[k]) == 0 && has(x[i]) && x[i] > 0)
+            if (strcmp(s_stall_reasons[i].category, categories[k]) == 0 && analysis_has(x[i]) && x[i] > 0)
                 finding_add_evidence(f, s_stall_reasons[i].column, x[i], "%", "%s %.1f%%",
                                      s_stall_reasons[i].what, x[i]);
         s_pct_evidence(f, C_STALL, stall, "XVE stalled");
@@ -527,9 +527,9 @@ static void s_cause_wide_types(kctx_t *c)
     double fp64 = s_get(&c->vep, "XVE_INST_EXECUTED_FP64[events]");
     double int64 = s_get(&c->vep, "XVE_INST_EXECUTED_INT64[events]");
     const intel_unit_t *a1 = intel_units_find(&c->units, "alu1");
-    if (!has(alu1) || alu1 <= 0 || !a1)
+    if (!analysis_has(alu1) || alu1 <= 0 || !a1)
         return;
-    if (has(fp64) && fp64 / alu1 >= 0.2) {
+    if (analysis_has(fp64) && fp64 / alu1 >= 0.2) {
         double f64 = fmin(fp64 / alu1, 1);
         intel_units_t after = c->units;
         intel_units_scale(&after, "alu1", 1 - f64, 0);
@@ -543,7 +543,7 @@ static void s_cause_wide_types(kctx_t *c)
             finding_add_evidence(f, "XVE_INST_EXECUTED_FP64[events]", 100 * f64, "%",
                                  "FP64 is %.0f%% of ALU1 instructions, ALU1 %.0f%% busy", 100 * f64, a1->pct);
     }
-    if (has(int64) && int64 / alu1 >= 0.3) {
+    if (analysis_has(int64) && int64 / alu1 >= 0.3) {
         double i64 = fmin(int64 / alu1, 1);
         intel_units_t after = c->units;
         intel_units_scale(&after, "alu1", 1 - i64 / 2, 0);
@@ -565,7 +565,7 @@ static void s_cause_unsized(kctx_t *c)
 {
     double alu0 = s_get2(&c->vep, s_alu_events[0]), alu2 = s_get2(&c->vep, s_alu_events[2]);
     double fp16 = s_get(&c->vep, "XVE_INST_EXECUTED_FP16[events]");
-    if (has(alu0) && alu0 > 0 && has(alu2) && alu2 == 0 && has(c->alu_pct[0]) && c->alu_pct[0] >= 40) {
+    if (analysis_has(alu0) && alu0 > 0 && analysis_has(alu2) && alu2 == 0 && analysis_has(c->alu_pct[0]) && c->alu_pct[0] >= 40) {
         fb_finding_t *f = intel_finding(c->fb, c->index, "xmx_unused", NAN, "none",
                                         "XMX matrix engines unused while ALU0 carries the math (if it is "
                                         "matrix math: the counters cannot tell)",
@@ -574,17 +574,17 @@ static void s_cause_unsized(kctx_t *c)
         if (f) {
             finding_add_evidence(f, s_alu_events[0][0], c->alu_pct[0], "%", "ALU0 %.1f%% of peak, XMX 0",
                                  c->alu_pct[0]);
-            if (has(fp16))
+            if (analysis_has(fp16))
                 finding_add_evidence(f, "XVE_INST_EXECUTED_FP16[events]", 100 * fp16 / alu0, "%",
                                      "FP16 is %.0f%% of ALU0 instructions", 100 * fp16 / alu0);
         }
     }
     double hit = s_get(&c->cb, C_L3_HIT), miss = s_get(&c->cb, C_L3_MISS);
-    if (!has(hit)) {
+    if (!analysis_has(hit)) {
         hit = s_get(&c->mp, C_L3_HIT);
         miss = s_get(&c->mp, C_L3_MISS);
     }
-    if (has(hit) && has(miss) && hit + miss > 0 && miss / (hit + miss) >= 0.5 && has(c->mem_pct) &&
+    if (analysis_has(hit) && analysis_has(miss) && hit + miss > 0 && miss / (hit + miss) >= 0.5 && analysis_has(c->mem_pct) &&
         c->mem_pct >= 30) {
         fb_finding_t *f = intel_finding(c->fb, c->index, "l3_thrashing", NAN, "none",
                                         "Most device-cache (L3) accesses miss", "Block the computation so "
@@ -603,7 +603,7 @@ static void s_symptom_evidence(kctx_t *c, fb_finding_t *f, stall_kind_t kind)
         return;
     for (size_t i = 0; i < STALL_REASON_COUNT; i++) {
         double x = s_get(&c->ves, s_stall_reasons[i].column);
-        if (s_stall_reasons[i].kind == kind && has(x) && x > 0)
+        if (s_stall_reasons[i].kind == kind && analysis_has(x) && x > 0)
             finding_add_evidence(f, s_stall_reasons[i].column, x, "%", "XVEs wait on %s %.1f%% (the bound "
                                  "showing through)", s_stall_reasons[i].what, x);
     }
@@ -615,7 +615,7 @@ static void s_bound_busy(kctx_t *c, const intel_unit_t *top)
     char title[320];
     fb_finding_t *f = NULL;
     double gain = 1 - top->pct / 100;
-    bool slm_used = has(c->slm_bpns) && c->slm_bpns > 0;
+    bool slm_used = analysis_has(c->slm_bpns) && c->slm_bpns > 0;
     if (strcmp(top->key, "memory") == 0) {
         snprintf(title, sizeof title, "Memory-bound on device memory bandwidth: %.0f GB/s, %.0f%% of "
                  "the %.0f GB/s peak", c->mem_gbps, c->mem_pct, c->roof->dram_gbps);
@@ -664,7 +664,7 @@ static void s_bound_busy(kctx_t *c, const intel_unit_t *top)
                                        "allows.");
         if (f) {
             finding_add_evidence(f, s_alu_events[alu][0], c->alu_pct[alu], "%", "%s %.1f%% of peak%s",
-                                 s_alu_names[alu], c->alu_pct[alu], has(c->alu_rate[alu]) ? "" : " (counter)");
+                                 s_alu_names[alu], c->alu_pct[alu], analysis_has(c->alu_rate[alu]) ? "" : " (counter)");
             s_mix_evidence(c, f, alu);
             s_pct_evidence(f, "gpu_memory_bandwidth_pct", c->mem_pct, "device memory bandwidth, % of peak:");
         }
@@ -685,7 +685,7 @@ static void s_bound_latency(kctx_t *c)
     char title[320];
     const intel_unit_t *top = intel_units_busiest(&c->units);
     fb_finding_t *f;
-    if (has(c->stall) && c->stall >= STALL_PCT) {
+    if (analysis_has(c->stall) && c->stall >= STALL_PCT) {
         snprintf(title, sizeof title, "Latency-bound: the vector engines are stalled %.0f%% of the time "
                  "and no unit is above %.0f%% of its peak (busiest: %s)", c->stall, ceil(c->busiest),
                  top->name);
@@ -702,14 +702,14 @@ static void s_bound_latency(kctx_t *c)
         snprintf(title, sizeof title, "Balanced: no unit above %.0f%% of its peak (busiest: %s at %.0f%%)",
                  INTEL_BUSY_PCT, top->name, top->pct);
         double waiting = s_waiting(c);
-        f = intel_finding(c->fb, c->index, "balanced", has(waiting) ? waiting : 1 - c->busiest / 100,
+        f = intel_finding(c->fb, c->index, "balanced", analysis_has(waiting) ? waiting : 1 - c->busiest / 100,
                           "latency", title,
                           "Raise compute and memory throughput together: more parallel work per launch, "
                           "fewer instructions per result, fewer bytes per result.");
         if (f) {
             s_pct_evidence(f, "gpu_memory_bandwidth_pct", c->mem_pct, "device memory bandwidth, % of peak:");
             for (int i = 0; i < 3; i++)
-                if (has(c->alu_pct[i]) && c->alu_pct[i] > 0)
+                if (analysis_has(c->alu_pct[i]) && c->alu_pct[i] > 0)
                     finding_add_evidence(f, s_alu_events[i][0], c->alu_pct[i], "%", "%s %.1f%% of peak",
                                          s_alu_names[i], c->alu_pct[i]);
             s_pct_evidence(f, C_STALL, c->stall, "XVE stalled");
@@ -727,7 +727,7 @@ static void s_topdown(kctx_t *c)
 {
     size_t first = feedback_finding_count(c->fb);
     s_units(c);
-    if (!has(c->busiest)) {
+    if (!analysis_has(c->busiest)) {
         feedback_add_missing(c->fb, "unit utilizations: ComputeBasic's XVE_INST_EXECUTED_ALU*_ALL, "
                                     "GPU_MEMORY_BYTE_* and SLM_BYTE_* (unitrace --group ComputeBasic)");
         return;
@@ -756,16 +756,16 @@ void unitrace_kernel_analyze(feedback_t *fb, size_t index, const roof_t *roof, b
     c.ves = views[UT_VES];
     s_measure(&c);
     fb_kernel_t *kernel = feedback_kernel(fb, index);
-    if (has(c.t))
+    if (analysis_has(c.t))
         feedback_kernel_metric(kernel, sampling ? "sampling_interval_ns" : "median_time_ns", c.t);
-    if (has(c.mem_gbps))
+    if (analysis_has(c.mem_gbps))
         feedback_kernel_metric(kernel, "gpu_memory_gbps", c.mem_gbps);
-    if (has(c.stall))
+    if (analysis_has(c.stall))
         feedback_kernel_metric(kernel, C_STALL, c.stall);
-    if (has(c.occupancy))
+    if (analysis_has(c.occupancy))
         feedback_kernel_metric(kernel, C_OCC, c.occupancy);
     for (int i = 0; i < 3; i++)
-        if (has(c.alu_pct[i]))
+        if (analysis_has(c.alu_pct[i]))
             feedback_kernel_metric(kernel, s_alu_events[i][0], c.alu_pct[i]);
     s_topdown(&c);
 }

@@ -1,4 +1,4 @@
-#include "ncu_number.h"
+#include "number.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 
 static bool s_is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-bool ncu_number_parse(const char *text, size_t len, double *out)
+bool number_parse(const char *text, size_t len, double *out)
 {
     /* An instance list follows the aggregate: keep what stands before " (". */
     const char *paren = memchr(text, '(', len);
@@ -114,7 +114,7 @@ static bool s_is_base_word(const char *word, size_t len)
     return false;
 }
 
-double ncu_unit_scale(const char *unit)
+double number_unit_scale(const char *unit)
 {
     if (!unit || !*unit)
         return 1;

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "intel_topdown.h"
 #include "roofs.h"
-#include "textbuf.h"
 
 /* Top-down (docs/intel.md, "Models"; intel_topdown.h): the busiest measured
  * unit (XMX, ALU0, ALU1, L3, GPU memory when the device is known) is the
@@ -76,8 +76,7 @@ typedef struct {
 } ctx_t;
 
 static double V(const ctx_t *c, vtune_metric_t m) { return c->k->v[m]; }
-static bool has(double x) { return !isnan(x); }
-static double s_or0(double x) { return has(x) ? x : 0; }
+static double s_or0(double x) { return analysis_has(x) ? x : 0; }
 
 /* A finding with its gain (0..1, NAN: no model) from `model`. */
 static fb_finding_t *s_finding(ctx_t *c, const char *category, double gain, const char *model,
@@ -110,17 +109,17 @@ static void s_count(double x, char *out, size_t cap)
 static void s_ev_xve(fb_finding_t *f, const ctx_t *c, vtune_metric_t key)
 {
     double a = V(c, VT_XVE_ACTIVE), s = V(c, VT_XVE_STALLED), i = V(c, VT_XVE_IDLE);
-    if (!f || (!has(a) && !has(s) && !has(i)))
+    if (!f || (!analysis_has(a) && !analysis_has(s) && !analysis_has(i)))
         return;
-    if (!has(V(c, key)))
-        key = has(s) ? VT_XVE_STALLED : has(a) ? VT_XVE_ACTIVE : VT_XVE_IDLE;
+    if (!analysis_has(V(c, key)))
+        key = analysis_has(s) ? VT_XVE_STALLED : analysis_has(a) ? VT_XVE_ACTIVE : VT_XVE_IDLE;
     char parts[3][32] = {"", "", ""};
-    if (has(a))
+    if (analysis_has(a))
         snprintf(parts[0], sizeof parts[0], "active %.1f%%", a);
-    if (has(s))
-        snprintf(parts[1], sizeof parts[1], "%sstalled %.1f%%", has(a) ? ", " : "", s);
-    if (has(i))
-        snprintf(parts[2], sizeof parts[2], "%sidle %.1f%%", has(a) || has(s) ? ", " : "", i);
+    if (analysis_has(s))
+        snprintf(parts[1], sizeof parts[1], "%sstalled %.1f%%", analysis_has(a) ? ", " : "", s);
+    if (analysis_has(i))
+        snprintf(parts[2], sizeof parts[2], "%sidle %.1f%%", analysis_has(a) || analysis_has(s) ? ", " : "", i);
     finding_add_evidence(f, vtune_metric_column(key), V(c, key), "%", "XVE array %s%s%s of the time",
                          parts[0], parts[1], parts[2]);
 }
@@ -142,7 +141,7 @@ static void s_ev_stalls(fb_finding_t *f, const ctx_t *c)
 {
     size_t order[STALL_COUNT], n = 0;
     for (size_t i = 0; i < STALL_COUNT; i++)
-        if (has(V(c, s_stalls[i].metric)))
+        if (analysis_has(V(c, s_stalls[i].metric)))
             order[n++] = i;
     if (!f || n == 0)
         return;
@@ -172,22 +171,22 @@ static void s_ev_stalls(fb_finding_t *f, const ctx_t *c)
 static void s_ev_pipes(fb_finding_t *f, const ctx_t *c, vtune_metric_t key)
 {
     double a0 = V(c, VT_ALU0_ACTIVE), a1 = V(c, VT_ALU1_ACTIVE), x = V(c, VT_XMX_ACTIVE);
-    if (!f || (!has(a0) && !has(a1) && !has(x)))
+    if (!f || (!analysis_has(a0) && !analysis_has(a1) && !analysis_has(x)))
         return;
-    if (!has(V(c, key))) {
+    if (!analysis_has(V(c, key))) {
         key = VT_ALU0_ACTIVE;
-        if (!has(a0) || (has(a1) && a1 > a0))
+        if (!analysis_has(a0) || (analysis_has(a1) && a1 > a0))
             key = VT_ALU1_ACTIVE;
-        if (!has(V(c, key)) || (has(x) && x > V(c, key)))
+        if (!analysis_has(V(c, key)) || (analysis_has(x) && x > V(c, key)))
             key = VT_XMX_ACTIVE;
     }
     char parts[3][48] = {"", "", ""};
-    if (has(a0))
+    if (analysis_has(a0))
         snprintf(parts[0], sizeof parts[0], "ALU0 (FP32/FP16) %.1f%%", a0);
-    if (has(a1))
-        snprintf(parts[1], sizeof parts[1], "%sALU1 (INT/FP64/math) %.1f%%", has(a0) ? ", " : "", a1);
-    if (has(x))
-        snprintf(parts[2], sizeof parts[2], "%sXMX %.1f%%", has(a0) || has(a1) ? ", " : "", x);
+    if (analysis_has(a1))
+        snprintf(parts[1], sizeof parts[1], "%sALU1 (INT/FP64/math) %.1f%%", analysis_has(a0) ? ", " : "", a1);
+    if (analysis_has(x))
+        snprintf(parts[2], sizeof parts[2], "%sXMX %.1f%%", analysis_has(a0) || analysis_has(a1) ? ", " : "", x);
     finding_add_evidence(f, vtune_metric_column(key), V(c, key), "%", "pipes active: %s%s%s",
                          parts[0], parts[1], parts[2]);
 }
@@ -212,7 +211,7 @@ static void s_ev_mix(fb_finding_t *f, const ctx_t *c)
 static void s_ev_memory(fb_finding_t *f, const ctx_t *c)
 {
     double r = V(c, VT_MEM_BW_READ), w = V(c, VT_MEM_BW_WRITE);
-    if (!f || (!has(r) && !has(w)))
+    if (!f || (!analysis_has(r) && !analysis_has(w)))
         return;
     finding_add_evidence(f, "GPU Memory Bandwidth, GB/sec", s_or0(r) + s_or0(w), "GB/s",
                          "GPU memory bandwidth (VTune-sampled): read %.1f GB/s, write %.1f GB/s",
@@ -232,19 +231,19 @@ static void s_ev_l3(fb_finding_t *f, const ctx_t *c)
     double busy = V(c, VT_L3_BUSY);
     if (!f)
         return;
-    if (has(miss))
+    if (analysis_has(miss))
         finding_add_evidence(f, vtune_metric_column(VT_L3_MISS), miss, "%",
                              "L3 miss ratio %.1f%% (requests served from GPU memory)", miss);
-    if (has(r) || has(w))
+    if (analysis_has(r) || analysis_has(w))
         finding_add_evidence(f, "GPU L3:Average Bandwidth, GB/s", s_or0(r) + s_or0(w), "GB/s",
                              "L3 bandwidth: read %.1f GB/s, write %.1f GB/s", s_or0(r), s_or0(w));
-    if (has(busy))
+    if (analysis_has(busy))
         finding_add_evidence(f, vtune_metric_column(VT_L3_BUSY), busy, "%", "L3 busy %.1f%%", busy);
 }
 
 static void s_ev_pct(fb_finding_t *f, const ctx_t *c, vtune_metric_t m, const char *what)
 {
-    if (f && has(V(c, m)))
+    if (f && analysis_has(V(c, m)))
         finding_add_evidence(f, vtune_metric_column(m), V(c, m), "%", "%s %.1f%%", what, V(c, m));
 }
 
@@ -261,7 +260,7 @@ static void s_units(ctx_t *c)
     intel_units_add(&c->units, "alu1", "ALU1", INTEL_UNIT_PIPE, V(c, VT_ALU1_ACTIVE));
     intel_units_add(&c->units, "l3", "L3", INTEL_UNIT_MEMORY, V(c, VT_L3_BUSY));
     double r = V(c, VT_MEM_BW_READ), w = V(c, VT_MEM_BW_WRITE);
-    if (c->roof && c->roof->dram_gbps > 0 && (has(r) || has(w))) {
+    if (c->roof && c->roof->dram_gbps > 0 && (analysis_has(r) || analysis_has(w))) {
         double pct = 100 * (fmax(s_or0(r), 0) + fmax(s_or0(w), 0)) / c->roof->dram_gbps;
         if (pct <= 100 * MEMORY_OVER_PEAK)
             intel_units_add(&c->units, "memory", "GPU memory", INTEL_UNIT_MEMORY, pct);
@@ -273,7 +272,7 @@ static void s_units(ctx_t *c)
     }
     const intel_unit_t *top = intel_units_busiest(&c->units);
     c->busiest = top ? top->pct : NAN;
-    c->latency = has(c->busiest) && c->busiest < INTEL_BUSY_PCT;
+    c->latency = analysis_has(c->busiest) && c->busiest < INTEL_BUSY_PCT;
     c->bound = top && !c->latency ? top->key : NULL;
 }
 
@@ -282,14 +281,14 @@ static void s_units(ctx_t *c)
  * the reason's own percentage. */
 static double s_stall_time(const ctx_t *c, double reason)
 {
-    if (!has(reason))
+    if (!analysis_has(reason))
         return NAN;
     reason = fmax(reason, 0); /* a report's numbers are untrusted */
     double sum = 0;
     for (size_t i = 0; i < STALL_COUNT; i++)
         sum += fmax(s_or0(V(c, s_stalls[i].metric)), 0);
     double stalled = V(c, VT_XVE_STALLED);
-    if (has(stalled) && sum > 0)
+    if (analysis_has(stalled) && sum > 0)
         return fmin(fmax(stalled, 0), 100) / 100 * fmin(reason / sum, 1);
     return fmin(reason, 100) / 100;
 }
@@ -298,9 +297,9 @@ static double s_stall_time(const ctx_t *c, double reason)
  * a latency-bound kernel, else the busiest unit's idle share of it. */
 static double s_uncovered(const ctx_t *c, double time)
 {
-    if (!has(time))
+    if (!analysis_has(time))
         return NAN;
-    return c->latency || !has(c->busiest) ? time : time * (1 - c->busiest / 100);
+    return c->latency || !analysis_has(c->busiest) ? time : time * (1 - c->busiest / 100);
 }
 
 /* The time no pipe issues and more threads could fill: idle, plus stalled
@@ -308,19 +307,19 @@ static double s_uncovered(const ctx_t *c, double time)
 static double s_waiting(const ctx_t *c)
 {
     double stalled = V(c, VT_XVE_STALLED), idle = V(c, VT_XVE_IDLE), active = V(c, VT_XVE_ACTIVE);
-    if (has(stalled)) {
+    if (analysis_has(stalled)) {
         double lat = fmax(s_or0(V(c, VT_STALL_SEND)), 0) + fmax(s_or0(V(c, VT_STALL_SBID)), 0) +
                      fmax(s_or0(V(c, VT_STALL_DIST_ACC)), 0);
         double all = lat + fmax(s_or0(V(c, VT_STALL_BARRIER)), 0) + fmax(s_or0(V(c, VT_STALL_INSTR_FETCH)), 0);
         double share = all > 0 ? lat / all : 1;
         return fmin(fmax(stalled * share + fmax(s_or0(idle), 0), 0) / 100, 1);
     }
-    return has(active) ? 1 - fmin(fmax(active, 0), 100) / 100 : NAN;
+    return analysis_has(active) ? 1 - fmin(fmax(active, 0), 100) / 100 : NAN;
 }
 
 static void s_claims(ctx_t *c, double gain)
 {
-    if (c->latency && has(gain) && gain >= INTEL_GAIN_EXPLAINS)
+    if (c->latency && analysis_has(gain) && gain >= INTEL_GAIN_EXPLAINS)
         c->explained = true;
 }
 
@@ -402,11 +401,11 @@ static void s_unjudged(const ctx_t *c, char *out, size_t cap)
 {
     const char *parts[3];
     size_t n = 0;
-    if (!has(V(c, VT_STALL_SEND)))
+    if (!analysis_has(V(c, VT_STALL_SEND)))
         parts[n++] = "stall reasons (memory latency)";
-    if (!has(V(c, VT_XMX_ACTIVE)))
+    if (!analysis_has(V(c, VT_XMX_ACTIVE)))
         parts[n++] = "XMX activity";
-    if (!has(V(c, VT_ALU0_ACTIVE)) || !has(V(c, VT_ALU1_ACTIVE)))
+    if (!analysis_has(V(c, VT_ALU0_ACTIVE)) || !analysis_has(V(c, VT_ALU1_ACTIVE)))
         parts[n++] = "ALU0/ALU1 activity";
     out[0] = '\0';
     if (n == 0)
@@ -430,11 +429,11 @@ static void s_bound_balanced(ctx_t *c)
              "Balanced: no unit reaches %.0f%% of its peak (busiest pipe %.0f%%) and no single cause "
              "accounts for the waiting%s", INTEL_BUSY_PCT, busiest, unjudged);
     const char *action;
-    if (has(i) && (!has(s) || i >= s) && (!has(a) || i >= a))
+    if (analysis_has(i) && (!analysis_has(s) || i >= s) && (!analysis_has(a) || i >= a))
         action = "The XVEs are mostly idle: give the GPU more parallel work per launch (a global "
                  "range of many work-groups per Xe-core, larger batches) and fuse short kernels so "
                  "launch gaps stop dominating.";
-    else if (has(s) && (!has(a) || s >= a))
+    else if (analysis_has(s) && (!analysis_has(a) || s >= a))
         action = "The XVEs stall with no single dominant reason: give each work-item more "
                  "independent work (several outputs per work-item, unrolled loops) so memory and "
                  "math overlap, and check the stall reasons in the evidence.";
@@ -442,8 +441,8 @@ static void s_bound_balanced(ctx_t *c)
         action = "The XVEs are busy across several pipes: reduce the work itself (fewer "
                  "instructions per element, fp16/bf16 where accuracy allows, native math, fused "
                  "passes over the data).";
-    bool pipes = has(V(c, VT_ALU0_ACTIVE)) || has(V(c, VT_ALU1_ACTIVE)) || has(V(c, VT_XMX_ACTIVE));
-    double gain = has(a) ? 1 - fmin(fmax(a, 0), 100) / 100 : pipes ? 1 - busiest / 100 : HEADROOM_UNKNOWN;
+    bool pipes = analysis_has(V(c, VT_ALU0_ACTIVE)) || analysis_has(V(c, VT_ALU1_ACTIVE)) || analysis_has(V(c, VT_XMX_ACTIVE));
+    double gain = analysis_has(a) ? 1 - fmin(fmax(a, 0), 100) / 100 : pipes ? 1 - busiest / 100 : HEADROOM_UNKNOWN;
     fb_finding_t *f = s_finding(c, "balanced", gain, "latency", title, action);
     if (!f)
         return;
@@ -460,7 +459,7 @@ static void s_bound(ctx_t *c)
 {
     const intel_unit_t *top = intel_units_busiest(&c->units);
     if (!top) {
-        if (!has(V(c, VT_STALL_SEND)))
+        if (!analysis_has(V(c, VT_STALL_SEND)))
             return; /* nothing to classify with: saying "balanced" would be a guess */
         if (!c->explained)
             s_bound_balanced(c);
@@ -488,14 +487,14 @@ static void s_memory_latency(ctx_t *c)
 {
     double send = V(c, VT_STALL_SEND), stalled = V(c, VT_XVE_STALLED);
     double sbid = V(c, VT_STALL_SBID), dist = V(c, VT_STALL_DIST_ACC);
-    if (!has(send) || send <= KF_SEND_STALL_MIN || (has(stalled) && stalled <= 0) ||
+    if (!analysis_has(send) || send <= KF_SEND_STALL_MIN || (analysis_has(stalled) && stalled <= 0) ||
         send < fmax(s_or0(sbid), s_or0(dist)))
         return;
     if (c->bound && (strcmp(c->bound, "memory") == 0 || strcmp(c->bound, "l3") == 0))
         return;
     double gain = s_uncovered(c, s_stall_time(c, send));
     char title[300];
-    if (has(stalled))
+    if (analysis_has(stalled))
         snprintf(title, sizeof title,
                  "Memory-latency bound: the XVEs are stalled %.0f%% of the time and Send (waiting "
                  "on memory messages) is the top stall reason at %.1f%%", stalled, send);
@@ -515,9 +514,9 @@ static void s_memory_latency(ctx_t *c)
     s_ev_xve(f, c, VT_XVE_STALLED);
     s_ev_memory(f, c);
     s_ev_l3(f, c);
-    s_ev_pct(f, c, has(V(c, VT_OCCUPANCY)) ? VT_OCCUPANCY : VT_PEAK_OCCUPANCY,
-             has(V(c, VT_OCCUPANCY)) ? "XVE thread occupancy" : "peak XVE thread occupancy");
-    if (!has(V(c, VT_MEM_BW_READ)) && !has(V(c, VT_MEM_BW_WRITE)))
+    s_ev_pct(f, c, analysis_has(V(c, VT_OCCUPANCY)) ? VT_OCCUPANCY : VT_PEAK_OCCUPANCY,
+             analysis_has(V(c, VT_OCCUPANCY)) ? "XVE thread occupancy" : "peak XVE thread occupancy");
+    if (!analysis_has(V(c, VT_MEM_BW_READ)) && !analysis_has(V(c, VT_MEM_BW_WRITE)))
         s_missing(c, s_missing_memory);
     s_claims(c, gain);
 }
@@ -526,13 +525,13 @@ static void s_memory_latency(ctx_t *c)
 static void s_occupancy(ctx_t *c)
 {
     double avg = V(c, VT_OCCUPANCY), peak = V(c, VT_PEAK_OCCUPANCY);
-    if (!has(avg) && !has(peak)) {
+    if (!analysis_has(avg) && !analysis_has(peak)) {
         s_missing(c, s_missing_occupancy);
         return;
     }
     /* KernelFoundry: the average when reported, else the peak. VTune cannot
      * report both in one pass, so usually only one is there. */
-    bool use_avg = has(avg);
+    bool use_avg = analysis_has(avg);
     double occ = use_avg ? avg : peak;
     if (occ >= KF_OCCUPANCY_LOW)
         return;
@@ -555,7 +554,7 @@ static void s_occupancy(ctx_t *c)
     int limiter = -1;
     for (int i = 0; i < 3; i++) {
         double x = V(c, limits[i].metric);
-        if (has(x) && x < 100 && (limiter < 0 || x < V(c, limits[limiter].metric)))
+        if (analysis_has(x) && x < 100 && (limiter < 0 || x < V(c, limits[limiter].metric)))
             limiter = i;
     }
     char title[300];
@@ -580,9 +579,9 @@ static void s_occupancy(ctx_t *c)
      * min(possible / achieved occupancy, 80 / busiest), where possible is the
      * peak (its limiters cap it) or 100%; gain = (1 - 1/speedup) x the time
      * more threads could fill (s_waiting). */
-    double possible = use_avg && has(peak) && peak > occ ? peak : 100;
+    double possible = use_avg && analysis_has(peak) && peak > occ ? peak : 100;
     double speedup = occ > 0 ? possible / occ : 10;
-    if (has(c->busiest) && c->busiest > 0)
+    if (analysis_has(c->busiest) && c->busiest > 0)
         speedup = fmin(speedup, INTEL_ROOF_PCT / c->busiest);
     double waiting = s_waiting(c);
     double gain = speedup > 1 ? (1 - 1 / speedup) * waiting : 0;
@@ -605,7 +604,7 @@ static void s_occupancy(ctx_t *c)
 static void s_dependency(ctx_t *c)
 {
     double sbid = V(c, VT_STALL_SBID), dist = V(c, VT_STALL_DIST_ACC);
-    if (!(has(sbid) && sbid > KF_DEPENDENCY_STALL) && !(has(dist) && dist > KF_DEPENDENCY_STALL))
+    if (!(analysis_has(sbid) && sbid > KF_DEPENDENCY_STALL) && !(analysis_has(dist) && dist > KF_DEPENDENCY_STALL))
         return;
     char title[300];
     snprintf(title, sizeof title,
@@ -630,7 +629,7 @@ static void s_dependency(ctx_t *c)
 static void s_barrier(ctx_t *c)
 {
     double barrier = V(c, VT_STALL_BARRIER);
-    if (!has(barrier) || barrier <= KF_BARRIER_STALL)
+    if (!analysis_has(barrier) || barrier <= KF_BARRIER_STALL)
         return;
     char title[200];
     snprintf(title, sizeof title,
@@ -651,7 +650,7 @@ static void s_barrier(ctx_t *c)
 static void s_l3(ctx_t *c)
 {
     double miss = V(c, VT_L3_MISS);
-    if (!has(miss)) {
+    if (!analysis_has(miss)) {
         s_missing(c, s_missing_l3);
         return;
     }
@@ -675,7 +674,7 @@ static void s_l3(ctx_t *c)
 static void s_xmx_unused(ctx_t *c)
 {
     double xmx = V(c, VT_XMX_ACTIVE), alu0 = V(c, VT_ALU0_ACTIVE);
-    if (!has(xmx) || !has(alu0) || xmx >= KF_XMX_UNUSED || alu0 <= KF_ALU0_BUSY)
+    if (!analysis_has(xmx) || !analysis_has(alu0) || xmx >= KF_XMX_UNUSED || alu0 <= KF_ALU0_BUSY)
         return;
     char title[300];
     snprintf(title, sizeof title,
@@ -698,7 +697,7 @@ static void s_xmx_unused(ctx_t *c)
 static void s_spills(ctx_t *c)
 {
     double spill = V(c, VT_SPILL_SIZE);
-    if (!has(spill) || spill <= 0)
+    if (!analysis_has(spill) || spill <= 0)
         return;
     char title[200];
     snprintf(title, sizeof title, "Register spills: %.0f bytes of spill memory", spill);
@@ -728,7 +727,7 @@ static void s_kernel_metrics(ctx_t *c)
     _Static_assert(sizeof keys / sizeof keys[0] <= FB_KERNEL_METRICS, "fits fb_kernel_t");
     fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (has(V(c, keys[i])))
+        if (analysis_has(V(c, keys[i])))
             feedback_kernel_metric(kernel, vtune_metric_column(keys[i]), V(c, keys[i]));
 }
 
@@ -740,11 +739,11 @@ static void s_analyze_kernel(ctx_t *c)
     size_t first = feedback_finding_count(c->fb);
     s_kernel_metrics(c);
     s_units(c);
-    if (!has(V(c, VT_STALL_SEND)))
+    if (!analysis_has(V(c, VT_STALL_SEND)))
         s_missing(c, s_missing_stalls);
-    if (!has(V(c, VT_XVE_STALLED)) && !has(V(c, VT_XVE_ACTIVE)))
+    if (!analysis_has(V(c, VT_XVE_STALLED)) && !analysis_has(V(c, VT_XVE_ACTIVE)))
         s_missing(c, s_missing_xve);
-    if (!has(V(c, VT_XMX_ACTIVE)) || !has(V(c, VT_ALU0_ACTIVE)) || !has(V(c, VT_ALU1_ACTIVE)))
+    if (!analysis_has(V(c, VT_XMX_ACTIVE)) || !analysis_has(V(c, VT_ALU0_ACTIVE)) || !analysis_has(V(c, VT_ALU1_ACTIVE)))
         s_missing(c, s_missing_pipes);
     s_memory_latency(c);
     s_occupancy(c);
@@ -813,9 +812,9 @@ typedef struct {
 static int s_order_cmp(const void *a, const void *b)
 {
     const order_t *x = a, *y = b;
-    if (has(x->time) != has(y->time))
-        return has(x->time) ? -1 : 1;
-    if (has(x->time) && x->time != y->time)
+    if (analysis_has(x->time) != analysis_has(y->time))
+        return analysis_has(x->time) ? -1 : 1;
+    if (analysis_has(x->time) && x->time != y->time)
         return x->time > y->time ? -1 : 1;
     return x->index < y->index ? -1 : x->index > y->index;
 }
@@ -825,7 +824,7 @@ static int s_order_cmp(const void *a, const void *b)
 static size_t s_launches(const vtune_kernel_t *k)
 {
     double n = k->v[VT_INSTANCE_COUNT];
-    if (has(n) && n >= 0 && n < 1e15)
+    if (analysis_has(n) && n >= 0 && n < 1e15)
         return (size_t) n;
     return k->variants;
 }
@@ -881,7 +880,7 @@ static void s_overhead_note(const vtune_report_t *report, feedback_t *fb, double
     if (n == 0)
         return;
     char share[64] = "";
-    if (has(total_s) && total_s > 0)
+    if (analysis_has(total_s) && total_s > 0)
         snprintf(share, sizeof share, ", %.1f%% of GPU time", 100 * time / total_s);
     if (fallback)
         feedback_add_note(fb, "only runtime entries KernelFoundry counts as overhead were profiled "
@@ -916,7 +915,7 @@ feedback_t *vtune_analyze(const vtune_report_t *report, const analysis_options_t
     for (size_t i = 0; i < count; i++) {
         const vtune_kernel_t *k = vtune_report_kernel(report, i);
         launches += s_launches(k);
-        if (has(k->v[VT_TOTAL_TIME]))
+        if (analysis_has(k->v[VT_TOTAL_TIME]))
             total = s_or0(total) + k->v[VT_TOTAL_TIME];
         if (!k->overhead)
             user++;
@@ -931,7 +930,7 @@ feedback_t *vtune_analyze(const vtune_report_t *report, const analysis_options_t
     bool fallback = user == 0 && candidates > 0;
     if (fallback)
         candidates = 1;
-    feedback_set_totals(fb, count, launches, has(total) ? total * 1e9 : NAN);
+    feedback_set_totals(fb, count, launches, analysis_has(total) ? total * 1e9 : NAN);
     s_overhead_note(report, fb, total, fallback);
 
     if (vtune_report_error_count(report) > 0)
@@ -940,7 +939,7 @@ feedback_t *vtune_analyze(const vtune_report_t *report, const analysis_options_t
         feedback_set_status(fb, FB_NO_KERNELS);
     else
         feedback_set_status(fb, FB_OK);
-    if (candidates > 0 && !has(total)) {
+    if (candidates > 0 && !analysis_has(total)) {
         feedback_add_missing(fb, s_missing_time);
         feedback_add_note(fb, "no Computing Task:Total Time in the report: kernels are listed in "
                               "report order, not by their share of time");
@@ -951,8 +950,8 @@ feedback_t *vtune_analyze(const vtune_report_t *report, const analysis_options_t
     for (size_t o = 0; o < candidates; o++) {
         const vtune_kernel_t *k = vtune_report_kernel(report, order[o].index);
         double t = k->v[VT_TOTAL_TIME];
-        double share = has(total) && total > 0 && has(t) ? t / total : NAN;
-        bool wanted = (analyzed == 0 && !options->min_share_strict) || !has(share) || share >= options->min_share;
+        double share = analysis_has(total) && total > 0 && analysis_has(t) ? t / total : NAN;
+        bool wanted = (analyzed == 0 && !options->min_share_strict) || !analysis_has(share) || share >= options->min_share;
         if (options->top > 0 && analyzed >= options->top)
             wanted = false;
         if (!wanted) {
@@ -963,7 +962,7 @@ feedback_t *vtune_analyze(const vtune_report_t *report, const analysis_options_t
         char block[32], grid[32];
         s_shape(k, block, grid, sizeof block);
         size_t index = feedback_add_kernel(fb, k->name, block, grid, s_launches(k),
-                                           has(t) ? t * 1e9 : NAN, share);
+                                           analysis_has(t) ? t * 1e9 : NAN, share);
         if (index == (size_t) -1)
             break;
         ctx_t c = {.k = k, .index = index, .fb = fb, .roof = roof};
@@ -980,7 +979,7 @@ feedback_t *vtune_analyze(const vtune_report_t *report, const analysis_options_t
         }
     }
     if (skipped > 0) {
-        if (has(total) && total > 0)
+        if (analysis_has(total) && total > 0)
             feedback_add_note(fb, "%zu more kernel%s (%.1f%% of GPU time) below the %.0f%% "
                                   "threshold%s were not analyzed", skipped, skipped == 1 ? "" : "s",
                               100 * skipped_time / total, 100 * options->min_share,
@@ -992,16 +991,6 @@ feedback_t *vtune_analyze(const vtune_report_t *report, const analysis_options_t
     free(order);
     feedback_sort(fb);
     return fb;
-}
-
-/* A JSON string for text from a report, made valid UTF-8 first (jansson
- * refuses anything else). */
-static json_t *s_json_text(const char *text)
-{
-    char *clean = textbuf_utf8_clean(text);
-    json_t *s = clean ? json_string(clean) : NULL;
-    free(clean);
-    return s;
 }
 
 json_t *vtune_analyze_collated(const vtune_report_t *report)
@@ -1020,13 +1009,13 @@ json_t *vtune_analyze_collated(const vtune_report_t *report)
             json_decref(root);
             return NULL;
         }
-        json_object_set_new(kernel, "name", s_json_text(k->name));
+        json_object_set_new(kernel, "name", analysis_json_text(k->name));
         json_object_set_new(kernel, "overhead", json_boolean(k->overhead));
         json_object_set_new(kernel, "rows", json_integer((json_int_t) k->rows));
-        json_object_set_new(kernel, "work_size_global", s_json_text(k->work_global));
-        json_object_set_new(kernel, "work_size_local", s_json_text(k->work_local));
+        json_object_set_new(kernel, "work_size_global", analysis_json_text(k->work_global));
+        json_object_set_new(kernel, "work_size_local", analysis_json_text(k->work_local));
         for (int m = 0; m < VT__COUNT; m++)
-            if (has(k->v[m]))
+            if (analysis_has(k->v[m]))
                 json_object_set_new(columns, vtune_metric_column((vtune_metric_t) m),
                                     json_real(k->v[m]));
         json_object_set_new(kernel, "columns", columns);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
+#include "analyzer_backend.h"
 #include "roofs.h"
 #include "unitrace_kernel.h"
 #include "unitrace_table.h"
@@ -36,8 +38,7 @@ struct unitrace_job_t {
     size_t note_count;
 };
 
-static bool has(double x) { return !isnan(x); }
-static double s_or0(double x) { return has(x) ? x : 0; }
+static double s_or0(double x) { return analysis_has(x) ? x : 0; }
 
 static void s_note(unitrace_job_t *self, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -118,17 +119,6 @@ static bool s_ends_with(const char *text, const char *suffix)
     return n >= m && strcmp(text + n - m, suffix) == 0;
 }
 
-/* Whether `needle` occurs in the first `len` bytes (which may hold NULs). */
-static bool s_has_text(const char *bytes, size_t len, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (size_t i = 0; i + n <= len; i++)
-        if (bytes[i] == needle[0] && memcmp(bytes + i, needle, n) == 0)
-            return true;
-    return false;
-}
-
-
 size_t unitrace_job_pass_count(const unitrace_job_t *self)
 {
     return self->count;
@@ -147,7 +137,7 @@ pf_status_t unitrace_job_add(unitrace_job_t *self, const char *pass_key, const c
         k++;
     bool json = s_ends_with(name, ".json") || (k < len && bytes[k] == '{');
     bool metrics = strstr(name, ".metrics.") || s_ends_with(name, ".metrics") ||
-                   s_has_text(bytes, len < 65536 ? len : 65536, "GpuTime[ns]");
+                   analyzer_text_contains(bytes, len < 65536 ? len : 65536, "GpuTime[ns]");
     if (!json && !metrics) {
         s_note(self, "%s: neither a metrics table nor a timeline; skipped", source);
         return PF_OK;
@@ -259,7 +249,7 @@ static size_t *s_segment_rows(const ut_pass_t *pass, const char *label, size_t *
             continue;
         if (seg >= 0 && id_col >= 0) {
             double id = unitrace_table_cell(pass->table, r, id_col);
-            if (!has(id) || !unitrace_timeline_in_segment(pass->timeline, (size_t) seg, (long) id))
+            if (!analysis_has(id) || !unitrace_timeline_in_segment(pass->timeline, (size_t) seg, (long) id))
                 continue;
         }
         rows[(*count)++] = r;
@@ -391,7 +381,7 @@ static void s_analyze_segment(actx_t *a, const char *label, const char *shown_la
     for (size_t k = 0; groups && k < kcount; k++) {
         const kgroup_t *g = &groups[k];
         double share = total > 0 ? g->time / total : NAN;
-        if (((analyzed > 0 || a->options->min_share_strict) && has(share) && share < a->options->min_share) ||
+        if (((analyzed > 0 || a->options->min_share_strict) && analysis_has(share) && share < a->options->min_share) ||
             (a->options->top && analyzed >= a->options->top)) {
             skipped++;
             continue;

@@ -3,7 +3,7 @@
  * VectorEngineStalls), top-down (docs/intel.md, "Models"): the units the
  * passes measured against the device's roofs, every cause model with its
  * estimated gain, the bound, and the leading finding. Private to
- * analyzer/intel: unitrace_analyze.c collates the passes and calls it. */
+ * unitrace_analyze.c collates the passes and calls it. */
 #ifndef UNITRACE_KERNEL_H
 #define UNITRACE_KERNEL_H
 

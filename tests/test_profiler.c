@@ -1,0 +1,86 @@
+/* profiler: the one table of profilers (common/profiler.h), and that the
+ * places which used to keep their own lists agree with it. */
+#include "profiler.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "analyzer.h"
+#include "feedback_wire.h"
+#include "pass_plan.h"
+#include "select.h"
+
+Test(profiler, every_wire_profiler_is_in_the_table_and_every_entry_is_complete)
+{
+    const ProtobufCEnumDescriptor *d = &profeed__profiler__descriptor;
+    for (unsigned i = 0; i < d->n_values; i++) {
+        Profeed__Profiler id = (Profeed__Profiler) d->values[i].value;
+        if (id == PROFEED__PROFILER__PROFILER_UNSPECIFIED)
+            continue;
+        const profiler_t *p = profiler_by_id(id);
+        cr_assert_not_null(p, "%s is on the wire but not in the profiler table", d->values[i].name);
+        cr_expect(p->name && *p->name && p->display && *p->display && p->tool && *p->tool, "%s", p->name);
+        cr_expect(strcmp(p->vendor, "nvidia") == 0 || strcmp(p->vendor, "intel") == 0, "%s: %s", p->name, p->vendor);
+        cr_expect_not_null(p->plans[0], "%s has a default plan", p->name);
+        cr_expect_not_null(p->build_plan, "%s builds its plans", p->name);
+        cr_expect_eq(profiler_by_name(p->name), p);
+        cr_expect(analyzer_handles(id), "%s has an analyzer backend", p->name);
+        cr_expect_eq(feedback_wire_profiler(p->name), id);
+        for (size_t k = 0; p->plans[k]; k++)
+            cr_expect_eq(pass_plan_check_name(id, p->plans[k], NULL), PF_OK, "%s:%s", p->name, p->plans[k]);
+    }
+    cr_expect_null(profiler_by_id(PROFEED__PROFILER__PROFILER_UNSPECIFIED));
+    cr_expect_null(profiler_by_name("rocprof"));
+    cr_expect_null(profiler_by_name("NCU"), "exact names on command lines");
+    cr_expect_eq(profiler_by_name_nocase("VTune"), profiler_by_name("vtune"), "KernelFoundry's spelling");
+}
+
+Test(profiler, the_lists_for_messages_are_the_tables)
+{
+    cr_expect_str_eq(profiler_names(), "ncu, unitrace, vtune");
+    cr_expect_str_eq(analyzer_profilers(), profiler_names());
+    cr_expect_str_eq(profiler_language_names(), "cuda, triton, pytorch, sycl, ocl");
+    const ProtobufCEnumDescriptor *d = &profeed__language__descriptor;
+    for (unsigned i = 0; i < d->n_values; i++) {
+        Profeed__Language id = (Profeed__Language) d->values[i].value;
+        if (id == PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED)
+            continue;
+        const char *name = profiler_language_name(id);
+        cr_assert_not_null(name, "%s is on the wire but not in the language table", d->values[i].name);
+        cr_expect_eq(profiler_language_by_name(name), id);
+        const profiler_t *order[PROFILER_MAX];
+        cr_expect_gt(profiler_for_language(id, order, PROFILER_MAX), 0, "%s has a profiler", name);
+    }
+}
+
+/* One default per language: the offline analysis (select.c) and the farm's
+ * collector (the first of profiler_for_language it has) read the same entry.
+ * OpenCL's is VTune, as KernelFoundry's table says; the collector used to try
+ * unitrace first. */
+Test(profiler, one_default_per_language_for_the_analysis_and_the_collector)
+{
+    const profiler_t *order[PROFILER_MAX];
+    const char *analyzer = NULL;
+    cr_assert_eq(profiler_for_language(PROFEED__LANGUAGE__LANGUAGE_OCL, order, PROFILER_MAX), 2);
+    cr_expect_str_eq(order[0]->name, "vtune");
+    cr_assert_eq(select_analyzer("ocl", "bmg", NULL, &analyzer, NULL), PF_OK);
+    cr_expect_str_eq(analyzer, order[0]->name);
+    cr_assert_eq(profiler_for_language(PROFEED__LANGUAGE__LANGUAGE_SYCL, order, PROFILER_MAX), 2);
+    cr_assert_eq(select_analyzer("sycl", "bmg", NULL, &analyzer, NULL), PF_OK);
+    cr_expect_str_eq(analyzer, order[0]->name);
+    cr_expect_str_eq(profiler_default(PROFEED__LANGUAGE__LANGUAGE_PYTORCH, "nvidia")->name, "ncu");
+    cr_expect_str_eq(profiler_default(PROFEED__LANGUAGE__LANGUAGE_PYTORCH, "intel")->name, "unitrace");
+    cr_expect_str_eq(profiler_default(PROFEED__LANGUAGE__LANGUAGE_CUDA, "intel")->name, "ncu", "CUDA is ncu's");
+    cr_expect(!profiler_serves(profiler_by_name("vtune"), PROFEED__LANGUAGE__LANGUAGE_CUDA));
+    cr_expect(profiler_serves(profiler_by_name("vtune"), PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED));
+}
+
+Test(profiler, a_pass_key_names_its_profiler)
+{
+    cr_expect_str_eq(profiler_by_pass_key("unitrace.000")->name, "unitrace");
+    cr_expect_str_eq(profiler_by_pass_key("ncu_ref.001")->name, "ncu");
+    cr_expect_str_eq(profiler_by_pass_key("vtune.000")->name, "vtune");
+    cr_expect_null(profiler_by_pass_key("ncuX.000"));
+    cr_expect_null(profiler_by_pass_key("sol"));
+    cr_expect_null(profiler_by_pass_key(NULL));
+}
