@@ -63,10 +63,10 @@ typedef struct {
     /* The last time collectors may have been away though alive: the start,
      * or the loss of a collector (a pause of this loop longer than the
      * liveness window loses every worker at once, and they come straight
-     * back). New jobs are judged against the registered collectors only a
-     * grace after it (s_grace_ms). */
+     * back). While none is registered, jobs are judged against them only
+     * once the live ones had the time to return (s_return_ms after it). */
     int64_t returning_ms;
-    bool judged;                /* every live worker had the time to return; the queue was judged */
+    bool judged;                /* since returning_ms, every live worker had the time to return; the queue was judged */
     broker_metrics_t metrics;
     broker_http_t *http;        /* NULL when metrics are not served */
 } broker_t;
@@ -577,8 +577,10 @@ static void s_worker_lost(broker_t *self, const char *key, const char *why)
     pf_log_warn(LOG, "worker %s (%s, peer %s) lost: %s", w->ready->worker_id,
                 w->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR ? "collector" : "analyzer", key, why);
     self->metrics.workers_lost++;
-    if (w->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR)
+    if (w->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR) {
         self->returning_ms = wire_zmq_now_ms();
+        self->judged = false;
+    }
     zlistx_t *affected = zlistx_new();
     for (job_t *job = job_table_first(self->jobs); job; job = job_table_next(self->jobs)) {
         if ((job->state == JOB_COLLECTING && strcmp(job->collector, key) == 0) ||
@@ -779,15 +781,6 @@ static bool s_busy(broker_t *self, zframe_t *peer, const Profeed__JobRequest *re
     return true;
 }
 
-/* Just after a start, workers are still coming back (a restarted broker's
- * did not die with it), and so they are just after a collector was lost
- * (its loss may be this broker's pause, not its death): new jobs are judged
- * against the workers only once they had the time to register. */
-static int64_t s_grace_ms(const broker_t *self)
-{
-    return 2 * (int64_t) self->config->heartbeat_ms * self->config->liveness + 1000;
-}
-
 /* Whether a registered collector could run `req`: its GPU arch and profiler,
  * or, when it names no profiler, one that suits its language. When none,
  * `reason` says what is offered. */
@@ -800,20 +793,23 @@ static bool s_servable(broker_t *self, const Profeed__JobRequest *req, char *rea
            worker_pool_offers_language(self->pool, req->language, reason, cap);
 }
 
-/* How long after a start a live worker may still be coming back: it notices
- * the silence (interval x liveness), pauses at most PIRATE_BACKOFF_MAX_INTERVALS
- * intervals before reconnecting (a worker whose broker died several times in
- * a row is at its longest pause), and registers. Jobs accepted meanwhile are
- * a promise: they are judged only after this, not after the shorter grace
- * that decides whether a new job is refused at once. 36 s by default. */
+/* How long after a start, or after a collector was lost (its loss may be
+ * this broker's pause, not its death), a live worker may still be coming
+ * back: it notices the silence (interval x liveness), pauses at most
+ * PIRATE_BACKOFF_MAX_INTERVALS intervals before reconnecting (a worker whose
+ * broker died several times in a row is at its longest pause), and
+ * registers. 36 s by default. Until then, while no collector is registered,
+ * a new job is queued rather than refused, and the queue is judged at its
+ * end (s_judge_queue): a job no collector that came back can run is refused
+ * then, saying why, not left to wait out its time limit. */
 static int64_t s_return_ms(const broker_t *self)
 {
     return (int64_t) self->config->heartbeat_ms * (self->config->liveness + PIRATE_BACKOFF_MAX_INTERVALS) + 1000;
 }
 
-/* When every live worker has had the time to come back: a job queued since
- * the start that no registered collector can run is refused now, not left to
- * wait out its time limit. */
+/* When every live worker has had the time to come back (after the start or
+ * a collector's loss): a queued job that no registered collector can run is
+ * refused now, not left to wait out its time limit. */
 static void s_judge_queue(broker_t *self)
 {
     job_t *next;
@@ -862,7 +858,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
         job = NULL;
     if (!job) {
         char reason[1024];
-        bool settled = wire_zmq_now_ms() - self->returning_ms >= s_grace_ms(self) ||
+        bool settled = wire_zmq_now_ms() - self->returning_ms >= s_return_ms(self) ||
                        worker_pool_count(self->pool, PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR) > 0;
         if (settled && !s_servable(self, submitted, reason, sizeof reason)) {
             pf_log_info(LOG, "job %s from agent %s refused: %s", job_id, peer_name, reason);
@@ -1493,7 +1489,7 @@ static void s_tick(broker_t *self)
         s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_TIMED_OUT,
                         "the job did not finish within its time limit");
     zlistx_destroy(&late);
-    if (!self->judged && now - self->started_ms >= s_return_ms(self)) {
+    if (!self->judged && now - self->returning_ms >= s_return_ms(self)) {
         self->judged = true;
         s_judge_queue(self);
     }
