@@ -7,7 +7,9 @@
 # capture is 82 MB. Then, with chunks of 64 KiB so that a stream lasts
 # long enough to be cut, kill -9 of the analyzer, the collector and the
 # (journaled) broker in the middle of a job's stream: each job is collected
-# again and returns one feedback, equal to the offline analysis.
+# again and returns one feedback, equal to the offline analysis. Then the
+# broker's limits: stream-memory-mb (a stream past it waits) and
+# max-capture-mb (a job past it fails, naming it).
 #
 #   tests/stream_test.sh BUILD_DIR [LAUNCHES]
 set -u
@@ -34,8 +36,8 @@ rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$1/status"; }
 farm_ports stream 2
 agents=tcp://127.0.0.1:${ports[0]} workers=tcp://127.0.0.1:${ports[1]}
 farm_broker "$agents" "$workers" --state-dir "$dir/state"
-start_collector() {
-  "$build/collector/profeed-collector" --broker "$worker_ep" --worker-id c1 --replay "$dir/big.map" "${hb[@]}" \
+start_collector() { # start_collector [FLAGS...]
+  "$build/collector/profeed-collector" --broker "$worker_ep" --worker-id c1 --replay "$dir/big.map" "${hb[@]}" "$@" \
     >>"$dir/c1.log" 2>&1 &
   collector_pid=$!
   pids+=("$collector_pid")
@@ -230,6 +232,36 @@ for victim in analyzer collector broker; do
   same_as_offline "$dir/$id.json"
   check "... and its feedback equals profeed analyze" test $? -eq 0
 done
+
+# The memory streams in flight may hold in the broker is a setting
+# (stream-memory-mb): with room for one stream's window of chunks, two jobs
+# at once on a collector of two slots stream one after the other, the second
+# stopped and dispatched again until the first is through, and told why.
+kill -KILL "$collector_pid"
+wait "$collector_pid" 2>/dev/null
+start_collector --slots 2
+restart_broker --chunk-kb 256 --stream-memory-mb 1
+for id in stream-budget-a stream-budget-b; do
+  "$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --json --job-id "$id" --wait-s 90 -- big \
+    >"$dir/$id.json" 2>"$dir/$id.err" &
+  budget_pids+=("$!")
+done
+budget_rc=0
+for p in "${budget_pids[@]}"; do wait "$p" || budget_rc=1; done
+check "two streams over stream-memory-mb at once both return feedback" test "$budget_rc" -eq 0
+check "... one waited, the broker saying which limit" \
+  grep -q "streams in flight hold the broker's stream-memory-mb of 1 MiB" "$dir/broker.log"
+for id in stream-budget-a stream-budget-b; do
+  same_as_offline "$dir/$id.json"
+  check "... $id's feedback equals profeed analyze" test $? -eq 0
+done
+# A budget that cannot hold one stream's window is refused at start.
+"$build/broker/profeed-broker" --agents "$agents" --workers "$workers" --bind-retry-ms 0 --chunk-kb 1024 \
+  --stream-memory-mb 1 >"$dir/budget-refused.log" 2>&1
+rc=$?
+check "a stream-memory-mb below one stream's window is refused at start (exit $rc)" test "$rc" -ne 0
+check "... naming the setting" grep -q "stream-memory-mb of 1 MiB does not hold one stream's window" \
+  "$dir/budget-refused.log"
 
 # The largest capture per job is a setting, and a job past it is told which.
 restart_broker --max-capture-mb 16
