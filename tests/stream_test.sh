@@ -46,7 +46,8 @@ start_collector() { # start_collector [FLAGS...]
 # spool behind, and the test's folder takes it away.
 mkdir -p "$dir/tmp"
 start_analyzer() {
-  TMPDIR=$dir/tmp "$build/analyzer/profeed-analyzer" --broker "$worker_ep" --worker-id a1 "${hb[@]}" >>"$dir/a1.log" 2>&1 &
+  TMPDIR=$dir/tmp "$build/analyzer/profeed-analyzer" --broker "$worker_ep" --worker-id a1 "${hb[@]}" --log-level debug \
+    >>"$dir/a1.log" 2>&1 &
   analyzer_pid=$!
   pids+=("$analyzer_pid")
 }
@@ -69,6 +70,8 @@ rc=$?
 end=$(date +%s.%N)
 check "the $launches-launch job returns feedback (exit $rc)" test "$rc" -eq 0
 check "the collector streamed the pass in chunks" grep -q "streamed:" "$dir/c1.log"
+check "... which the analyzer parsed as they came, not from disk" \
+  grep -q "job stream-round1: pass ncu.000 streamed in (.* chunks, its ncu pages parsed as they came" "$dir/a1.log"
 grep "streamed:" "$dir/c1.log" | sed 's/.*streamed: /# collector: /'
 echo "# end to end: $(echo "$end - $start" | bc) s"
 
@@ -209,10 +212,11 @@ for victim in analyzer collector broker; do
   "$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --json --job-id "$id" --wait-s 90 -- big \
     >"$dir/$id.json" 2>"$dir/$id.err" &
   submit_pid=$!
-  # Killed once the analyzer's spool holds 4 MB of the 82: mid-stream, on a
-  # fast build as on a sanitized one (a fixed pause missed the stream).
+  # Killed once the analyzer has taken 4 MB of the 82 (64 chunks of 64
+  # KiB): mid-stream, on a fast build as on a sanitized one (a fixed pause
+  # missed the stream).
   for _ in $(seq 3000); do
-    [ -n "$(find "$dir/tmp" -path "*profeed-spool-$id.*" -name full_raw.csv -size +4M 2>/dev/null)" ] && break
+    grep -q "job $id: pass ncu.000 chunk 64 taken" "$dir/a1.log" && break
     sleep 0.01
   done
   cut=$(grep -c "job $id: pass ncu.000 (1 of 1) streamed" "$dir/broker.log")
