@@ -44,6 +44,8 @@ void broker_config_default(broker_config_t *config)
     /* 20,000 launches of `--set full` are 820 MB (issue 20): several GB
      * leaves room for the largest captures and still stops a runaway. */
     config->max_capture_bytes = (uint64_t) 8192 * 1024 * 1024;
+    /* 64 streams of 4 x 4 MiB chunks at once. */
+    config->stream_memory_bytes = (uint64_t) 1024 * 1024 * 1024;
     /* Rides over a restart by systemd or Kubernetes that finds its port still
      * held for a moment (bind_retry.h). */
     config->bind_retry_ms = 5000;
@@ -1162,6 +1164,32 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t **bo
         s_dispatch(self);
 }
 
+/* Streams whose chunks may be in the broker's queues now: jobs collecting
+ * that forwarded a chunk in this attempt. Counted when a stream starts. */
+static size_t s_streams_in_flight(broker_t *self)
+{
+    size_t n = 0;
+    for (job_t *j = job_table_first(self->jobs); j; j = job_table_next(self->jobs))
+        n += j->state == JOB_COLLECTING && j->streamed;
+    return n;
+}
+
+/* A stream that cannot start now (`why`): its first chunk cannot wait here,
+ * as chunks are not kept, so the stream stops and the job is dispatched
+ * again after a backoff, as a collector's OVERLOADED refusal is, without
+ * spending an attempt. */
+static void s_stream_wait(broker_t *self, job_t *job, zframe_t *peer, const char *why)
+{
+    uint32_t shift = job->refusals < 5 ? job->refusals : 5;
+    pf_log_info(LOG, "job %s: %s; stream stopped, dispatched again in %d ms", job->id, why, 50 << shift);
+    s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
+             job->id, "job %s: %s; stop streaming, it is dispatched again", job->id, why);
+    s_release(self, job);
+    job_table_refused(self->jobs, job, wire_zmq_now_ms() + (50 << shift));
+    pf_error_t err;
+    s_journal_note(job, journal_requeued(self->journal, job, &err), &err);
+}
+
 /* A chunk of a streamed pass from its collector (issue 20): checked against
  * the job, passed through to the job's analyzer as it came (spliced into a
  * Dispatch, never assembled or kept), and acknowledged to the collector only
@@ -1206,6 +1234,22 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
         s_dispatch(self);
         return;
     }
+    if (!job->streamed && !job->analyzer[0]) {
+        /* A new stream: it may hold a window of chunks here, within the
+         * broker's budget for streams. */
+        uint64_t window = (uint64_t) PASS_CHUNK_WINDOW * self->config->chunk_bytes;
+        size_t streams = s_streams_in_flight(self);
+        if (streams > 0 && (streams + 1) * window > self->config->stream_memory_bytes) {
+            char why[256];
+            snprintf(why, sizeof why,
+                     "%zu streams in flight hold the broker's stream-memory-mb of %llu MiB (%llu KiB each: %d "
+                     "chunks of chunk-kb)",
+                     streams, (unsigned long long) (self->config->stream_memory_bytes >> 20),
+                     (unsigned long long) (window >> 10), PASS_CHUNK_WINDOW);
+            s_stream_wait(self, job, peer, why);
+            return;
+        }
+    }
     job->streamed = true;
     if (job->profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED && chunk->has_profiler)
         job->profiler = chunk->profiler;
@@ -1226,20 +1270,10 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
             return;
         }
         if (!a) {
-            /* No analyzer yet (a restart: they come back). The chunk cannot
-             * wait here, as it is not kept: the stream stops and the job is
-             * dispatched again after a backoff, as a collector's OVERLOADED
-             * refusal is, without spending an attempt. */
-            uint32_t shift = job->refusals < 5 ? job->refusals : 5;
-            pf_log_info(LOG, "job %s: no analyzer for %s streams yet; stream stopped, dispatched again in %d ms",
-                        job->id, worker_pool_profiler_name(job->profiler), 50 << shift);
-            s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
-                     job->id, "job %s: no analyzer takes streamed passes yet; stop streaming, it is dispatched again",
-                     job->id);
-            s_release(self, job);
-            job_table_refused(self->jobs, job, wire_zmq_now_ms() + (50 << shift));
-            pf_error_t err;
-            s_journal_note(job, journal_requeued(self->journal, job, &err), &err);
+            /* No analyzer yet (a restart: they come back). */
+            char why[256];
+            snprintf(why, sizeof why, "no analyzer for %s streams yet", worker_pool_profiler_name(job->profiler));
+            s_stream_wait(self, job, peer, why);
             return;
         }
         job_table_set_analyzer(self->jobs, job, a->key);
@@ -1576,6 +1610,13 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
     zpoller_t *poller = NULL;
     if (!self.agents || !self.workers || !self.jobs || !self.pool)
         goto cleanup;
+    if ((uint64_t) PASS_CHUNK_WINDOW * config->chunk_bytes > config->stream_memory_bytes) {
+        pf_log_error(LOG, "stream-memory-mb of %llu MiB does not hold one stream's window of %d chunks of chunk-kb "
+                          "%u KiB; raise stream-memory-mb or lower chunk-kb",
+                     (unsigned long long) (config->stream_memory_bytes >> 20), PASS_CHUNK_WINDOW,
+                     (unsigned) (config->chunk_bytes >> 10));
+        goto cleanup;
+    }
     if (config->state_dir && *config->state_dir) {
         journal_options_t opts;
         journal_options_default(&opts);

@@ -36,6 +36,11 @@ typedef struct {
     uint32_t max_agent_jobs;      /* unfinished jobs per agent; more are refused as busy */
     uint32_t chunk_bytes;         /* collectors that speak chunks stream passes bigger than this, in chunks of it */
     uint64_t max_capture_bytes;   /* raw bytes one job may stream; beyond it the job fails, naming the limit */
+    /* The memory streams in flight may hold here: each up to a window of
+     * chunks (PASS_CHUNK_WINDOW x chunk_bytes) in the queues to its analyzer.
+     * A stream that would go over it waits (its job is dispatched again
+     * later); at least one stream must fit. */
+    uint64_t stream_memory_bytes;
     /* CURVE (docs/security.md): the broker's certificate (NAME.key_secret)
      * and the folders of public keys admitted per role. No certificate:
      * plaintext, allowed only on endpoints local to this machine unless

@@ -59,6 +59,9 @@ static const config_key_t s_keys[] = {
     {.name = "max-capture-mb", .type = CONFIG_INT, .fallback = "8192", .arg = "N",
      .help = "MiB of profiler output one job may stream; beyond it the job fails naming this limit", .min = 1,
      .max = 16777216},
+    {.name = "stream-memory-mb", .type = CONFIG_INT, .fallback = "1024", .arg = "N",
+     .help = "MiB the chunks of streams in flight may hold (4 chunks of chunk-kb each); a stream beyond it waits",
+     .min = 1, .max = 16777216},
     {.name = "max-queued", .type = CONFIG_INT, .fallback = "10000", .arg = "N",
      .help = "jobs waiting for a collector; beyond it agents are told to retry later", .min = 1, .max = 10000000},
     {.name = "max-agent-jobs", .type = CONFIG_INT, .fallback = "1000", .arg = "N",
@@ -104,6 +107,7 @@ int main(int argc, char **argv)
     config.max_retained_bytes = (size_t) config_int(settings, "max-retained-mb") * 1024 * 1024;
     config.chunk_bytes = (uint32_t) config_int(settings, "chunk-kb") * 1024;
     config.max_capture_bytes = (uint64_t) config_int(settings, "max-capture-mb") * 1024 * 1024;
+    config.stream_memory_bytes = (uint64_t) config_int(settings, "stream-memory-mb") * 1024 * 1024;
     config.max_queued = (uint32_t) config_int(settings, "max-queued");
     config.max_agent_jobs = (uint32_t) config_int(settings, "max-agent-jobs");
     config.curve_secret = config_str(settings, "curve-secret");

@@ -153,10 +153,8 @@ typedef struct {
     bool refused;                          /* the broker refused the stream: stop it */
 } job_run_t;
 
-/* Chunks a pass may have unconfirmed: the collector reads and sends ahead of
- * the analyzer by at most this many, so the bytes in flight per job are
- * bounded by the window, not by the capture. */
-#define CHUNK_WINDOW 4
+/* Chunks a pass may have unconfirmed (pass_chunk.h). */
+#define CHUNK_WINDOW PASS_CHUNK_WINDOW
 
 /* ------------------------------------------------------------------------
  * The job thread */

@@ -49,6 +49,12 @@
  * higher levels gain a little ratio for much more CPU on the GPU host. */
 #define PASS_CHUNK_LEVEL 1
 
+/* Chunks a pass may have unconfirmed: a sender reads and sends ahead of its
+ * receiver by at most this many, so the bytes in flight per stream are
+ * bounded by the window, not by the capture (and a broker can budget them:
+ * stream-memory-mb). */
+#define PASS_CHUNK_WINDOW 4
+
 typedef struct pass_chunk_codec_t pass_chunk_codec_t;
 
 /* A codec for chunks of at most `max_raw` raw bytes (PASS_CHUNK_MIN_RAW ..

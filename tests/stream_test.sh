@@ -7,7 +7,9 @@
 # capture is 82 MB. Then, with chunks of 64 KiB so that a stream lasts
 # long enough to be cut, kill -9 of the analyzer, the collector and the
 # (journaled) broker in the middle of a job's stream: each job is collected
-# again and returns one feedback, equal to the offline analysis.
+# again and returns one feedback, equal to the offline analysis. Then the
+# broker's limits: stream-memory-mb (a stream past it waits) and
+# max-capture-mb (a job past it fails, naming it).
 #
 #   tests/stream_test.sh BUILD_DIR [LAUNCHES]
 set -u
@@ -34,8 +36,8 @@ rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$1/status"; }
 farm_ports stream 2
 agents=tcp://127.0.0.1:${ports[0]} workers=tcp://127.0.0.1:${ports[1]}
 farm_broker "$agents" "$workers" --state-dir "$dir/state"
-start_collector() {
-  "$build/collector/profeed-collector" --broker "$worker_ep" --worker-id c1 --replay "$dir/big.map" "${hb[@]}" \
+start_collector() { # start_collector [FLAGS...]
+  "$build/collector/profeed-collector" --broker "$worker_ep" --worker-id c1 --replay "$dir/big.map" "${hb[@]}" "$@" \
     >>"$dir/c1.log" 2>&1 &
   collector_pid=$!
   pids+=("$collector_pid")
@@ -44,7 +46,8 @@ start_collector() {
 # spool behind, and the test's folder takes it away.
 mkdir -p "$dir/tmp"
 start_analyzer() {
-  TMPDIR=$dir/tmp "$build/analyzer/profeed-analyzer" --broker "$worker_ep" --worker-id a1 "${hb[@]}" >>"$dir/a1.log" 2>&1 &
+  TMPDIR=$dir/tmp "$build/analyzer/profeed-analyzer" --broker "$worker_ep" --worker-id a1 "${hb[@]}" --log-level debug \
+    >>"$dir/a1.log" 2>&1 &
   analyzer_pid=$!
   pids+=("$analyzer_pid")
 }
@@ -67,6 +70,8 @@ rc=$?
 end=$(date +%s.%N)
 check "the $launches-launch job returns feedback (exit $rc)" test "$rc" -eq 0
 check "the collector streamed the pass in chunks" grep -q "streamed:" "$dir/c1.log"
+check "... which the analyzer parsed as they came, not from disk" \
+  grep -q "job stream-round1: pass ncu.000 streamed in (.* chunks, its ncu pages parsed as they came" "$dir/a1.log"
 grep "streamed:" "$dir/c1.log" | sed 's/.*streamed: /# collector: /'
 echo "# end to end: $(echo "$end - $start" | bc) s"
 
@@ -207,10 +212,11 @@ for victim in analyzer collector broker; do
   "$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --json --job-id "$id" --wait-s 90 -- big \
     >"$dir/$id.json" 2>"$dir/$id.err" &
   submit_pid=$!
-  # Killed once the analyzer's spool holds 4 MB of the 82: mid-stream, on a
-  # fast build as on a sanitized one (a fixed pause missed the stream).
+  # Killed once the analyzer has taken 4 MB of the 82 (64 chunks of 64
+  # KiB): mid-stream, on a fast build as on a sanitized one (a fixed pause
+  # missed the stream).
   for _ in $(seq 3000); do
-    [ -n "$(find "$dir/tmp" -path "*profeed-spool-$id.*" -name full_raw.csv -size +4M 2>/dev/null)" ] && break
+    grep -q "job $id: pass ncu.000 chunk 64 taken" "$dir/a1.log" && break
     sleep 0.01
   done
   cut=$(grep -c "job $id: pass ncu.000 (1 of 1) streamed" "$dir/broker.log")
@@ -230,6 +236,36 @@ for victim in analyzer collector broker; do
   same_as_offline "$dir/$id.json"
   check "... and its feedback equals profeed analyze" test $? -eq 0
 done
+
+# The memory streams in flight may hold in the broker is a setting
+# (stream-memory-mb): with room for one stream's window of chunks, two jobs
+# at once on a collector of two slots stream one after the other, the second
+# stopped and dispatched again until the first is through, and told why.
+kill -KILL "$collector_pid"
+wait "$collector_pid" 2>/dev/null
+start_collector --slots 2
+restart_broker --chunk-kb 256 --stream-memory-mb 1
+for id in stream-budget-a stream-budget-b; do
+  "$profeed" submit --endpoint "$agent_ep" --language cuda --arch sm_90 --json --job-id "$id" --wait-s 90 -- big \
+    >"$dir/$id.json" 2>"$dir/$id.err" &
+  budget_pids+=("$!")
+done
+budget_rc=0
+for p in "${budget_pids[@]}"; do wait "$p" || budget_rc=1; done
+check "two streams over stream-memory-mb at once both return feedback" test "$budget_rc" -eq 0
+check "... one waited, the broker saying which limit" \
+  grep -q "streams in flight hold the broker's stream-memory-mb of 1 MiB" "$dir/broker.log"
+for id in stream-budget-a stream-budget-b; do
+  same_as_offline "$dir/$id.json"
+  check "... $id's feedback equals profeed analyze" test $? -eq 0
+done
+# A budget that cannot hold one stream's window is refused at start.
+"$build/broker/profeed-broker" --agents "$agents" --workers "$workers" --bind-retry-ms 0 --chunk-kb 1024 \
+  --stream-memory-mb 1 >"$dir/budget-refused.log" 2>&1
+rc=$?
+check "a stream-memory-mb below one stream's window is refused at start (exit $rc)" test "$rc" -ne 0
+check "... naming the setting" grep -q "stream-memory-mb of 1 MiB does not hold one stream's window" \
+  "$dir/budget-refused.log"
 
 # The largest capture per job is a setting, and a job past it is told which.
 restart_broker --max-capture-mb 16

@@ -1,10 +1,13 @@
 /* The analyzer's spool of streamed passes (analyzer/worker/pass_spool.h,
  * issue 20): chunks in order become the pass's files byte for byte; a chunk
  * out of order, at the wrong offset or naming a path is refused with the
- * chunk named; chunk 0 starts a pass over; the folder goes with the spool. */
+ * chunk named; chunk 0 starts a pass over; the folder goes with the spool.
+ * A pass set to parse has its ncu pages parsed as the chunks come, with the
+ * analysis of what it parsed equal to the offline one of the same files. */
 #include "pass_spool.h"
 
 #include <criterion/criterion.h>
+#include "render.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,5 +146,150 @@ Test(pass_spool, chunk_zero_starts_the_pass_over)
     cr_assert_eq(r, PASS_SPOOL_PASS_DONE);
     char path[4096];
     cr_assert_str_eq(s_slurp(pass_spool_path(spool, "ncu.000", "raw.csv", path, sizeof path)), "new");
+    pass_spool_destroy(&spool);
+}
+
+/* Streams `path` into the spool as pass ncu.000's file `name`, in chunks of
+ * `size` raw bytes compressed by `codec`, from `*seq` on. */
+static void s_stream_file(pass_spool_t *spool, pass_chunk_codec_t *codec, const char *path, const char *name,
+                          size_t size, uint32_t *seq)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s missing", path);
+    char *buf = malloc(size);
+    cr_assert_not_null(buf);
+    uint64_t offset = 0;
+    size_t n;
+    while ((n = fread(buf, 1, size, f)) > 0) {
+        const uint8_t *z;
+        size_t zlen;
+        cr_assert_eq(pass_chunk_codec_pack(codec, buf, n, &z, &zlen, NULL), PF_OK);
+        Profeed__PassChunk c;
+        profeed__pass_chunk__init(&c);
+        c.job_id = "job-1";
+        c.pass_key = "ncu.000";
+        c.has_seq = c.has_offset = c.has_raw_size = c.has_compressed_size = c.has_data = 1;
+        c.seq = (*seq)++;
+        c.file_name = (char *) name;
+        c.offset = offset;
+        c.raw_size = (uint32_t) n;
+        c.compressed_size = (uint32_t) zlen;
+        c.data.data = (uint8_t *) z;
+        c.data.len = zlen;
+        pass_spool_result_t r;
+        pf_error_t err;
+        cr_assert_eq(pass_spool_add(spool, codec, &c, &r, &err), PF_OK, "%s", err.msg);
+        offset += n;
+    }
+    free(buf);
+    fclose(f);
+}
+
+static char *s_read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s missing", path);
+    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+    long size = ftell(f);
+    cr_assert_gt(size, 0);
+    rewind(f);
+    char *bytes = malloc((size_t) size);
+    cr_assert_not_null(bytes);
+    cr_assert_eq(fread(bytes, 1, (size_t) size, f), (size_t) size);
+    fclose(f);
+    *len = (size_t) size;
+    return bytes;
+}
+
+static char *s_analyze_json(const analyzer_file_t *files, size_t count)
+{
+    analyzer_input_t input = {.files = files, .count = count, .profiler = "ncu", .threads = 1};
+    analysis_options_t options;
+    analysis_options_default(&options);
+    feedback_t *fb = NULL;
+    pf_error_t err;
+    cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_OK, "%s", err.msg);
+    char *json = render_json(fb, false);
+    feedback_destroy(&fb);
+    return json;
+}
+
+Test(pass_spool, a_parsing_pass_parses_its_pages_as_they_come)
+{
+    const char *raw = PF_FIXTURE_DIR "/ncu/h200/full_raw.csv", *det = PF_FIXTURE_DIR "/ncu/h200/full_details.csv";
+    pass_chunk_codec_t *codec = pass_chunk_codec_new(16 * 1024, NULL);
+    cr_assert_not_null(codec);
+    pass_spool_t *spool = pass_spool_new("job-1");
+    pass_spool_set_parse(spool, true, false);
+    uint32_t seq = 0;
+    /* Chunks of 16 KiB cut the pages' rows and quoted fields anywhere. */
+    s_stream_file(spool, codec, raw, "full_raw.csv", 16 * 1024, &seq);
+    s_stream_file(spool, codec, det, "full_details.csv", 16 * 1024, &seq);
+    chunk_t k;
+    pass_spool_result_t r;
+    pf_error_t err;
+    cr_assert_eq(pass_spool_add(spool, codec, s_chunk(&k, seq, NULL, 0, NULL), &r, &err), PF_OK, "%s", err.msg);
+    cr_assert_eq(r, PASS_SPOOL_PASS_DONE);
+    analyzer_file_t streamed[2] = {{.pass_key = "ncu.000", .name = "full_raw.csv"},
+                                   {.pass_key = "ncu.000", .name = "full_details.csv"}};
+    char path[4096];
+    for (size_t i = 0; i < 2; i++) {
+        cr_assert_eq(pass_spool_file(spool, "ncu.000", streamed[i].name, &streamed[i], path, sizeof path, &err),
+                     PF_OK, "%s", err.msg);
+        cr_assert_not_null(streamed[i].parsed, "%s was not parsed as it came", streamed[i].name);
+        cr_assert_null(streamed[i].path);
+    }
+    /* The same pages whole, as a pass that came in one message. */
+    size_t raw_len, det_len;
+    char *raw_bytes = s_read_all(raw, &raw_len), *det_bytes = s_read_all(det, &det_len);
+    analyzer_file_t offline[2] = {{.pass_key = "ncu.000", .name = "full_raw.csv", .bytes = raw_bytes, .len = raw_len},
+                                  {.pass_key = "ncu.000", .name = "full_details.csv", .bytes = det_bytes, .len = det_len}};
+    char *a = s_analyze_json(streamed, 2), *b = s_analyze_json(offline, 2);
+    cr_assert_str_eq(a, b, "the pages parsed as they came analyze otherwise than the files");
+    /* In the other order too: the analysis merges them in the list's order. */
+    analyzer_file_t swapped[2] = {streamed[1], streamed[0]}, offline_swapped[2] = {offline[1], offline[0]};
+    char *c = s_analyze_json(swapped, 2), *d = s_analyze_json(offline_swapped, 2);
+    cr_assert_str_eq(c, d);
+    free(a);
+    free(b);
+    free(c);
+    free(d);
+    free(raw_bytes);
+    free(det_bytes);
+    pass_spool_destroy(&spool);
+    pass_chunk_codec_destroy(&codec);
+}
+
+Test(pass_spool, a_page_that_does_not_parse_keeps_its_error)
+{
+    pass_spool_t *spool = pass_spool_new("job-1");
+    pass_spool_set_parse(spool, true, false);
+    chunk_t k;
+    pass_spool_result_t r;
+    pf_error_t err;
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 0, "raw.csv", 0, "\"ID\",\"Kernel\n\"0\",\"k\"\n"), &r, &err),
+                 PF_OK, "%s", err.msg);
+    /* Later bytes are still taken (the stream goes on; the job fails). */
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 1, "raw.csv", 21, "more\n"), &r, &err), PF_OK, "%s",
+                 err.msg);
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 2, NULL, 0, NULL), &r, &err), PF_OK, "%s", err.msg);
+    analyzer_file_t file = {0};
+    char path[4096];
+    cr_assert_neq(pass_spool_file(spool, "ncu.000", "raw.csv", &file, path, sizeof path, &err), PF_OK);
+    cr_assert(strstr(err.msg, "pass ncu.000: raw.csv"), "the error does not name the file: %s", err.msg);
+    pass_spool_destroy(&spool);
+}
+
+Test(pass_spool, a_file_twice_in_a_pass_is_refused)
+{
+    pass_spool_t *spool = pass_spool_new("job-1");
+    pass_spool_set_parse(spool, true, false);
+    chunk_t k;
+    pass_spool_result_t r;
+    pf_error_t err;
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 0, "a.csv", 0, "x"), &r, &err), PF_OK, "%s", err.msg);
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 1, "b.csv", 0, "y"), &r, &err), PF_OK, "%s", err.msg);
+    cr_assert_eq(pass_spool_add(spool, s_codec, s_chunk(&k, 2, "a.csv", 0, "z"), &r, &err), PF_EBADINPUT);
+    cr_assert(strstr(err.msg, "file a.csv comes a second time"), "%s", err.msg);
     pass_spool_destroy(&spool);
 }

@@ -43,6 +43,8 @@ bool analyzer_text_contains(const char *bytes, size_t len, const char *needle)
 
 size_t analyzer_file_head(const analyzer_file_t *file, char *buf, size_t cap)
 {
+    if (file->parsed)
+        return 0;
     if (file->bytes) {
         size_t n = file->len < cap ? file->len : cap;
         memcpy(buf, file->bytes, n);

@@ -17,12 +17,17 @@
 #include "pf_error.h"
 #include "profeed.pb-c.h"
 
+struct ncu_data_t;
+
 typedef struct {
     const char *pass_key; /* "ncu.000"; NULL for files given on a command line */
     const char *name;     /* file name within the pass, for messages */
     const char *path;     /* read from this file ("-" is stdin) when set ... */
     const char *bytes;    /* ... else these bytes */
     size_t len;
+    /* ... or, for ncu, the page parsed already (a streamed pass parsed as its
+     * chunks came, pass_spool.h): merged in the file's place. */
+    const struct ncu_data_t *parsed;
     bool reference;       /* from the task's reference implementation (pass "ncu_ref.000") */
 } analyzer_file_t;
 

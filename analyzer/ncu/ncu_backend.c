@@ -27,7 +27,7 @@
 /* A file's size in bytes, 0 when unknown (stdin, a path that will fail). */
 static size_t s_file_size(const analyzer_file_t *file)
 {
-    if (file->bytes || !file->path)
+    if (file->parsed || file->bytes || !file->path)
         return file->len;
     struct stat st;
     return strcmp(file->path, "-") != 0 && stat(file->path, &st) == 0 && st.st_size > 0 ? (size_t) st.st_size : 0;
@@ -43,6 +43,9 @@ typedef struct {
 
 static pf_status_t s_parse_ncu_file(const analyzer_file_t *file, ncu_data_t *data, pf_error_t *err)
 {
+    if (file->parsed)
+        return ncu_data_merge(data, file->parsed)
+                   ? PF_OK : pf_error_set(err, PF_ETOOBIG, "the passes hold more launches or rules than one job may");
     if (file->path && !file->bytes)
         return ncu_csv_parse_file(data, file->path, err);
     char source[256];
@@ -80,8 +83,10 @@ static pf_status_t s_parse_ncu(const analyzer_input_t *input, ncu_data_t *data, 
     bool parallel = input->count > 1 &&
                     (input->threads == 0 ? cores > 1 && total - largest >= PARALLEL_MIN_BYTES
                                          : input->threads > 1);
+    /* Standard input is read alone; a page parsed already is merged in its
+     * turn, not copied on a thread. */
     for (size_t i = 0; parallel && i < input->count; i++)
-        if (input->files[i].path && strcmp(input->files[i].path, "-") == 0)
+        if ((input->files[i].path && strcmp(input->files[i].path, "-") == 0) || input->files[i].parsed)
             parallel = false;
     if (!parallel) {
         for (size_t i = 0; i < input->count; i++) {

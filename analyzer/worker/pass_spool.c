@@ -11,7 +11,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ncu_csv.h"
+#include "ncu_data.h"
+#include "ncu_source.h"
 #include "wire_check.h"
+
+/* A file of a streamed pass, as the spool keeps it: an ncu page parsed as
+ * its chunks came (`data`), or a file on disk (`data` NULL). */
+typedef struct spool_file_t {
+    char pass[WIRE_MAX_ID_LEN + 1];
+    char name[WIRE_MAX_FILE_PART_LEN + 1];
+    ncu_data_t *data;
+    pf_status_t rc;  /* its parse's outcome */
+    pf_error_t err;
+    struct spool_file_t *next;
+} spool_file_t;
 
 struct pass_spool_t {
     char job_id[WIRE_MAX_ID_LEN + 1];
@@ -21,7 +35,44 @@ struct pass_spool_t {
     char file[WIRE_MAX_FILE_PART_LEN + 1]; /* the file being written */
     uint64_t offset;                     /* bytes written to it */
     int fd;
+    bool parse_next, keep_raw_next;      /* pass_spool_set_parse(), for the next pass */
+    bool parse, keep_raw;                /* the pass being written parses its ncu pages */
+    ncu_csv_t *csv;                      /* the page being parsed, or NULL */
+    spool_file_t *current;               /* ... and its record */
+    spool_file_t *files;                 /* the parsed pages and files on disk, newest first */
 };
+
+void pass_spool_set_parse(pass_spool_t *self, bool parse, bool keep_raw)
+{
+    assert(self);
+    self->parse_next = parse;
+    self->keep_raw_next = keep_raw;
+}
+
+/* Ends the page being parsed: its last row, and its outcome recorded. */
+static void s_end_page(pass_spool_t *self)
+{
+    if (self->csv && self->current->rc == PF_OK)
+        self->current->rc = ncu_csv_finish(self->csv, &self->current->err);
+    ncu_csv_destroy(&self->csv);
+    self->current = NULL;
+}
+
+/* Forgets what the spool kept of `pass` (every pass: NULL). */
+static void s_drop_files(pass_spool_t *self, const char *pass)
+{
+    spool_file_t **at = &self->files;
+    while (*at) {
+        spool_file_t *f = *at;
+        if (pass && strcmp(f->pass, pass) != 0) {
+            at = &f->next;
+            continue;
+        }
+        *at = f->next;
+        ncu_data_destroy(&f->data);
+        free(f);
+    }
+}
 
 pass_spool_t *pass_spool_new(const char *job_id)
 {
@@ -65,6 +116,8 @@ void pass_spool_destroy(pass_spool_t **self_p)
         return;
     if (self->fd >= 0)
         close(self->fd);
+    ncu_csv_destroy(&self->csv);
+    s_drop_files(self, NULL);
     if (self->dir[0])
         s_remove(self->dir, 0);
     free(self);
@@ -107,6 +160,11 @@ static pf_status_t s_begin_pass(pass_spool_t *self, const char *pass_key, pf_err
     if (self->fd >= 0)
         close(self->fd);
     self->fd = -1;
+    ncu_csv_destroy(&self->csv);
+    self->current = NULL;
+    s_drop_files(self, pass_key);
+    self->parse = self->parse_next;
+    self->keep_raw = self->keep_raw_next;
     char path[4096 + 256];
     snprintf(path, sizeof path, "%s/%s", self->dir, pass_key);
     s_remove(path, 1);
@@ -116,6 +174,68 @@ static pf_status_t s_begin_pass(pass_spool_t *self, const char *pass_key, pf_err
     self->next_seq = 0;
     self->file[0] = '\0';
     self->offset = 0;
+    return PF_OK;
+}
+
+/* Starts a file of the pass at its first chunk (`head`, its first bytes):
+ * an ncu page of a pass that parses goes to a parser of its own; anything
+ * else (a source page, read whole later) to a file on disk. */
+static pf_status_t s_begin_file(pass_spool_t *self, const char *pass, const char *name, const char *head,
+                                size_t head_len, unsigned seq, pf_error_t *err)
+{
+    for (const spool_file_t *g = self->files; g; g = g->next)
+        if (strcmp(g->pass, pass) == 0 && strcmp(g->name, name) == 0)
+            return pf_error_set(err, PF_EBADINPUT, "job %s pass %s chunk %u: file %s comes a second time",
+                                self->job_id, pass, seq, name);
+    spool_file_t *f = calloc(1, sizeof *f);
+    if (!f)
+        return pf_error_set(err, PF_ENOMEM, "job %s pass %s chunk %u: out of memory", self->job_id, pass, seq);
+    snprintf(f->pass, sizeof f->pass, "%s", pass);
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->next = self->files;
+    self->files = f;
+    /* The sniff sees what the analysis's would: a chunk holds at least
+     * PASS_CHUNK_MIN_RAW bytes, as many as it reads of a file's head. */
+    if (self->parse && !ncu_source_sniff(head, head_len < 4096 ? head_len : 4096)) {
+        char source[2 * WIRE_MAX_FILE_PART_LEN + 16];
+        snprintf(source, sizeof source, "pass %s: %s", pass, name);
+        f->data = ncu_data_new();
+        if (f->data && self->keep_raw)
+            ncu_data_keep_raw(f->data);
+        self->csv = f->data ? ncu_csv_new(f->data, source) : NULL;
+        if (!self->csv)
+            return pf_error_set(err, PF_ENOMEM, "job %s pass %s chunk %u: out of memory", self->job_id, pass, seq);
+        self->current = f;
+        return PF_OK;
+    }
+    char path[4096 + 512];
+    pass_spool_path(self, pass, name, path, sizeof path);
+    self->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (self->fd < 0)
+        return pf_error_set(err, PF_EIO, "job %s pass %s chunk %u: cannot create %s: %s", self->job_id, pass, seq,
+                            path, strerror(errno));
+    return PF_OK;
+}
+
+pf_status_t pass_spool_file(const pass_spool_t *self, const char *pass_key, const char *name, analyzer_file_t *file,
+                            char *path, size_t cap, pf_error_t *err)
+{
+    assert(self && pass_key && name && file && path);
+    for (const spool_file_t *f = self->files; f; f = f->next) {
+        if (strcmp(f->pass, pass_key) != 0 || strcmp(f->name, name) != 0)
+            continue;
+        if (f->rc != PF_OK) {
+            if (err)
+                *err = f->err;
+            return f->rc;
+        }
+        if (f->data) {
+            file->parsed = f->data;
+            return PF_OK;
+        }
+        break;
+    }
+    file->path = pass_spool_path(self, pass_key, name, path, cap);
     return PF_OK;
 }
 
@@ -142,23 +262,11 @@ pf_status_t pass_spool_add(pass_spool_t *self, pass_chunk_codec_t *codec, const 
             return pf_error_set(err, PF_EBADINPUT, "job %s pass %s chunk %u: file name \"%.64s\" is not a plain name",
                                 job, pass, seq, chunk->file_name);
         }
-        if (strcmp(self->file, chunk->file_name) != 0) {
-            if (chunk->offset != 0) {
-                return pf_error_set(err, PF_EPROTO, "job %s pass %s chunk %u: file %s starts at offset %llu, not 0",
-                                    job, pass, seq, chunk->file_name, (unsigned long long) chunk->offset);
-            }
-            if (self->fd >= 0)
-                close(self->fd);
-            char path[4096 + 512];
-            pass_spool_path(self, pass, chunk->file_name, path, sizeof path);
-            self->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-            if (self->fd < 0) {
-                return pf_error_set(err, PF_EIO, "job %s pass %s chunk %u: cannot create %s: %s", job, pass, seq, path,
-                                    strerror(errno));
-            }
-            snprintf(self->file, sizeof self->file, "%s", chunk->file_name);
-            self->offset = 0;
-        } else if (chunk->offset != self->offset) {
+        if (strcmp(self->file, chunk->file_name) != 0 && chunk->offset != 0) {
+            return pf_error_set(err, PF_EPROTO, "job %s pass %s chunk %u: file %s starts at offset %llu, not 0", job,
+                                pass, seq, chunk->file_name, (unsigned long long) chunk->offset);
+        }
+        if (strcmp(self->file, chunk->file_name) == 0 && chunk->offset != self->offset) {
             return pf_error_set(err, PF_EPROTO, "job %s pass %s chunk %u: offset %llu in %s, expected %llu", job, pass,
                                 seq, (unsigned long long) chunk->offset, chunk->file_name,
                                 (unsigned long long) self->offset);
@@ -168,7 +276,23 @@ pf_status_t pass_spool_add(pass_spool_t *self, pass_chunk_codec_t *codec, const 
         pf_status_t rc = pass_chunk_codec_unpack(codec, chunk, &raw, &raw_len, err);
         if (rc != PF_OK)
             return rc;
-        if (s_write_all(self->fd, raw, raw_len) != PF_OK) {
+        if (strcmp(self->file, chunk->file_name) != 0) {
+            if (self->fd >= 0)
+                close(self->fd);
+            self->fd = -1;
+            s_end_page(self);
+            rc = s_begin_file(self, pass, chunk->file_name, (const char *) raw, raw_len, seq, err);
+            if (rc != PF_OK)
+                return rc;
+            snprintf(self->file, sizeof self->file, "%s", chunk->file_name);
+            self->offset = 0;
+        }
+        if (self->csv) {
+            /* A page that cannot be parsed keeps its error for the analysis
+             * and its later bytes are taken without a look. */
+            if (self->current->rc == PF_OK)
+                self->current->rc = ncu_csv_feed(self->csv, (const char *) raw, raw_len, &self->current->err);
+        } else if (s_write_all(self->fd, raw, raw_len) != PF_OK) {
             return pf_error_set(err, PF_EIO, "job %s pass %s chunk %u: cannot write %s: %s", job, pass, seq,
                                 chunk->file_name, strerror(errno));
         }
@@ -182,6 +306,7 @@ pf_status_t pass_spool_add(pass_spool_t *self, pass_chunk_codec_t *codec, const 
         if (self->fd >= 0)
             close(self->fd);
         self->fd = -1;
+        s_end_page(self);
         self->pass[0] = '\0';
         *result = PASS_SPOOL_PASS_DONE;
     }

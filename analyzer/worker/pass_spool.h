@@ -6,6 +6,16 @@
  * as `profeed analyze` reads files given on its command line. So the analyzer
  * holds one chunk at a time, whatever the capture's size.
  *
+ * A pass set to parse (ncu's, pass_spool_set_parse()) skips the disk for its
+ * CSV pages: each page is parsed as its chunks come, into a data set of its
+ * own that the analysis merges in the file's place (analyzer_file_t.parsed),
+ * so the parse overlaps the transfer and the analysis that follows the last
+ * chunk has only the merge and the judgement left. Its source pages, read
+ * whole by the analysis, still go to disk. A page's parse error is kept for
+ * the analysis to report. A pass that did not end (a cut stream, a new
+ * attempt) is never analyzed: the worker reads a pass only after its last
+ * chunk, and a chunk 0 of the pass (or the spool's end) drops what it held.
+ *
  * Chunks must come in order: seq 0, 1, 2, ... per pass, each file's bytes at
  * the offset where the last ended. A chunk with seq 0 starts its pass over
  * (a new attempt, or the same one after a broker restart), dropping what the
@@ -16,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "analyzer.h"
 #include "pass_chunk.h"
 #include "pf_error.h"
 #include "profeed.pb-c.h"
@@ -38,6 +49,17 @@ typedef enum {
  * compression, a disk that cannot be written. */
 pf_status_t pass_spool_add(pass_spool_t *self, pass_chunk_codec_t *codec, const Profeed__PassChunk *chunk,
                            pass_spool_result_t *result, pf_error_t *err);
+
+/* Whether the passes whose chunk 0 comes next parse their ncu pages as they
+ * come (ncu passes), and keep their raw cells (the job wants the collated
+ * data). Off by default: every file goes to disk. */
+void pass_spool_set_parse(pass_spool_t *self, bool parse, bool keep_raw);
+
+/* How the analysis reads a file of a pass that streamed in: `file->parsed`
+ * (a page parsed as it came) or `file->path` (on disk: in `path`). An error
+ * when its parse failed (`err` names the file, line and problem). */
+pf_status_t pass_spool_file(const pass_spool_t *self, const char *pass_key, const char *name, analyzer_file_t *file,
+                            char *path, size_t cap, pf_error_t *err);
 
 /* The path of a streamed pass's file, in `buf`. */
 const char *pass_spool_path(const pass_spool_t *self, const char *pass_key, const char *name, char *buf, size_t cap);

@@ -385,17 +385,25 @@ static Profeed__Feedback *s_analyze(job_passes_t *job, size_t max_msg)
     if (!files)
         return NULL;
     size_t k = 0;
+    pf_error_t err;
+    pf_error_clear(&err);
+    pf_status_t rc = PF_OK;
     for (size_t i = 0; i < job->pass_len; i++) {
         const Profeed__PassOutput *pass = job->passes[i]->dispatch->pass_output;
         for (size_t f = 0; f < pass->n_files; f++) {
             files[k].pass_key = pass->pass_key;
             files[k].name = pass->files[f]->name;
             if (job->streamed[i]) {
-                /* Read from the spool by path, streaming, as profeed analyze does. */
+                /* Parsed as it came, or read from the spool by path,
+                 * streaming, as profeed analyze does. */
                 char *path = malloc(4096 + 512);
                 if (!path)
                     break;
-                files[k].path = pass_spool_path(job->spool, pass->pass_key, pass->files[f]->name, path, 4096 + 512);
+                pf_status_t got = pass_spool_file(job->spool, pass->pass_key, pass->files[f]->name, &files[k], path,
+                                                  4096 + 512, rc == PF_OK ? &err : NULL);
+                rc = rc == PF_OK ? got : rc;
+                if (!files[k].path)
+                    free(path);
             } else {
                 files[k].bytes = (const char *) pass->files[f]->content.data;
                 files[k].len = pass->files[f]->content.len;
@@ -443,9 +451,8 @@ static Profeed__Feedback *s_analyze(job_passes_t *job, size_t max_msg)
     size_t max_tokens = shape && shape->has_max_tokens ? shape->max_tokens : 0;
     bool markdown = shape && shape->has_text_format && shape->text_format == PROFEED__TEXT_FORMAT__TEXT_FORMAT_MARKDOWN;
     feedback_t *fb = NULL;
-    pf_error_t err;
-    pf_error_clear(&err);
-    pf_status_t rc = analyzer_run(&input, &options, &fb, &err);
+    if (rc == PF_OK)
+        rc = analyzer_run(&input, &options, &fb, &err);
     for (size_t i = 0; i < k; i++)
         free((char *) files[i].path);
     free(files);
@@ -654,6 +661,11 @@ static void s_on_chunk(worker_t *self, Profeed__Envelope **env_p)
         return; /* out of memory: no receipt, so the stream stalls and is collected again */
     if (c->seq == 0)
         s_job_drop_from(job, c->pass_key);
+    /* ncu's pages are parsed as they come, overlapping the transfer; the
+     * other profilers' files are read whole, from disk, after the last. */
+    const Profeed__FeedbackShape *shape = d->shape;
+    pass_spool_set_parse(job->spool, c->has_profiler && c->profiler == PROFEED__PROFILER__PROFILER_NCU,
+                         shape && shape->has_collated && shape->collated);
     pass_spool_result_t result;
     pf_error_t err;
     if (pass_spool_add(job->spool, self->codec, c, &result, &err) != PF_OK) {
@@ -666,8 +678,10 @@ static void s_on_chunk(worker_t *self, Profeed__Envelope **env_p)
         return;
     }
     s_chunk_ack(self, c, attempt);
+    pf_log_debug(LOG, "job %s: pass %s chunk %u taken", job->job_id, c->pass_key, (unsigned) c->seq);
     if (result != PASS_SPOOL_PASS_DONE)
         return;
+    bool parsed = c->has_profiler && c->profiler == PROFEED__PROFILER__PROFILER_NCU;
     /* The Envelope now holds the pass as if it had come whole, its files'
      * contents in the spool. */
     Profeed__PassChunk *chunk = d->pass_chunk;
@@ -677,8 +691,9 @@ static void s_on_chunk(worker_t *self, Profeed__Envelope **env_p)
     d->work_case = PROFEED__DISPATCH__WORK_PASS_OUTPUT;
     protobuf_c_message_free_unpacked(&chunk->base, NULL);
     const char *key = d->pass_output->pass_key;
-    pf_log_info(LOG, "job %s: pass %s streamed in (%u chunks; %zu of %u, attempt %u)", job->job_id, key,
-                chunks, job->pass_len + 1, (unsigned) job->pass_count, (unsigned) attempt);
+    pf_log_info(LOG, "job %s: pass %s streamed in (%u chunks%s; %zu of %u, attempt %u)", job->job_id, key, chunks,
+                parsed ? ", its ncu pages parsed as they came" : "", job->pass_len + 1, (unsigned) job->pass_count,
+                (unsigned) attempt);
     if (!s_job_add_pass(job, env_p, true))
         return;
     if (job->pass_len >= job->pass_count)
