@@ -220,7 +220,7 @@ Test(pass_spool, a_parsing_pass_parses_its_pages_as_they_come)
     pass_chunk_codec_t *codec = pass_chunk_codec_new(16 * 1024, NULL);
     cr_assert_not_null(codec);
     pass_spool_t *spool = pass_spool_new("job-1");
-    pass_spool_set_parse(spool, true, false);
+    pass_spool_set_parse(spool, PROFEED__PROFILER__PROFILER_NCU, false);
     uint32_t seq = 0;
     /* Chunks of 16 KiB cut the pages' rows and quoted fields anywhere. */
     s_stream_file(spool, codec, raw, "full_raw.csv", 16 * 1024, &seq);
@@ -263,7 +263,7 @@ Test(pass_spool, a_parsing_pass_parses_its_pages_as_they_come)
 Test(pass_spool, a_page_that_does_not_parse_keeps_its_error)
 {
     pass_spool_t *spool = pass_spool_new("job-1");
-    pass_spool_set_parse(spool, true, false);
+    pass_spool_set_parse(spool, PROFEED__PROFILER__PROFILER_NCU, false);
     chunk_t k;
     pass_spool_result_t r;
     pf_error_t err;
@@ -283,7 +283,7 @@ Test(pass_spool, a_page_that_does_not_parse_keeps_its_error)
 Test(pass_spool, a_file_twice_in_a_pass_is_refused)
 {
     pass_spool_t *spool = pass_spool_new("job-1");
-    pass_spool_set_parse(spool, true, false);
+    pass_spool_set_parse(spool, PROFEED__PROFILER__PROFILER_NCU, false);
     chunk_t k;
     pass_spool_result_t r;
     pf_error_t err;

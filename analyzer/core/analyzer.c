@@ -70,6 +70,53 @@ static const analyzer_backend_t *s_backend(const char *profiler)
     return NULL;
 }
 
+analyzer_page_t *analyzer_page_begin(Profeed__Profiler profiler, const char *source, const char *head, size_t n,
+                                     bool keep_raw, pf_error_t *err)
+{
+    assert(source && head);
+    pf_error_clear(err);
+    const analyzer_backend_t *backend = NULL;
+    for (size_t i = 0; i < S_BACKENDS && !backend; i++)
+        if (s_backend_at[i]()->id == profiler)
+            backend = s_backend_at[i]();
+    if (!backend || !backend->page_begin)
+        return NULL;
+    analyzer_page_t *page = malloc(sizeof *page);
+    if (!page) {
+        pf_error_set(err, PF_ENOMEM, "%s: out of memory", source);
+        return NULL;
+    }
+    page->backend = backend;
+    page->state = backend->page_begin(source, head, n, keep_raw, err);
+    if (!page->state) {
+        free(page);
+        return NULL;
+    }
+    return page;
+}
+
+pf_status_t analyzer_page_feed(analyzer_page_t *page, const char *bytes, size_t n, pf_error_t *err)
+{
+    assert(page && bytes);
+    return page->backend->page_feed(page->state, bytes, n, err);
+}
+
+pf_status_t analyzer_page_finish(analyzer_page_t *page, pf_error_t *err)
+{
+    assert(page);
+    return page->backend->page_finish(page->state, err);
+}
+
+void analyzer_page_destroy(analyzer_page_t **page_p)
+{
+    assert(page_p);
+    if (!*page_p)
+        return;
+    (*page_p)->backend->page_destroy((*page_p)->state);
+    free(*page_p);
+    *page_p = NULL;
+}
+
 const char *analyzer_profilers(void)
 {
     return profiler_names(); /* a backend for each (test_profiler) */

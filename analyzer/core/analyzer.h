@@ -17,7 +17,9 @@
 #include "pf_error.h"
 #include "profeed.pb-c.h"
 
-struct ncu_data_t;
+/* A page of a streamed pass parsed as its bytes came (analyzer_page_begin);
+ * what it holds is its backend's. */
+typedef struct analyzer_page analyzer_page_t;
 
 typedef struct {
     const char *pass_key; /* "ncu.000"; NULL for files given on a command line */
@@ -25,9 +27,9 @@ typedef struct {
     const char *path;     /* read from this file ("-" is stdin) when set ... */
     const char *bytes;    /* ... else these bytes */
     size_t len;
-    /* ... or, for ncu, the page parsed already (a streamed pass parsed as its
-     * chunks came, pass_spool.h): merged in the file's place. */
-    const struct ncu_data_t *parsed;
+    /* ... or the page parsed already (a streamed pass parsed as its chunks
+     * came, pass_spool.h): merged in the file's place by its backend. */
+    const analyzer_page_t *parsed;
     bool reference;       /* from the task's reference implementation (pass "ncu_ref.000") */
 } analyzer_file_t;
 
@@ -74,5 +76,19 @@ pf_status_t analyzer_run(const analyzer_input_t *input, const analysis_options_t
  * says which baseline it was in the feedback. */
 void analyzer_compare_files(feedback_t *fb, const analyzer_input_t *baseline, const analysis_options_t *options,
                             const char *name);
+
+/* Parsing a page of a streamed pass as its bytes come (issue 20), so that
+ * the parse overlaps the transfer: begin with the page's first bytes (`head`,
+ * as many as a chunk holds) and the name messages give it (`source`), feed
+ * the rest in order, finish, then hand it to the analysis in
+ * analyzer_file_t.parsed. NULL from begin: `profiler`'s backend reads this
+ * page whole (a profiler without a page parser, or an ncu source page), so
+ * keep its bytes; or out of memory (*err says which). `keep_raw`: the
+ * collated data will carry the cells as printed. */
+analyzer_page_t *analyzer_page_begin(Profeed__Profiler profiler, const char *source, const char *head, size_t n,
+                                     bool keep_raw, pf_error_t *err);
+pf_status_t analyzer_page_feed(analyzer_page_t *page, const char *bytes, size_t n, pf_error_t *err);
+pf_status_t analyzer_page_finish(analyzer_page_t *page, pf_error_t *err);
+void analyzer_page_destroy(analyzer_page_t **page_p);
 
 #endif

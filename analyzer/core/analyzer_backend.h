@@ -30,7 +30,20 @@ typedef struct {
     /* Notes on `fb` what a pass's output lacks that its plan asked for
      * (ncu: metrics asked for by name); NULL when there is nothing to check. */
     void (*check_pass)(feedback_t *fb, const Profeed__PassOutput *pass);
+    /* A page parsed as its bytes come (analyzer.h's analyzer_page_*); NULL:
+     * the backend reads files whole. page_begin returns NULL with `err`
+     * clear for a page it reads whole, or sets `err` when out of memory. */
+    void *(*page_begin)(const char *source, const char *head, size_t n, bool keep_raw, pf_error_t *err);
+    pf_status_t (*page_feed)(void *state, const char *bytes, size_t n, pf_error_t *err);
+    pf_status_t (*page_finish)(void *state, pf_error_t *err);
+    void (*page_destroy)(void *state);
 } analyzer_backend_t;
+
+/* What analyzer_page_t is: its backend, and the backend's own state. */
+struct analyzer_page {
+    const analyzer_backend_t *backend;
+    void *state;
+};
 
 /* Functions, not exported variables: a program may link the analysis twice
  * (statically and through libprofeed-client), and one global defined in

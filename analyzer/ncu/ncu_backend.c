@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "analyzer_backend.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -21,6 +22,66 @@
 #include "ncu_csv.h"
 #include "ncu_hotspots.h"
 #include "ncu_source.h"
+
+/* A streamed page parsed as it comes (analyzer_page_begin): the CSV
+ * parser is a stream, so each chunk goes through it into the page's own
+ * data set, which the analysis merges in the file's place. A source page is
+ * read whole (its parser needs the page), so it is not parsed this way. */
+typedef struct {
+    ncu_data_t *data;
+    ncu_csv_t *csv; /* NULL once finished */
+} ncu_page_t;
+
+static void s_page_destroy(void *state)
+{
+    ncu_page_t *page = state;
+    if (!page)
+        return;
+    ncu_csv_destroy(&page->csv);
+    ncu_data_destroy(&page->data);
+    free(page);
+}
+
+static void *s_page_begin(const char *source, const char *head, size_t n, bool keep_raw, pf_error_t *err)
+{
+    if (ncu_source_sniff(head, n < 4096 ? n : 4096))
+        return NULL;
+    ncu_page_t *page = calloc(1, sizeof *page);
+    if (page && (page->data = ncu_data_new()) != NULL) {
+        if (keep_raw)
+            ncu_data_keep_raw(page->data);
+        page->csv = ncu_csv_new(page->data, source);
+    }
+    if (!page || !page->csv) {
+        s_page_destroy(page);
+        pf_error_set(err, PF_ENOMEM, "%s: out of memory", source);
+        return NULL;
+    }
+    return page;
+}
+
+static pf_status_t s_page_feed(void *state, const char *bytes, size_t n, pf_error_t *err)
+{
+    ncu_page_t *page = state;
+    assert(page->csv); /* fed after finish: our bug */
+    return ncu_csv_feed(page->csv, bytes, n, err);
+}
+
+static pf_status_t s_page_finish(void *state, pf_error_t *err)
+{
+    ncu_page_t *page = state;
+    assert(page->csv);
+    pf_status_t rc = ncu_csv_finish(page->csv, err);
+    ncu_csv_destroy(&page->csv);
+    return rc;
+}
+
+static pf_status_t s_page_merge(ncu_data_t *data, const void *state, pf_error_t *err)
+{
+    const ncu_page_t *page = state;
+    return ncu_data_merge(data, page->data)
+               ? PF_OK : pf_error_set(err, PF_ETOOBIG, "the passes hold more launches or rules than one job may");
+}
 
 #define PARALLEL_MIN_BYTES ((size_t) 4 * 1024 * 1024)
 
@@ -44,8 +105,7 @@ typedef struct {
 static pf_status_t s_parse_ncu_file(const analyzer_file_t *file, ncu_data_t *data, pf_error_t *err)
 {
     if (file->parsed)
-        return ncu_data_merge(data, file->parsed)
-                   ? PF_OK : pf_error_set(err, PF_ETOOBIG, "the passes hold more launches or rules than one job may");
+        return s_page_merge(data, file->parsed->state, err);
     if (file->path && !file->bytes)
         return ncu_csv_parse_file(data, file->path, err);
     char source[256];
@@ -259,6 +319,10 @@ static const analyzer_backend_t s_backend = {
     .by_name = NULL,
     .run = s_run_ncu,
     .check_pass = s_check_pass,
+    .page_begin = s_page_begin,
+    .page_feed = s_page_feed,
+    .page_finish = s_page_finish,
+    .page_destroy = s_page_destroy,
 };
 
 const analyzer_backend_t *ncu_backend(void)

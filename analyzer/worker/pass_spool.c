@@ -11,17 +11,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ncu_csv.h"
-#include "ncu_data.h"
-#include "ncu_source.h"
 #include "wire_check.h"
 
-/* A file of a streamed pass, as the spool keeps it: an ncu page parsed as
- * its chunks came (`data`), or a file on disk (`data` NULL). */
+/* A file of a streamed pass, as the spool keeps it: a page parsed as its
+ * chunks came by its profiler's backend (`page`), or a file on disk (`page`
+ * NULL). */
 typedef struct spool_file_t {
     char pass[WIRE_MAX_ID_LEN + 1];
     char name[WIRE_MAX_FILE_PART_LEN + 1];
-    ncu_data_t *data;
+    analyzer_page_t *page;
+    bool parsing;    /* the page is being fed: not finished yet */
     pf_status_t rc;  /* its parse's outcome */
     pf_error_t err;
     struct spool_file_t *next;
@@ -35,14 +34,15 @@ struct pass_spool_t {
     char file[WIRE_MAX_FILE_PART_LEN + 1]; /* the file being written */
     uint64_t offset;                     /* bytes written to it */
     int fd;
-    bool parse_next, keep_raw_next;      /* pass_spool_set_parse(), for the next pass */
-    bool parse, keep_raw;                /* the pass being written parses its ncu pages */
-    ncu_csv_t *csv;                      /* the page being parsed, or NULL */
-    spool_file_t *current;               /* ... and its record */
+    Profeed__Profiler parse_next;        /* pass_spool_set_parse(), for the next pass */
+    bool keep_raw_next;
+    Profeed__Profiler parse;             /* the pass being written: whose pages parse as they come */
+    bool keep_raw;
+    spool_file_t *current;               /* the page being parsed, or NULL */
     spool_file_t *files;                 /* the parsed pages and files on disk, newest first */
 };
 
-void pass_spool_set_parse(pass_spool_t *self, bool parse, bool keep_raw)
+void pass_spool_set_parse(pass_spool_t *self, Profeed__Profiler parse, bool keep_raw)
 {
     assert(self);
     self->parse_next = parse;
@@ -52,9 +52,10 @@ void pass_spool_set_parse(pass_spool_t *self, bool parse, bool keep_raw)
 /* Ends the page being parsed: its last row, and its outcome recorded. */
 static void s_end_page(pass_spool_t *self)
 {
-    if (self->csv && self->current->rc == PF_OK)
-        self->current->rc = ncu_csv_finish(self->csv, &self->current->err);
-    ncu_csv_destroy(&self->csv);
+    if (self->current && self->current->parsing && self->current->rc == PF_OK)
+        self->current->rc = analyzer_page_finish(self->current->page, &self->current->err);
+    if (self->current)
+        self->current->parsing = false;
     self->current = NULL;
 }
 
@@ -69,7 +70,7 @@ static void s_drop_files(pass_spool_t *self, const char *pass)
             continue;
         }
         *at = f->next;
-        ncu_data_destroy(&f->data);
+        analyzer_page_destroy(&f->page);
         free(f);
     }
 }
@@ -116,7 +117,6 @@ void pass_spool_destroy(pass_spool_t **self_p)
         return;
     if (self->fd >= 0)
         close(self->fd);
-    ncu_csv_destroy(&self->csv);
     s_drop_files(self, NULL);
     if (self->dir[0])
         s_remove(self->dir, 0);
@@ -160,7 +160,6 @@ static pf_status_t s_begin_pass(pass_spool_t *self, const char *pass_key, pf_err
     if (self->fd >= 0)
         close(self->fd);
     self->fd = -1;
-    ncu_csv_destroy(&self->csv);
     self->current = NULL;
     s_drop_files(self, pass_key);
     self->parse = self->parse_next;
@@ -196,17 +195,18 @@ static pf_status_t s_begin_file(pass_spool_t *self, const char *pass, const char
     self->files = f;
     /* The sniff sees what the analysis's would: a chunk holds at least
      * PASS_CHUNK_MIN_RAW bytes, as many as it reads of a file's head. */
-    if (self->parse && !ncu_source_sniff(head, head_len < 4096 ? head_len : 4096)) {
+    if (self->parse != PROFEED__PROFILER__PROFILER_UNSPECIFIED) {
         char source[2 * WIRE_MAX_FILE_PART_LEN + 16];
         snprintf(source, sizeof source, "pass %s: %s", pass, name);
-        f->data = ncu_data_new();
-        if (f->data && self->keep_raw)
-            ncu_data_keep_raw(f->data);
-        self->csv = f->data ? ncu_csv_new(f->data, source) : NULL;
-        if (!self->csv)
-            return pf_error_set(err, PF_ENOMEM, "job %s pass %s chunk %u: out of memory", self->job_id, pass, seq);
-        self->current = f;
-        return PF_OK;
+        pf_error_t e;
+        f->page = analyzer_page_begin(self->parse, source, head, head_len, self->keep_raw, &e);
+        if (!f->page && e.code != PF_OK)
+            return pf_error_set(err, e.code, "job %s pass %s chunk %u: %s", self->job_id, pass, seq, e.msg);
+        if (f->page) {
+            f->parsing = true;
+            self->current = f;
+            return PF_OK;
+        }
     }
     char path[4096 + 512];
     pass_spool_path(self, pass, name, path, sizeof path);
@@ -229,8 +229,8 @@ pf_status_t pass_spool_file(const pass_spool_t *self, const char *pass_key, cons
                 *err = f->err;
             return f->rc;
         }
-        if (f->data) {
-            file->parsed = f->data;
+        if (f->page) {
+            file->parsed = f->page;
             return PF_OK;
         }
         break;
@@ -287,11 +287,12 @@ pf_status_t pass_spool_add(pass_spool_t *self, pass_chunk_codec_t *codec, const 
             snprintf(self->file, sizeof self->file, "%s", chunk->file_name);
             self->offset = 0;
         }
-        if (self->csv) {
+        if (self->current) {
             /* A page that cannot be parsed keeps its error for the analysis
              * and its later bytes are taken without a look. */
             if (self->current->rc == PF_OK)
-                self->current->rc = ncu_csv_feed(self->csv, (const char *) raw, raw_len, &self->current->err);
+                self->current->rc = analyzer_page_feed(self->current->page, (const char *) raw, raw_len,
+                                                       &self->current->err);
         } else if (s_write_all(self->fd, raw, raw_len) != PF_OK) {
             return pf_error_set(err, PF_EIO, "job %s pass %s chunk %u: cannot write %s: %s", job, pass, seq,
                                 chunk->file_name, strerror(errno));

@@ -50,10 +50,10 @@ typedef enum {
 pf_status_t pass_spool_add(pass_spool_t *self, pass_chunk_codec_t *codec, const Profeed__PassChunk *chunk,
                            pass_spool_result_t *result, pf_error_t *err);
 
-/* Whether the passes whose chunk 0 comes next parse their ncu pages as they
- * come (ncu passes), and keep their raw cells (the job wants the collated
+/* Whose backend parses the pages of the passes whose chunk 0 comes next as
+ * they come (analyzer_page_begin; PROFILER_UNSPECIFIED: none, all spool), and keep their raw cells (the job wants the collated
  * data). Off by default: every file goes to disk. */
-void pass_spool_set_parse(pass_spool_t *self, bool parse, bool keep_raw);
+void pass_spool_set_parse(pass_spool_t *self, Profeed__Profiler parse, bool keep_raw);
 
 /* How the analysis reads a file of a pass that streamed in: `file->parsed`
  * (a page parsed as it came) or `file->path` (on disk: in `path`). An error

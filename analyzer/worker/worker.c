@@ -661,10 +661,10 @@ static void s_on_chunk(worker_t *self, Profeed__Envelope **env_p)
         return; /* out of memory: no receipt, so the stream stalls and is collected again */
     if (c->seq == 0)
         s_job_drop_from(job, c->pass_key);
-    /* ncu's pages are parsed as they come, overlapping the transfer; the
-     * other profilers' files are read whole, from disk, after the last. */
+    /* Pages whose backend parses them as they come (ncu's CSV) overlap the
+     * transfer; the others are read whole, from disk, after the last. */
     const Profeed__FeedbackShape *shape = d->shape;
-    pass_spool_set_parse(job->spool, c->has_profiler && c->profiler == PROFEED__PROFILER__PROFILER_NCU,
+    pass_spool_set_parse(job->spool, c->has_profiler ? c->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED,
                          shape && shape->has_collated && shape->collated);
     pass_spool_result_t result;
     pf_error_t err;
