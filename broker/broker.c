@@ -433,6 +433,22 @@ static void s_context_clear(context_t *c)
     c->owned = NULL;
 }
 
+/* What every Dispatch of a job's pass (whole or a chunk) to its analyzer
+ * says beside the pass: the attempt, how many passes to wait for, and the
+ * request's metadata, language and shape. */
+static void s_analyzer_head(const job_t *job, Profeed__Dispatch *head)
+{
+    profeed__dispatch__init(head);
+    head->has_attempt = 1;
+    head->attempt = job->attempt;
+    head->has_pass_count = 1;
+    head->pass_count = job->pass_count;
+    head->metadata = job->request->metadata;
+    head->has_language = 1;
+    head->language = job->request->language;
+    head->shape = job->request->shape;
+}
+
 /* Sends the job's retained passes (all, or only the last one) to its analyzer:
  * each as Dispatch{attempt, pass_count, metadata, language, context,
  * pass_output} with the pass spliced in as the collector packed it. */
@@ -442,15 +458,7 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
     if (!a || job->pass_len == 0)
         return;
     Profeed__Dispatch head;
-    profeed__dispatch__init(&head);
-    head.has_attempt = 1;
-    head.attempt = job->attempt;
-    head.has_pass_count = 1;
-    head.pass_count = job->pass_count;
-    head.metadata = job->request->metadata;
-    head.has_language = 1;
-    head.language = job->request->language;
-    head.shape = job->request->shape;
+    s_analyzer_head(job, &head);
     context_t context;
     s_context_init(self, job, &context);
     head.context = &context.msg;
@@ -1285,15 +1293,7 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
     if (!a)
         return;
     Profeed__Dispatch head;
-    profeed__dispatch__init(&head);
-    head.has_attempt = 1;
-    head.attempt = job->attempt;
-    head.has_pass_count = 1;
-    head.pass_count = job->pass_count;
-    head.metadata = job->request->metadata;
-    head.has_language = 1;
-    head.language = job->request->language;
-    head.shape = job->request->shape;
+    s_analyzer_head(job, &head);
     /* A streamed pass's last chunk becomes the pass at the analyzer, so it
      * carries the job's context (plan, target, baseline) as a whole pass's
      * Dispatch does: a job of streamed passes only has no other. */
