@@ -193,7 +193,7 @@ int discover_host(collector_info_t *info, const collector_config_t *config)
             info->gpus[0].count = 1;
             info->gpu_count = 1;
         }
-        info->profilers[info->profiler_count++] = PROFEED__PROFILER__PROFILER_NCU;
+        info->profiler_count = replay_profilers(info->replay, info->profilers, PROFILER_MAX);
     } else {
         /* A profiler that is not installed is not offered, so the broker
          * never routes a job here that would fail for want of it. */

@@ -34,11 +34,9 @@ void job_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest *re
     /* A named plan must exist, as it must for a real run: the recorded
      * passes stand in for it, and a typo should not pass unnoticed. */
     if (req->n_passes == 1 && req->passes[0]->n_args == 0) {
-        const profiler_t *keyed = profiler_by_pass_key(passes[0]->pass_key);
         Profeed__Profiler profiler = req->has_profiler && req->profiler != PROFEED__PROFILER__PROFILER_UNSPECIFIED
                                          ? req->profiler
-                                     : keyed ? keyed->id
-                                             : PROFEED__PROFILER__PROFILER_NCU;
+                                         : passes[0]->profiler;
         pf_error_t err;
         if (pass_plan_check_name(profiler, req->passes[0]->name, &err) != PF_OK) {
             job_send_error(pipe, err.msg);
@@ -94,7 +92,7 @@ void job_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest *re
             pass.job_id = run->job_id;
             pass.pass_key = (char *) rp->pass_key;
             pass.has_profiler = 1;
-            pass.profiler = PROFEED__PROFILER__PROFILER_NCU;
+            pass.profiler = rp->profiler;
             pass.files = file_ptrs;
             pass.n_files = rp->file_count;
             pass.has_exit_status = 1;
