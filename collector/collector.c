@@ -232,7 +232,7 @@ static void s_on_dispatch(collector_t *self, Profeed__Dispatch *d)
     }
     self->runs[free_slot] = run;
     pf_log_info(LOG, "job %s: attempt %u started (%s)", job_id, (unsigned) attempt,
-                self->info.replay ? "replay" : "ncu");
+                self->info.replay ? "replay" : "real profilers");
 }
 
 /* The running attempt of `job_id`, or NULL. */
