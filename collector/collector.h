@@ -75,12 +75,6 @@ void collector_config_default(collector_config_t *config);
  * offer, a bad replay map), logged. */
 int collector_run(const collector_config_t *config, zsock_t *pipe);
 
-/* Prints the pass plan of PROFILER[:PLAN] for a placeholder program, one
- * argv per line (`profeed-collector --print-plan ncu:full`), or with
- * `metrics_only` the plan's --metrics list, comma-separated (what
- * bench/ncu_plans.sh measures). Returns 0, or 2 for an unknown plan. */
-int collector_print_plan(const char *spec, bool metrics_only, FILE *out);
-
 /* zactor entry point: `args` is a collector_config_t that outlives the actor. */
 void collector_actor(zsock_t *pipe, void *args);
 

@@ -5,6 +5,8 @@
 #include "collector.h"
 #include "config.h"
 #include "pf_memory.h"
+#include "pass_plan.h"
+#include "profiler.h"
 
 #define PROG "profeed-collector"
 
@@ -83,17 +85,84 @@ static const config_action_t s_actions[] = {
                          .help = "print the ncu plan's --metrics list (core) and exit"},
 };
 
+/* Prints the pass plan of PROFILER[:PLAN] for a placeholder program, one
+ * argv per line (`profeed-collector --print-plan ncu:full`), or with
+ * `metrics_only` the plan's --metrics list, comma-separated (what
+ * bench/ncu_plans.sh measures). Returns 0, or 2 for an unknown plan. */
+static int s_print_plan(const char *spec, bool metrics_only, FILE *out)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", spec);
+    char *name = strchr(buf, ':');
+    if (name)
+        *name++ = '\0';
+    const profiler_t *known = profiler_by_name(buf);
+    if (!known) {
+        fprintf(stderr, "profeed-collector: --print-plan PROFILER[:PLAN]: PROFILER is one of %s\n", profiler_names());
+        return 2;
+    }
+    Profeed__Profiler profiler = known->id;
+    if (metrics_only) {
+        const char *const *metrics = pass_plan_ncu_metrics(name ? name : "core");
+        if (profiler != PROFEED__PROFILER__PROFILER_NCU || !metrics) {
+            fprintf(stderr, "profeed-collector: plan %s does not ask for metrics by name\n", spec);
+            return 2;
+        }
+        for (size_t i = 0; metrics[i]; i++)
+            fprintf(out, "%s%s", i ? "," : "", metrics[i]);
+        fputc('\n', out);
+        return 0;
+    }
+    char *command[] = {"PROGRAM", "ARGS...", NULL};
+    Profeed__PassSpec one, *specs[1] = {&one};
+    profeed__pass_spec__init(&one);
+    one.name = name;
+    pass_plan_input_t input = {
+        .language = PROFEED__LANGUAGE__LANGUAGE_CUDA,
+        .profiler = profiler,
+        .profiler_path = buf,
+        .dir = "JOBDIR",
+        .command = command,
+        .command_len = 2,
+        .passes = specs,
+        .n_passes = name ? 1 : 0,
+    };
+    pf_error_t err;
+    pass_plan_t *plan = pass_plan_new(&input, &err);
+    if (!plan) {
+        fprintf(stderr, "profeed-collector: %s\n", err.msg);
+        return 2;
+    }
+    fprintf(out, "# plan %s:%s, %zu passes; environment:", buf, pass_plan_name(plan), pass_plan_count(plan));
+    for (char *const *e = pass_plan_env(plan); *e; e++)
+        fprintf(out, " %s", *e);
+    fputc('\n', out);
+    for (size_t i = 0; i < pass_plan_count(plan); i++) {
+        const pass_plan_pass_t *pp = pass_plan_pass(plan, i);
+        for (size_t st = 0; st < pp->step_count; st++) {
+            fprintf(out, "%s (%s)", pp->key, pp->name);
+            for (char **a = pp->steps[st].argv; *a; a++)
+                fprintf(out, " %s", *a);
+            if (pp->steps[st].stdout_name)
+                fprintf(out, " > %s/%s", pp->dir, pp->steps[st].stdout_name);
+            fputc('\n', out);
+        }
+    }
+    pass_plan_destroy(&plan);
+    return 0;
+}
+
 static int s_action(size_t action, const char *arg)
 {
     if (action == A_PRINT_PLAN)
-        return collector_print_plan(arg, false, stdout);
+        return s_print_plan(arg, false, stdout);
     char spec[128];
     int n = snprintf(spec, sizeof spec, "ncu:%s", arg);
     if (n < 0 || (size_t) n >= sizeof spec) {
         fprintf(stderr, PROG ": --print-metrics: no plan has so long a name\n");
         return 2;
     }
-    return collector_print_plan(spec, true, stdout);
+    return s_print_plan(spec, true, stdout);
 }
 
 int main(int argc, char **argv)

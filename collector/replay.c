@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "profiler.h"
 #include "wire_check.h"
 
 struct replay_t {
@@ -72,6 +73,11 @@ static pf_status_t s_parse_line(replay_t *self, char *line, const char *dir, siz
         return err ? err->code : PF_EBADINPUT;
     }
     snprintf(pass.pass_key, sizeof pass.pass_key, "%s", tokens[1]);
+    const profiler_t *profiler = profiler_by_pass_key(pass.pass_key);
+    if (!profiler)
+        return pf_error_set(err, PF_EBADINPUT, "%s: line %zu: pass key \"%.64s\" names no profiler (it starts "
+                            "with one of %s, then '.' or '_')", self->path, lineno, pass.pass_key, profiler_names());
+    pass.profiler = profiler->id;
     size_t first = 2;
     if (strncmp(tokens[2], "exit=", 5) == 0) {
         char *end = NULL;
@@ -173,6 +179,20 @@ size_t replay_find(const replay_t *self, const char *program, const replay_pass_
             if (wildcard ? strcmp(name, "*") == 0 : strcmp(name, program) == 0)
                 out[count++] = &self->passes[i];
         }
+    }
+    return count;
+}
+
+size_t replay_profilers(const replay_t *self, Profeed__Profiler *out, size_t cap)
+{
+    assert(self && out);
+    size_t count = 0;
+    for (size_t i = 0; i < self->count; i++) {
+        size_t k = 0;
+        while (k < count && out[k] != self->passes[i].profiler)
+            k++;
+        if (k == count && count < cap)
+            out[count++] = self->passes[i].profiler;
     }
     return count;
 }

@@ -165,7 +165,10 @@ static void s_arg(argv_build_t *b, const char *s)
         b->ok = false;
 }
 
-static pass_plan_pass_t *s_add_pass(pass_plan_t *plan, const char *prefix, const char *name, const char *dir)
+/* Adds a pass of the input's profiler: its key is the profiler's name from
+ * the table and the pass's index ("unitrace.001"), as profiler_by_pass_key()
+ * reads it back; its folder is that key below the job's. */
+static pass_plan_pass_t *s_add_pass(pass_plan_t *plan, const pass_plan_input_t *in, const char *name)
 {
     pass_plan_pass_t *grown = realloc(plan->passes, (plan->count + 1) * sizeof *grown);
     if (!grown)
@@ -173,9 +176,9 @@ static pass_plan_pass_t *s_add_pass(pass_plan_t *plan, const char *prefix, const
     plan->passes = grown;
     pass_plan_pass_t *pass = &plan->passes[plan->count];
     memset(pass, 0, sizeof *pass);
-    snprintf(pass->key, sizeof pass->key, "%s.%03zu", prefix, plan->count);
+    snprintf(pass->key, sizeof pass->key, "%s.%03zu", profiler_name_or(in->profiler, "unknown"), plan->count);
     pass->name = name;
-    pass->dir = s_own(plan, "%s/%s", dir, pass->key);
+    pass->dir = s_own(plan, "%s/%s", in->dir, pass->key);
     if (!pass->dir)
         return NULL;
     plan->count++;
@@ -274,7 +277,7 @@ static bool s_add_metrics(pass_plan_t *plan, pass_plan_pass_t *pass, const char 
 static bool s_ncu_csv_pass(pass_plan_t *plan, const pass_plan_input_t *in, const char *name,
                            char *const *extra, size_t extra_len, const char *const *metrics)
 {
-    pass_plan_pass_t *pass = s_add_pass(plan, "ncu", name, in->dir);
+    pass_plan_pass_t *pass = s_add_pass(plan, in, name);
     if (!pass)
         return false;
     argv_build_t b = {.ok = true};
@@ -321,7 +324,7 @@ static bool s_ncu_csv_pass(pass_plan_t *plan, const pass_plan_input_t *in, const
  * CSV in base units; the details page carries NCU's rule text. */
 static bool s_ncu_full_pass(pass_plan_t *plan, const pass_plan_input_t *in)
 {
-    pass_plan_pass_t *pass = s_add_pass(plan, "ncu", "full", in->dir);
+    pass_plan_pass_t *pass = s_add_pass(plan, in, "full");
     if (!pass)
         return false;
     const char *report = s_own(plan, "%s/%s-full", in->dir, pass->key);
@@ -368,7 +371,7 @@ static bool s_ncu_full_pass(pass_plan_t *plan, const pass_plan_input_t *in)
  * they are, and its cost is this one run (deploy/gpu-source.sh measures it). */
 static bool s_ncu_source_pass(pass_plan_t *plan, const pass_plan_input_t *in)
 {
-    pass_plan_pass_t *pass = s_add_pass(plan, "ncu", "source", in->dir);
+    pass_plan_pass_t *pass = s_add_pass(plan, in, "source");
     if (!pass)
         return false;
     const char *report = s_own(plan, "%s/%s-source", in->dir, pass->key);
@@ -422,7 +425,7 @@ static bool s_ncu_plan(pass_plan_t *plan, const pass_plan_input_t *in, const cha
 static bool s_unitrace_pass(pass_plan_t *plan, const pass_plan_input_t *in, const char *group, bool sampling,
                             char *const *extra, size_t extra_len)
 {
-    pass_plan_pass_t *pass = s_add_pass(plan, "unitrace", group, in->dir);
+    pass_plan_pass_t *pass = s_add_pass(plan, in, group);
     if (!pass)
         return false;
     argv_build_t b = {.ok = true};
@@ -448,7 +451,7 @@ static bool s_unitrace_pass(pass_plan_t *plan, const pass_plan_input_t *in, cons
  * file in the pass folder. The result directory stays outside it. */
 static bool s_vtune_pass(pass_plan_t *plan, const pass_plan_input_t *in, char *const *extra, size_t extra_len)
 {
-    pass_plan_pass_t *pass = s_add_pass(plan, "vtune", "gpu-hotspots", in->dir);
+    pass_plan_pass_t *pass = s_add_pass(plan, in, "gpu-hotspots");
     if (!pass)
         return false;
     const char *result = s_own(plan, "%s/%s-result", in->dir, pass->key);

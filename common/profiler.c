@@ -13,12 +13,12 @@ static const char *const s_vtune_plans[] = {"gpu-hotspots", NULL};
 
 static const profiler_t s_profilers[] = {
     {PROFEED__PROFILER__PROFILER_NCU, "ncu", "Nsight Compute", "ncu", "nvidia", s_ncu_plans,
-     "core (default), sol, full", pass_plan_build_ncu},
+     "core (default), sol, full", pass_plan_build_ncu, PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL},
     {PROFEED__PROFILER__PROFILER_UNITRACE, "unitrace", "Intel unitrace", "unitrace", "intel", s_unitrace_plans,
      "groups (default: ComputeBasic, MemoryProfile, VectorEngineProfile; OpenCL: ComputeBasic sampling), compute",
-     pass_plan_build_unitrace},
+     pass_plan_build_unitrace, PROFEED__LANGUAGE__LANGUAGE_OCL, "unitrace_sampling"},
     {PROFEED__PROFILER__PROFILER_VTUNE, "vtune", "Intel VTune", "vtune", "intel", s_vtune_plans,
-     "gpu-hotspots (default)", pass_plan_build_vtune},
+     "gpu-hotspots (default)", pass_plan_build_vtune, PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL},
 };
 #define S_PROFILERS (sizeof s_profilers / sizeof s_profilers[0])
 _Static_assert(S_PROFILERS <= PROFILER_MAX, "PROFILER_MAX holds every profiler");
@@ -68,6 +68,24 @@ const profiler_t *profiler_by_name(const char *name)
             return &s_profilers[i];
     }
     return NULL;
+}
+
+const char *profiler_analyzer_name(const profiler_t *profiler, Profeed__Language language)
+{
+    assert(profiler);
+    if (profiler->variant_name && language != PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED &&
+        language == profiler->variant_language)
+        return profiler->variant_name;
+    return profiler->name;
+}
+
+const profiler_t *profiler_by_analyzer_name(const char *name)
+{
+    for (size_t i = 0; name && i < S_PROFILERS; i++) {
+        if (s_profilers[i].variant_name && strcmp(s_profilers[i].variant_name, name) == 0)
+            return &s_profilers[i];
+    }
+    return profiler_by_name(name);
 }
 
 const profiler_t *profiler_by_name_nocase(const char *name)

@@ -33,6 +33,11 @@ typedef struct {
     const char *const *plans;       /* its pass plans' names, the default first, NULL-terminated */
     const char *plans_text;         /* the same for messages, with what the default holds */
     profiler_plan_fn build_plan;
+    /* A language whose output the profiler's backend reads as a variant with
+     * an analyzer name of its own (KernelFoundry's: unitrace on OpenCL is
+     * "unitrace_sampling"); UNSPECIFIED (0) and NULL: none. */
+    Profeed__Language variant_language;
+    const char *variant_name;
 } profiler_t;
 
 /* At most this many profilers: callers may size arrays by it. */
@@ -52,6 +57,14 @@ const profiler_t *profiler_by_name_nocase(const char *name);
 /* The profiler a pass key names: "unitrace.000", "ncu_ref.001" (the name,
  * then '.' or '_'); NULL when it names none. */
 const profiler_t *profiler_by_pass_key(const char *pass_key);
+
+/* The analyzer name of `profiler`'s output for `language`: its variant's
+ * when the language is the variant's, else its own name. */
+const char *profiler_analyzer_name(const profiler_t *profiler, Profeed__Language language);
+
+/* The profiler an analyzer name belongs to: a profiler's name or its
+ * variant's ("unitrace_sampling" is unitrace's); NULL when none. */
+const profiler_t *profiler_by_analyzer_name(const char *name);
 
 /* The profiler's name, or `unknown` for an id not in the table. */
 const char *profiler_name_or(Profeed__Profiler id, const char *unknown);

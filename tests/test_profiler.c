@@ -84,3 +84,19 @@ Test(profiler, a_pass_key_names_its_profiler)
     cr_expect_null(profiler_by_pass_key("sol"));
     cr_expect_null(profiler_by_pass_key(NULL));
 }
+
+Test(profiler, a_variant_analyzer_name_is_its_profilers_and_only_for_its_language)
+{
+    const profiler_t *unitrace = profiler_by_id(PROFEED__PROFILER__PROFILER_UNITRACE);
+    cr_assert_not_null(unitrace);
+    cr_expect_str_eq(profiler_analyzer_name(unitrace, PROFEED__LANGUAGE__LANGUAGE_OCL), "unitrace_sampling");
+    cr_expect_str_eq(profiler_analyzer_name(unitrace, PROFEED__LANGUAGE__LANGUAGE_SYCL), "unitrace");
+    cr_expect_str_eq(profiler_analyzer_name(unitrace, PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED), "unitrace");
+    cr_expect_eq(profiler_by_analyzer_name("unitrace_sampling"), unitrace);
+    cr_expect_eq(profiler_by_analyzer_name("unitrace"), unitrace);
+    cr_expect_eq(profiler_by_analyzer_name("vtune"), profiler_by_id(PROFEED__PROFILER__PROFILER_VTUNE));
+    cr_expect_null(profiler_by_analyzer_name("ncu_sampling"));
+    cr_expect_null(profiler_by_analyzer_name(NULL));
+    for (size_t i = 0; i < profiler_count(); i++) /* every variant names a language */
+        cr_expect(!profiler_at(i)->variant_name || profiler_at(i)->variant_language, "%s", profiler_at(i)->name);
+}

@@ -163,9 +163,10 @@ static pf_status_t s_run_one(const analyzer_input_t *input, const char *profiler
 {
     if (!profiler || strcmp(profiler, "auto") == 0)
         profiler = analyzer_detect(input->files, input->count);
-    /* select.c's name for unitrace's OpenCL sampling analysis, which the
-     * unitrace backend tells from the files themselves. */
-    const analyzer_backend_t *backend = s_backend(strcmp(profiler, "unitrace_sampling") == 0 ? "unitrace" : profiler);
+    /* A profiler's variant (the table's: unitrace's OpenCL sampling) is run
+     * by the profiler's backend, which tells it from the files themselves. */
+    const profiler_t *owner = profiler_by_analyzer_name(profiler);
+    const analyzer_backend_t *backend = s_backend(owner ? owner->name : profiler);
     if (backend)
         return backend->run(input, options, out, err);
     return pf_error_set(err, PF_EBADINPUT, "unknown profiler \"%s\" (this build analyzes: %s)",

@@ -24,8 +24,8 @@ bool select_is_cuda_arch(const char *gpu_arch)
 
 /* KernelFoundry's table (profiler_feedback.py, see the reference notes
  * §1.3) is common/profiler.h's: which profilers serve a language and which
- * is its default. The analyzer is the profiler's, but for unitrace on
- * OpenCL, whose sampling output has an analysis of its own. */
+ * is its default. The analyzer is the profiler's, or its variant's for
+ * the language the table gives one (unitrace on OpenCL: its sampling output). */
 pf_status_t select_analyzer(const char *language, const char *gpu_arch, const char *profiler,
                             const char **analyzer, pf_error_t *err)
 {
@@ -44,9 +44,7 @@ pf_status_t select_analyzer(const char *language, const char *gpu_arch, const ch
             chosen = NULL;
     }
     if (chosen) {
-        *analyzer = lang == PROFEED__LANGUAGE__LANGUAGE_OCL && chosen->id == PROFEED__PROFILER__PROFILER_UNITRACE
-                        ? "unitrace_sampling"
-                        : chosen->name;
+        *analyzer = profiler_analyzer_name(chosen, lang);
         return PF_OK;
     }
     char available[128] = "";
