@@ -319,21 +319,20 @@ static bool s_ncu_csv_pass(pass_plan_t *plan, const pass_plan_input_t *in, const
     return s_add_step(pass, &b, NULL, NULL, true);
 }
 
-/* --set full into a report (outside the pass folder: it is large and the
- * analyzer reads CSV), then the report's raw and details pages imported as
- * CSV in base units; the details page carries NCU's rule text. */
-static bool s_ncu_full_pass(pass_plan_t *plan, const pass_plan_input_t *in)
+/* The profiling step of a pass that writes an ncu report (outside the pass
+ * folder: it is large and the analyzer reads CSV pages of it): ncu with
+ * `args` and -o into `<key>-<name>`, logging to `<key>.log`. Returns the
+ * report's file for the import steps that follow, NULL when out of memory. */
+static const char *s_ncu_report_step(pass_plan_t *plan, const pass_plan_input_t *in, pass_plan_pass_t *pass,
+                                     const char *name, const char *const *args, size_t n_args)
 {
-    pass_plan_pass_t *pass = s_add_pass(plan, in, "full");
-    if (!pass)
-        return false;
-    const char *report = s_own(plan, "%s/%s-full", in->dir, pass->key);
-    const char *report_file = s_own(plan, "%s/%s-full.ncu-rep", in->dir, pass->key);
+    const char *report = s_own(plan, "%s/%s-%s", in->dir, pass->key, name);
+    const char *report_file = s_own(plan, "%s/%s-%s.ncu-rep", in->dir, pass->key, name);
     const char *log = s_own(plan, "%s/%s.log", in->dir, pass->key);
     argv_build_t b = {.ok = report && report_file && log};
     s_profiler(&b, in, true);
-    s_arg(&b, "--set");
-    s_arg(&b, "full");
+    for (size_t i = 0; i < n_args; i++)
+        s_arg(&b, args[i]);
     s_arg(&b, "-f");
     s_arg(&b, "-o");
     s_arg(&b, report);
@@ -341,25 +340,34 @@ static bool s_ncu_full_pass(pass_plan_t *plan, const pass_plan_input_t *in)
     s_arg(&b, log);
     s_ncu_common(plan, &b, in);
     s_command(&b, in);
-    if (!s_add_step(pass, &b, NULL, log, true))
-        return false;
-    static const struct {
-        const char *page, *file;
-    } pages[] = {{"raw", "full_raw.csv"}, {"details", "full_details.csv"}};
-    for (size_t i = 0; i < 2; i++) {
-        argv_build_t imp = {.ok = true};
-        s_profiler(&imp, in, false);
-        s_arg(&imp, "--import");
-        s_arg(&imp, report_file);
-        s_arg(&imp, "--csv");
-        s_arg(&imp, "--page");
-        s_arg(&imp, pages[i].page);
-        s_arg(&imp, "--print-units");
-        s_arg(&imp, "base");
-        if (!s_add_step(pass, &imp, pages[i].file, NULL, false))
-            return false;
-    }
-    return true;
+    return s_add_step(pass, &b, NULL, log, true) ? report_file : NULL;
+}
+
+/* An import step: a page of the report as CSV into `file`, with `args`. */
+static bool s_ncu_import_step(const pass_plan_input_t *in, pass_plan_pass_t *pass, const char *report_file,
+                              const char *const *args, size_t n_args, const char *file)
+{
+    argv_build_t imp = {.ok = true};
+    s_profiler(&imp, in, false);
+    s_arg(&imp, "--import");
+    s_arg(&imp, report_file);
+    s_arg(&imp, "--csv");
+    for (size_t i = 0; i < n_args; i++)
+        s_arg(&imp, args[i]);
+    return s_add_step(pass, &imp, file, NULL, false);
+}
+
+/* --set full into a report, then the report's raw and details pages imported
+ * as CSV in base units; the details page carries NCU's rule text. */
+static bool s_ncu_full_pass(pass_plan_t *plan, const pass_plan_input_t *in)
+{
+    static const char *const capture[] = {"--set", "full"};
+    static const char *const raw[] = {"--page", "raw", "--print-units", "base"};
+    static const char *const details[] = {"--page", "details", "--print-units", "base"};
+    pass_plan_pass_t *pass = s_add_pass(plan, in, "full");
+    const char *report_file = pass ? s_ncu_report_step(plan, in, pass, "full", capture, 2) : NULL;
+    return report_file && s_ncu_import_step(in, pass, report_file, raw, 4, "full_raw.csv") &&
+           s_ncu_import_step(in, pass, report_file, details, 4, "full_details.csv");
 }
 
 /* The source pass (JobRequest.source): the per-instruction counters and
@@ -371,39 +379,12 @@ static bool s_ncu_full_pass(pass_plan_t *plan, const pass_plan_input_t *in)
  * they are, and its cost is this one run (deploy/gpu-source.sh measures it). */
 static bool s_ncu_source_pass(pass_plan_t *plan, const pass_plan_input_t *in)
 {
+    static const char *const capture[] = {"--section", "SourceCounters", "--section", "WarpStateStats",
+                                          "--import-source", "yes"};
+    static const char *const page[] = {"--page", "source", "--print-source", "cuda,sass"};
     pass_plan_pass_t *pass = s_add_pass(plan, in, "source");
-    if (!pass)
-        return false;
-    const char *report = s_own(plan, "%s/%s-source", in->dir, pass->key);
-    const char *report_file = s_own(plan, "%s/%s-source.ncu-rep", in->dir, pass->key);
-    const char *log = s_own(plan, "%s/%s.log", in->dir, pass->key);
-    argv_build_t b = {.ok = report && report_file && log};
-    s_profiler(&b, in, true);
-    s_arg(&b, "--section");
-    s_arg(&b, "SourceCounters");
-    s_arg(&b, "--section");
-    s_arg(&b, "WarpStateStats");
-    s_arg(&b, "--import-source");
-    s_arg(&b, "yes");
-    s_arg(&b, "-f");
-    s_arg(&b, "-o");
-    s_arg(&b, report);
-    s_arg(&b, "--log-file");
-    s_arg(&b, log);
-    s_ncu_common(plan, &b, in);
-    s_command(&b, in);
-    if (!s_add_step(pass, &b, NULL, log, true))
-        return false;
-    argv_build_t exp = {.ok = true};
-    s_profiler(&exp, in, false);
-    s_arg(&exp, "--import");
-    s_arg(&exp, report_file);
-    s_arg(&exp, "--csv");
-    s_arg(&exp, "--page");
-    s_arg(&exp, "source");
-    s_arg(&exp, "--print-source");
-    s_arg(&exp, "cuda,sass");
-    return s_add_step(pass, &exp, "source.csv", NULL, false);
+    const char *report_file = pass ? s_ncu_report_step(plan, in, pass, "source", capture, 6) : NULL;
+    return report_file && s_ncu_import_step(in, pass, report_file, page, 4, "source.csv");
 }
 
 static bool s_ncu_plan(pass_plan_t *plan, const pass_plan_input_t *in, const char *name, pf_error_t *err)
