@@ -375,16 +375,20 @@ static bool s_ncu_full_pass(pass_plan_t *plan, const pass_plan_input_t *in)
  * the CUDA source imported into the report (--import-source yes: the report
  * then carries the lines, so the export needs no access to the sources), then
  * the source page of every profiled kernel, CUDA lines with their SASS, as
- * CSV. A pass of its own after the plan's: the plan's passes stay exactly as
+ * CSV, and the same page as SASS alone. A pass of its own after the plan's: the plan's passes stay exactly as
  * they are, and its cost is this one run (deploy/gpu-source.sh measures it). */
 static bool s_ncu_source_pass(pass_plan_t *plan, const pass_plan_input_t *in)
 {
     static const char *const capture[] = {"--section", "SourceCounters", "--section", "WarpStateStats",
                                           "--import-source", "yes"};
     static const char *const page[] = {"--page", "source", "--print-source", "cuda,sass"};
+    static const char *const sass[] = {"--page", "source", "--print-source", "sass"};
     pass_plan_pass_t *pass = s_add_pass(plan, in, "source");
     const char *report_file = pass ? s_ncu_report_step(plan, in, pass, "source", capture, 6) : NULL;
-    return report_file && s_ncu_import_step(in, pass, report_file, page, 4, "source.csv");
+    /* ncu prints no CUDA view of a function built without -lineinfo (only a
+     * warning): the SASS-only page is what the hot spots fall back to. */
+    return report_file && s_ncu_import_step(in, pass, report_file, page, 4, "source.csv") &&
+           s_ncu_import_step(in, pass, report_file, sass, 4, "source_sass.csv");
 }
 
 static bool s_ncu_plan(pass_plan_t *plan, const pass_plan_input_t *in, const char *name, pf_error_t *err)

@@ -208,6 +208,48 @@ Test(comparison, a_renamed_kernel_matches_by_launch_order)
     feedback_destroy(&a);
 }
 
+/* The H200 loop of deploy/gpu-smoke.sh: round 2 changed the kernel's
+ * template argument (copy_round<1> -> copy_round<2>) and an init kernel that
+ * was under the time-share cut in round 1 is analyzed in round 2; the
+ * launch-order rule cannot pair them (one kernel left on one side, two on the
+ * other), the name without template arguments does. */
+Test(comparison, a_changed_template_argument_matches_by_name_without_it)
+{
+    spec_t before[] = {{"void copy_round<1>(const float *, float *, unsigned long)", 5, 2570000, 1000, 1,
+                        "uncoalesced_access", "uncoalesced_access,l2_bound"}};
+    spec_t after[] = {{"void copy_round<2>(const float *, float *, unsigned long)", 5, 977000, 1000, 1, "l2_bound",
+                       "l2_bound"},
+                      {"init(float *, unsigned long)", 1, 90900, NAN, 0, "l2_bound", "l2_bound"}};
+    feedback_t *b = s_feedback("ncu", before, 1), *a = s_feedback("ncu", after, 2);
+    fb_comparison_t *c = comparison_new(b, a, "b");
+    cr_assert_eq(c->kernel_count, 1);
+    const kernel_change_t *k = s_change(c, "void copy_round<2>(const float *, float *, unsigned long)");
+    cr_assert_str_eq(k->baseline_name, "void copy_round<1>(const float *, float *, unsigned long)");
+    cr_assert_str_eq(k->matched_by, "name without template arguments");
+    cr_assert_eq(k->verdict, CHANGE_IMPROVED);
+    cr_assert_eq(c->appeared_count, 1);
+    cr_assert_str_eq(c->appeared[0], "init(float *, unsigned long)");
+    cr_assert_eq(c->disappeared_count, 0);
+    comparison_destroy(&c);
+    feedback_destroy(&b);
+    feedback_destroy(&a);
+}
+
+/* Two instantiations on each side: which is which is not known from the
+ * name, so the name without template arguments pairs none of them. */
+Test(comparison, several_instantiations_are_not_paired_by_the_template_rule)
+{
+    spec_t before[] = {{"k<1>(int)", 1, 1000, NAN, 0, "dram_bound", ""}, {"k<2>(int)", 1, 1000, NAN, 1, "dram_bound", ""}};
+    spec_t after[] = {{"k<3>(int)", 1, 900, NAN, 0, "dram_bound", ""}, {"k<4>(int)", 1, 900, NAN, 1, "dram_bound", ""}};
+    feedback_t *b = s_feedback("ncu", before, 2), *a = s_feedback("ncu", after, 2);
+    fb_comparison_t *c = comparison_new(b, a, "b");
+    for (size_t i = 0; i < c->kernel_count; i++)
+        cr_assert_str_neq(c->kernels[i].matched_by, "name without template arguments");
+    comparison_destroy(&c);
+    feedback_destroy(&b);
+    feedback_destroy(&a);
+}
+
 Test(comparison, added_and_removed_kernels_are_listed)
 {
     spec_t before[] = {{"main", 1, 1000, NAN, 0, "dram_bound", ""}, {"old_reduce", 1, 300, NAN, 1, "latency", ""}};

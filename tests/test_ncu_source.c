@@ -332,3 +332,99 @@ Test(ncu_source, a_source_page_alone_is_refused_saying_what_is_missing)
     cr_assert_null(fb);
     cr_assert(strstr(err.msg, "give the capture's raw page too"), "%s", err.msg);
 }
+
+/* ----- real H200 pages of deploy/gpu-source.sh and gpu-smoke.sh (2026-12-01) ----- */
+
+#define REAL PF_FIXTURE_DIR "/ncu/source/h200-2026-12-01/"
+
+/* One capture's core page with its source page(s). */
+static feedback_t *s_analyze_real(const char *core, const char *const *sources, size_t count)
+{
+    analyzer_file_t files[4] = {{.path = core}};
+    cr_assert_leq(count, 3);
+    for (size_t i = 0; i < count; i++)
+        files[1 + i].path = sources[i];
+    analysis_options_t options;
+    analysis_options_default(&options);
+    options.min_share = 0;
+    analyzer_input_t input = {.files = files, .count = 1 + count, .profiler = "ncu"};
+    feedback_t *fb = NULL;
+    pf_error_t err;
+    pf_error_clear(&err);
+    cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_OK, "%s", err.msg);
+    return fb;
+}
+
+static bool s_noted(const feedback_t *fb, const char *text)
+{
+    for (size_t i = 0; i < feedback_note_count(fb); i++)
+        if (strstr(feedback_note(fb, i), text))
+            return true;
+    return false;
+}
+
+/* The raw page names the template instance "void copy_round<1>(...)", the
+ * source page "void copy_round<(int)1>(...)": one kernel. Round 1 of the
+ * agent loop: the strided load is line 43 of rounds.cu. */
+Test(ncu_source, a_template_instance_matches_its_page_despite_the_cast)
+{
+    const char *pages[] = {REAL "rounds1_source.csv"};
+    feedback_t *fb = s_analyze_real(REAL "rounds1_core.csv", pages, 1);
+    const fb_finding_t *f = NULL;
+    for (size_t i = 0; i < feedback_finding_count(fb) && !f; i++)
+        if (strcmp(feedback_finding(fb, i)->category, "uncoalesced_access") == 0)
+            f = feedback_finding(fb, i);
+    cr_assert_not_null(f);
+    cr_assert_geq(f->line_count, 1);
+    cr_assert_eq(f->lines[0].line, 43);
+    cr_assert_str_eq(f->lines[0].file, "rounds.cu");
+    cr_assert(strstr(f->lines[0].text, "out[i] = in[src];"), "%s", f->lines[0].text);
+    cr_assert_not(s_noted(fb, "copy_round<(int)1>"), "the page was left unused");
+    feedback_destroy(&fb);
+}
+
+/* A Triton kernel's page has one block per file its code comes from
+ * (triton/language/standard.py, then the kernel's own file): one function,
+ * whose hot lines are in the kernel's file. */
+Test(ncu_source, a_triton_function_over_several_files_is_one_function)
+{
+    size_t len;
+    char *bytes = s_read(REAL "triton_matmul_source.csv", &len);
+    ncu_source_t *src = ncu_source_new();
+    pf_error_t err;
+    pf_error_clear(&err);
+    cr_assert_eq(ncu_source_parse(src, "triton", bytes, len, &err), PF_OK, "%s", err.msg);
+    cr_assert_eq(ncu_source_kernel_count(src), 1);
+    const ncu_source_kernel_t *k = ncu_source_kernel(src, 0);
+    cr_assert_str_eq(k->function, "matmul_kernel");
+    cr_assert_eq(k->file_count, 2);
+    const ncu_source_site_t *top = NULL;
+    for (size_t i = 0; i < k->site_count; i++)
+        if (!top || k->sites[i].samples > top->samples)
+            top = &k->sites[i];
+    cr_assert_not_null(top);
+    cr_assert(strstr(top->file, "workloads.py"), "the hottest line is in %s", top->file);
+    ncu_source_destroy(&src);
+    free(bytes);
+
+    const char *pages[] = {REAL "triton_matmul_source.csv"};
+    feedback_t *fb = s_analyze_real(REAL "triton_matmul_core.csv", pages, 1);
+    cr_assert_not(s_noted(fb, "matches no kernel"), "a file block was taken for another function");
+    feedback_destroy(&fb);
+}
+
+/* Built without -lineinfo, `--print-source cuda,sass` prints only ncu's
+ * warning: the page is read as such (not an error), and the feedback says the
+ * build lacks line info. */
+Test(ncu_source, an_export_without_lineinfo_is_named_not_refused)
+{
+    size_t len;
+    char *bytes = s_read(REAL "nolineinfo_source.csv", &len);
+    cr_assert(ncu_source_sniff(bytes, len));
+    free(bytes);
+    const char *pages[] = {REAL "nolineinfo_source.csv"};
+    feedback_t *fb = s_analyze_real(REAL "nolineinfo_core.csv", pages, 1);
+    cr_assert(s_noted(fb, "aos_float3_x(const P3 *, float *, unsigned long): no source view: the build lacks "
+                          "line info (nvcc -lineinfo)"));
+    feedback_destroy(&fb);
+}

@@ -346,7 +346,7 @@ Test(pass_plan, source_adds_one_pass_after_the_plan_and_leaves_the_plan_as_it_wa
     const pass_plan_pass_t *p = pass_plan_pass(plan, pass_plan_count(plan) - 1);
     cr_assert_str_eq(p->name, "source");
     cr_assert_str_eq(p->key, "ncu.001");
-    cr_assert_eq(p->step_count, 2);
+    cr_assert_eq(p->step_count, 3);
     s_join(&p->steps[0], a, sizeof a);
     cr_assert(strstr(a, "--section SourceCounters --section WarpStateStats --import-source yes -f -o "
                         "/jobs/j1/ncu.001-source"), "%s", a);
@@ -358,6 +358,12 @@ Test(pass_plan, source_adds_one_pass_after_the_plan_and_leaves_the_plan_as_it_wa
                         "--print-source cuda,sass");
     cr_assert_str_eq(p->steps[1].stdout_name, "source.csv");
     cr_assert_not(p->steps[1].profiles);
+    /* The SASS-only page: the fallback for builds without -lineinfo. */
+    s_join(&p->steps[2], b, sizeof b);
+    cr_assert_str_eq(b, "/usr/local/cuda/bin/ncu --import /jobs/j1/ncu.001-source.ncu-rep --csv --page source "
+                        "--print-source sass");
+    cr_assert_str_eq(p->steps[2].stdout_name, "source_sass.csv");
+    cr_assert_not(p->steps[2].profiles);
     pass_plan_destroy(&plan);
     pass_plan_destroy(&plain);
 }

@@ -222,8 +222,41 @@ static size_t s_leftovers(const feedback_t *fb, const bool *used, leftover_t *ou
     return n;
 }
 
+/* A kernel's name without template arguments and parameters:
+ * "void copy_round<2>(const float *, float *)" -> "void copy_round". An
+ * agent's rewrite often changes only a template argument. */
+static void s_base_name(const char *name, char *out, size_t cap)
+{
+    size_t n = 0;
+    int depth = 0;
+    for (const char *c = name; *c && *c != '(' && n + 1 < cap; c++) {
+        if (*c == '<')
+            depth++;
+        else if (*c == '>' && depth > 0)
+            depth--;
+        else if (depth == 0)
+            out[n++] = *c;
+    }
+    out[n] = '\0';
+}
+
+/* True when `base` names exactly one kernel of `fb` not yet matched. */
+static bool s_base_unique(const feedback_t *fb, const bool *used, const char *base)
+{
+    char other[512];
+    size_t hits = 0;
+    for (size_t i = 0; i < feedback_kernel_count(fb); i++) {
+        if (used[i])
+            continue;
+        s_base_name(feedback_kernel_const(fb, i)->name, other, sizeof other);
+        hits += strcmp(other, base) == 0;
+    }
+    return hits == 1;
+}
+
 /* Matches kernels: the same name and launch configuration first, then the
- * same name, then what is left by launch order when both sides have as many
+ * same name, then the same name without template arguments when it is
+ * unique on both sides, then what is left by launch order when both sides have as many
  * left and the two are recognisably one program (some kernel matched by
  * name, or one kernel on each side is left: a renamed kernel); the rest
  * appeared or disappeared. Two programs with no name in common are not
@@ -247,6 +280,20 @@ static bool s_match(fb_comparison_t *self, const feedback_t *baseline, const fee
                 ok = s_pair(self, baseline, b, now, a, "name");
                 used_a[a] = used_b[b] = true;
             }
+        }
+    }
+    for (size_t a = 0; ok && a < na; a++) {
+        char base_a[512], base_b[512];
+        s_base_name(feedback_kernel_const(now, a)->name, base_a, sizeof base_a);
+        if (used_a[a] || !base_a[0] || !s_base_unique(now, used_a, base_a) || !s_base_unique(baseline, used_b, base_a))
+            continue;
+        for (size_t b = 0; ok && b < nb; b++) {
+            s_base_name(feedback_kernel_const(baseline, b)->name, base_b, sizeof base_b);
+            if (used_b[b] || strcmp(base_a, base_b) != 0)
+                continue;
+            ok = s_pair(self, baseline, b, now, a, "name without template arguments");
+            used_a[a] = used_b[b] = true;
+            break;
         }
     }
     if (ok) {

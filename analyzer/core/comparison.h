@@ -43,7 +43,7 @@ typedef struct {
 typedef struct {
     char *name;              /* the kernel now */
     char *baseline_name;     /* the kernel of the baseline it was matched with */
-    const char *matched_by;  /* "name" or "launch order" (static) */
+    const char *matched_by;  /* "name", "name without template arguments" or "launch order" (static) */
     double before_ns;        /* mean time of one launch; NAN when not measured */
     double after_ns;
     size_t before_launches;

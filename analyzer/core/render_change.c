@@ -80,8 +80,8 @@ void render_change(textbuf_t *tb, const feedback_t *fb, const char *bullet)
     textbuf_append(tb, "\n");
     for (size_t i = 0; i < c->kernel_count; i++)
         s_kernel(tb, &c->kernels[i], bullet);
-    s_list(tb, bullet, "appeared (analyzed now, not in the baseline)", c->appeared, c->appeared_count);
-    s_list(tb, bullet, "disappeared (in the baseline, not analyzed now)", c->disappeared, c->disappeared_count);
+    s_list(tb, bullet, "appeared (analyzed now, not in the baseline's analysis: new, or under its time-share cut)", c->appeared, c->appeared_count);
+    s_list(tb, bullet, "disappeared (in the baseline's analysis, not analyzed now: gone, or under the time-share cut)", c->disappeared, c->disappeared_count);
     s_list(tb, bullet, "measured differently", c->differences, c->difference_count);
 }
 

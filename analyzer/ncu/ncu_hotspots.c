@@ -162,17 +162,24 @@ static void s_attach(fb_finding_t *f, const ncu_source_kernel_t *k, measure_t m)
 
 void ncu_hotspots_attach(feedback_t *fb, const ncu_source_t *source)
 {
-    if (!source || ncu_source_kernel_count(source) == 0)
+    if (!source)
         return;
     size_t pages = ncu_source_kernel_count(source);
-    bool *used = calloc(pages, sizeof *used);
+    bool *used = calloc(pages ? pages : 1, sizeof *used);
     for (size_t k = 0; k < feedback_kernel_count(fb); k++) {
         const fb_kernel_t *kernel = feedback_kernel_const(fb, k);
         const ncu_source_kernel_t *page = ncu_source_find(source, kernel->name);
-        if (!page)
+        if (!page) {
+            if (ncu_source_lacks_lines(source, kernel->name))
+                feedback_add_note(fb, "%.120s: no source view: the build lacks line info (nvcc -lineinfo), and "
+                                      "the capture has no SASS-only page to fall back to",
+                                  kernel->name);
             continue;
+        }
+        /* Every page of the function is used: the SASS-only one beside the
+         * page with lines is its fallback, not a stray. */
         for (size_t i = 0; used && i < pages; i++)
-            used[i] |= ncu_source_kernel(source, i) == page;
+            used[i] |= strcmp(ncu_source_kernel(source, i)->function, page->function) == 0;
         if (!page->line_info)
             feedback_add_note(fb, "%.120s: the source page has no line numbers: the build lacks line info "
                                   "(nvcc -lineinfo); hot spots name SASS instructions instead",

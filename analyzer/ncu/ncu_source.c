@@ -62,6 +62,8 @@ typedef struct {
 struct ncu_source_t {
     ncu_source_kernel_t **kernels;
     size_t count;
+    char **no_lines; /* functions ncu printed no source view for (built without -lineinfo) */
+    size_t no_lines_count;
 };
 
 /* One page being read. */
@@ -485,6 +487,16 @@ static void s_row(page_t *p)
         return;
     }
     if (p->field_count == 2 && strcmp(first, "Function Name") == 0) {
+        /* A function whose code comes from several files (Triton's kernels
+         * inline triton/language/standard.py) gets a "File Path", its name
+         * and a header again for each file: the same function goes on. */
+        char name[sizeof p->current->pub.function];
+        s_copy_text(name, sizeof name, s_field(p, 1));
+        if (p->current && strcmp(p->current->pub.function, name) == 0) {
+            p->site = SIZE_MAX;
+            p->have_header = false;
+            return;
+        }
         s_start_kernel(p, s_field(p, 1));
         return;
     }
@@ -613,6 +625,7 @@ void ncu_source_destroy(ncu_source_t **self_p)
         free(self->kernels[i]);
     }
     free(self->kernels);
+    s_files_free(self->no_lines, self->no_lines_count);
     free(self);
     *self_p = NULL;
 }
@@ -631,11 +644,86 @@ static size_t s_page_start(const char *bytes, size_t len)
     return i;
 }
 
+/* A kernel's name as ncu's pages spell it differently: the raw page prints
+ * template arguments as written ("copy_round<1>"), the source page with a
+ * cast ("copy_round<(int)1>"). Writes the name without such casts (a
+ * parenthesized type name before a number) to `out`. */
+static void s_plain_name(const char *name, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *c = name; *c && n + 1 < cap; c++) {
+        if (*c == '(') {
+            const char *e = c + 1;
+            while (*e == ' ' || *e == '_' || (*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') ||
+                   (*e >= '0' && *e <= '9'))
+                e++;
+            bool type = e > c + 1 && *e == ')' && !(c[1] >= '0' && c[1] <= '9');
+            if (type && ((e[1] >= '0' && e[1] <= '9') || e[1] == '-')) {
+                c = e; /* the cast goes, the number stays */
+                continue;
+            }
+        }
+        out[n++] = *c;
+    }
+    out[n] = '\0';
+}
+
+/* ncu's warning for a function built without -lineinfo, when the export
+ * asks for the CUDA view (it then prints nothing else for that function). */
+static const char s_no_lineinfo[] = "==WARNING== No lineinfo available to show CUDA-C source related to '";
+
+/* Records the functions the warnings before the page name; false when out
+ * of memory or past the limit. */
+static bool s_note_no_lines(ncu_source_t *self, const char *bytes, size_t len)
+{
+    size_t n = strlen(s_no_lineinfo);
+    for (size_t i = 0; i + n <= len;) {
+        const char *nl = memchr(bytes + i, '\n', len - i);
+        size_t end = nl ? (size_t) (nl - bytes) : len;
+        if (end - i > n && memcmp(bytes + i, s_no_lineinfo, n) == 0) {
+            const char *name = bytes + i + n, *close = memchr(name, '\'', end - i - n);
+            if (close && self->no_lines_count < NCU_SOURCE_MAX_KERNELS) {
+                char raw[512];
+                size_t cut = (size_t) (close - name) < sizeof raw - 1 ? (size_t) (close - name) : sizeof raw - 1;
+                memcpy(raw, name, cut);
+                raw[cut] = '\0';
+                char **grown = realloc(self->no_lines, (self->no_lines_count + 1) * sizeof *grown);
+                if (!grown)
+                    return false;
+                self->no_lines = grown;
+                char *copy = malloc(sizeof raw);
+                if (!copy)
+                    return false;
+                s_copy_text(copy, sizeof raw, raw);
+                self->no_lines[self->no_lines_count++] = copy;
+            }
+        }
+        i = end + 1;
+    }
+    return true;
+}
+
+bool ncu_source_lacks_lines(const ncu_source_t *self, const char *kernel)
+{
+    char want[512], have[512];
+    s_plain_name(kernel, want, sizeof want);
+    for (size_t i = 0; i < self->no_lines_count; i++) {
+        s_plain_name(self->no_lines[i], have, sizeof have);
+        if (strcmp(have, want) == 0)
+            return true;
+    }
+    return false;
+}
+
 bool ncu_source_sniff(const char *head, size_t len)
 {
     static const char *const starts[] = {"\"File Path\",", "\"Function Name\",", "\"Line No\",\"Source\",\"Address\"",
                                          "\"Address\",\"Source\","};
     size_t i = s_page_start(head, len);
+    size_t warning = strlen(s_no_lineinfo);
+    for (size_t at = 0; i == len && at + warning <= len; at++)
+        if (memcmp(head + at, s_no_lineinfo, warning) == 0)
+            return true; /* an export of functions that all lack line info */
     for (size_t s = 0; s < sizeof starts / sizeof starts[0]; s++) {
         size_t n = strlen(starts[s]);
         if (len - i >= n && memcmp(head + i, starts[s], n) == 0)
@@ -656,6 +744,10 @@ pf_status_t ncu_source_parse(ncu_source_t *self, const char *name, const char *b
     csv_set_realloc_func(&p.csv, s_bounded_realloc);
     csv_set_blk_size(&p.csv, 4096);
     size_t skip = s_page_start(bytes, len);
+    if (!s_note_no_lines(self, bytes, skip))
+        return pf_error_set(err, PF_ENOMEM, "out of memory");
+    if (skip == len && self->no_lines_count > 0)
+        return PF_OK; /* nothing but "no lineinfo" warnings: the hot spots say so */
     if (csv_parse(&p.csv, bytes + skip, len - skip, s_on_field, s_on_row, &p) != len - skip && !p.failed) {
         int code = csv_error(&p.csv);
         p.record++;
@@ -730,16 +822,32 @@ static size_t s_base_len(const char *name)
     return paren ? (size_t) (paren - name) : strlen(name);
 }
 
+/* Matching pages by name, best first: the same name, the same name without
+ * casts, the same name before the parameter list. Among the pages of one
+ * rank the one with line numbers wins (a SASS-only export of the same
+ * function is the fallback for builds without -lineinfo). */
 const ncu_source_kernel_t *ncu_source_find(const ncu_source_t *self, const char *kernel)
 {
-    for (size_t i = 0; i < self->count; i++)
-        if (strcmp(self->kernels[i]->function, kernel) == 0)
-            return self->kernels[i];
-    size_t n = s_base_len(kernel);
-    for (size_t i = 0; i < self->count; i++) {
-        const char *f = self->kernels[i]->function;
-        if (n > 0 && s_base_len(f) == n && memcmp(f, kernel, n) == 0)
-            return self->kernels[i];
+    char want[sizeof self->kernels[0]->function], have[sizeof want];
+    s_plain_name(kernel, want, sizeof want);
+    size_t want_base = s_base_len(want);
+    for (int rank = 0; rank < 3; rank++) {
+        const ncu_source_kernel_t *found = NULL;
+        for (size_t i = 0; i < self->count; i++) {
+            const char *f = self->kernels[i]->function;
+            bool same;
+            if (rank == 0) {
+                same = strcmp(f, kernel) == 0;
+            } else {
+                s_plain_name(f, have, sizeof have);
+                same = rank == 1 ? strcmp(have, want) == 0
+                                 : want_base > 0 && s_base_len(have) == want_base && memcmp(have, want, want_base) == 0;
+            }
+            if (same && (!found || (!found->line_info && self->kernels[i]->line_info)))
+                found = self->kernels[i];
+        }
+        if (found)
+            return found;
     }
     return NULL;
 }

@@ -89,8 +89,15 @@ pf_status_t ncu_source_parse(ncu_source_t *self, const char *name, const char *b
 size_t ncu_source_kernel_count(const ncu_source_t *self);
 const ncu_source_kernel_t *ncu_source_kernel(const ncu_source_t *self, size_t index);
 
-/* The function whose name matches a kernel's: the same name, or the same
- * name before its parameter list. NULL when none does. */
+/* The function whose name matches a kernel's: the same name, the same name
+ * without the casts the source page writes in template arguments
+ * ("copy_round<(int)1>" for the raw page's "copy_round<1>"), or the same name
+ * before its parameter list; a page with line numbers before a SASS-only one.
+ * NULL when none does. */
 const ncu_source_kernel_t *ncu_source_find(const ncu_source_t *self, const char *kernel);
+
+/* True when ncu warned that it had no source view of this function (a build
+ * without -lineinfo, exported with --print-source cuda,...). */
+bool ncu_source_lacks_lines(const ncu_source_t *self, const char *kernel);
 
 #endif
