@@ -405,7 +405,7 @@ Test(ceiling, a_kernel_near_its_roof_says_to_consider_stopping)
 {
     spec_t k = {"copy", 1, 1000, NAN, 0, "dram_bound", "dram_bound"};
     feedback_t *fb = s_feedback("ncu", &k, 1);
-    feedback_kernel_ceiling(feedback_kernel(fb, 0), "DRAM", 88);
+    feedback_kernel_ceiling(feedback_kernel(fb, 0), "DRAM", 88, 100);
     cr_assert_float_eq(ceiling_left(feedback_kernel_const(fb, 0)), 100.0 / 88, 1e-9);
     ceiling_judge(fb, 0.05, CEILING_STOP_WITHIN_DEFAULT);
     const char *text;
@@ -427,8 +427,8 @@ Test(ceiling, one_kernel_far_from_its_roof_keeps_the_loop_going)
 {
     spec_t k[] = {{"near", 1, 1000, NAN, 0, "dram_bound", ""}, {"far", 1, 900, NAN, 1, "small_grid", ""}};
     feedback_t *fb = s_feedback("ncu", k, 2);
-    feedback_kernel_ceiling(feedback_kernel(fb, 0), "DRAM", 95);
-    feedback_kernel_ceiling(feedback_kernel(fb, 1), "L2 cache", 20);
+    feedback_kernel_ceiling(feedback_kernel(fb, 0), "DRAM", 95, 100);
+    feedback_kernel_ceiling(feedback_kernel(fb, 1), "L2 cache", 20, 100);
     ceiling_judge(fb, 0.05, CEILING_STOP_WITHIN_DEFAULT);
     const char *text;
     cr_assert_not(feedback_stop(fb, &text));
@@ -438,7 +438,10 @@ Test(ceiling, one_kernel_far_from_its_roof_keeps_the_loop_going)
 
 Test(ceiling, a_real_capture_gets_each_kernels_ceiling)
 {
-    /* vec_add streams at the DRAM roof on the H200 (tests/fixtures/ncu/h200/README.md). */
+    /* vec_add streams from DRAM on the H200 (tests/fixtures/ncu/h200/README.md) with one
+     * scalar load per thread: DRAM at 71% of peak, 90% attainable, so 1.26x left (a
+     * vectorized copy measured 1.49x faster than a scalar one in rounds.cu's loop,
+     * docs/gpu-validation.md). Its L2 (83%) carries DRAM's traffic: DRAM is the ceiling. */
     const char *files[] = {H200 "capture-2026-12-01/core_raw.csv"};
     feedback_t *fb = s_analyze(files, 1, 0);
     bool seen = false;
@@ -447,8 +450,9 @@ Test(ceiling, a_real_capture_gets_each_kernels_ceiling)
         cr_assert(isfinite(k->ceiling_pct), "%s has no ceiling", k->name);
         if (strncmp(k->name, "vec_add", 7) == 0) {
             seen = true;
-            cr_assert(k->ceiling_pct > 80 && ceiling_left(k) < 1.25, "%s: %s %g", k->name, k->ceiling_unit,
-                      k->ceiling_pct);
+            cr_assert_str_eq(k->ceiling_unit, "DRAM");
+            cr_assert(k->ceiling_pct > 65 && ceiling_left(k) > 1.1 && ceiling_left(k) < 1.4, "%s: %s %g", k->name,
+                      k->ceiling_unit, k->ceiling_pct);
         }
     }
     cr_assert(seen);
@@ -461,7 +465,7 @@ Test(ceiling, a_unit_busy_with_waste_is_not_a_reason_to_stop)
      * throws away: near that ceiling, yet coalescing would make it ~4x faster. */
     spec_t k = {"strided_copy", 1, 1000, NAN, 0, "uncoalesced_access", ""};
     feedback_t *fb = s_feedback("ncu", &k, 1);
-    feedback_kernel_ceiling(feedback_kernel(fb, 0), "L2 cache", 96);
+    feedback_kernel_ceiling(feedback_kernel(fb, 0), "L2 cache", 96, 100);
     fb_finding_t *f = feedback_add_finding(fb, 0, "uncoalesced_access", 75, "uncoalesced", "coalesce");
     f->speedup = 75;
     ceiling_judge(fb, 0.05, CEILING_STOP_WITHIN_DEFAULT);

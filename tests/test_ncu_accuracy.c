@@ -244,6 +244,7 @@ PLANS(h200_v2, "h200-v2", "h200-v2/capture-2026-12-01", "kernels")
 PLANS(h200_v3_kernels, "h200-v3", "h200-v3/kernels", "kernels")
 PLANS(h200_v3_workloads, "h200-v3", "h200-v3/workloads", "workloads")
 PLANS(h200_v4, "h200-v4", "h200-v4/capture-2026-12-01", "kernels")
+PLANS(h200_v5, "h200-v5", "h200-v5/capture-2026-12-01", "kernels")
 
 /* Corpus v2 as shared (2026-11 captures, tests/fixtures/ncu/h200-v2/): the
  * plans of that day, the default plan of that time among them, may say less
@@ -277,4 +278,57 @@ Test(ncu_accuracy, the_judge_tells_right_less_and_wrong_apart)
     cr_expect_eq(truth_judge(&f, "uncoalesced_access"), TRUTH_LESS);
     cr_expect_eq(truth_judge(&f, "bank_conflicts"), TRUTH_WRONG);
     cr_expect_eq(truth_judge(NULL, "dram_bound"), TRUTH_WRONG);
+}
+
+/* Corpus v5's lever experiments (tests/fixtures/ncu/h200-v5/README.md): each
+ * kernel beside the same kernel with its occupancy lever pulled, timed on the
+ * H200 (capture-2026-12-01/levers.txt, medians of 25 launches, three runs).
+ * Where the lever lost (spilling register caps), occupancy must not lead;
+ * where it paid, the estimate must be within a factor of two of the measured
+ * gain (1 - t_lever / t_kernel). */
+static void s_levers(const char *const *files, const char *plan)
+{
+    static const struct {
+        const char *kernel;
+        double measured; /* the lever's gain, 0..1; < 0: it made the kernel slower */
+    } levers[] = {
+        {"v5_softmax8_free", 1 - 0.1573 / 0.2149},  /* 1.37x */
+        {"#8", 1 - 0.2040 / 0.2696},                /* v5_smemphase 120 KB -> 100 KB: 1.32x */
+        {"v5_softmax16_free", 1 - 0.4085 / 0.3404}, /* 0.83x */
+        {"v5_softmax24_free", 1 - 0.9152 / 0.5288}, /* 0.58x */
+        {"v5_sgemm_free", 1 - 10.0787 / 4.5016},    /* 0.45x */
+    };
+    capture_t cap = s_capture("h200-v5/capture-2026-12-01", files);
+    for (size_t i = 0; i < sizeof levers / sizeof levers[0]; i++) {
+        const ncu_kernel_t *group;
+        size_t k = s_kernel(&cap, levers[i].kernel, &group);
+        cr_assert_neq(k, (size_t) -1, "%s: no kernel %s", plan, levers[i].kernel);
+        const fb_finding_t *first = NULL, *occupancy = NULL;
+        for (size_t f = 0; f < feedback_finding_count(cap.fb); f++) {
+            const fb_finding_t *x = feedback_finding(cap.fb, f);
+            if (x->kernel != k)
+                continue;
+            first = first ? first : x;
+            if (!occupancy && strcmp(x->category, "occupancy") == 0)
+                occupancy = x;
+        }
+        cr_assert_not_null(first, "%s: %s has no finding", plan, levers[i].kernel);
+        if (levers[i].measured < 0.10) {
+            cr_assert_str_neq(first->category, "occupancy", "%s: %s leads with occupancy, whose lever measured %.2fx",
+                              plan, levers[i].kernel, 1 / (1 - levers[i].measured));
+            continue;
+        }
+        cr_assert_str_eq(first->category, "occupancy", "%s: %s", plan, levers[i].kernel);
+        double estimate = occupancy->speedup / 100;
+        cr_assert(estimate >= levers[i].measured / 2 && estimate <= levers[i].measured * 2,
+                  "%s: %s: estimated %.0f%%, measured %.0f%%", plan, levers[i].kernel, 100 * estimate,
+                  100 * levers[i].measured);
+    }
+    s_capture_destroy(&cap);
+}
+
+Test(ncu_accuracy, h200_v5_occupancy_leads_where_its_lever_pays_and_only_there)
+{
+    s_levers(s_core, "core");
+    s_levers(s_full, "full");
 }

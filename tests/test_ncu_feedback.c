@@ -187,7 +187,8 @@ Test(ncu_feedback, evidence_carries_the_numbers_that_prove_it)
     const fb_finding_t *vec = s_first(fb, s_kernel(fb, "vec_add"));
     cr_expect_str_eq(vec->category, "dram_bound");
     cr_expect_not_null(strstr(vec->title, "72% of peak"), "%s", vec->title);
-    cr_expect_float_eq(vec->speedup, 28, 1, "headroom to the DRAM roof: %g", vec->speedup);
+    /* Headroom to what DRAM attains at best (90% of peak, NCU_ATTAIN_DRAM): 1 - 72/90. */
+    cr_expect_float_eq(vec->speedup, 20, 1, "headroom to the DRAM roof: %g", vec->speedup);
     const fb_finding_t *fma = s_first(fb, s_kernel(fb, "fma_heavy"));
     bool flops = false;
     for (size_t e = 0; e < fma->evidence_count; e++)

@@ -7,7 +7,8 @@
 double ceiling_left(const fb_kernel_t *kernel)
 {
     double pct = kernel->ceiling_pct;
-    return isfinite(pct) && pct > 0 ? 100 / (pct < 100 ? pct : 100) : NAN;
+    double attain = isfinite(kernel->ceiling_attain_pct) && kernel->ceiling_attain_pct > 0 ? kernel->ceiling_attain_pct : 100;
+    return isfinite(pct) && pct > 0 ? (pct < attain ? attain / pct : 1) : NAN;
 }
 
 /* The largest speedup a finding of the kernel still estimates (1 when none

@@ -149,6 +149,7 @@ size_t feedback_add_kernel(feedback_t *self, const char *name, const char *block
     kernel->launch_order = SIZE_MAX;
     kernel->launch_sd_ns = NAN;
     kernel->ceiling_pct = NAN;
+    kernel->ceiling_attain_pct = 100;
     return self->kernel_count++;
 }
 
@@ -160,10 +161,11 @@ void feedback_kernel_metric(fb_kernel_t *kernel, const char *name, double value)
         kernel->metrics[kernel->metric_count++] = (fb_metric_t){name, value};
 }
 
-void feedback_kernel_ceiling(fb_kernel_t *kernel, const char *unit, double pct)
+void feedback_kernel_ceiling(fb_kernel_t *kernel, const char *unit, double pct, double attain)
 {
     snprintf(kernel->ceiling_unit, sizeof kernel->ceiling_unit, "%s", unit ? unit : "");
     kernel->ceiling_pct = isfinite(pct) ? (pct < 0 ? 0 : pct > 100 ? 100 : pct) : NAN;
+    kernel->ceiling_attain_pct = isfinite(attain) && attain > 0 && attain < 100 ? attain : 100;
 }
 
 fb_kernel_t *feedback_kernel(feedback_t *self, size_t index)

@@ -92,6 +92,7 @@ typedef struct {
      * 100 / ceiling_pct is left from that unit's bandwidth or throughput. */
     char ceiling_unit[64];
     double ceiling_pct;
+    double ceiling_attain_pct; /* what that unit reaches at best, percent of its peak (100 when unknown) */
 } fb_kernel_t;
 
 /* How a feedback was measured (profeed.Manifest): "" when unknown. */
@@ -141,7 +142,7 @@ void feedback_kernel_metric(fb_kernel_t *kernel, const char *name, double value)
 
 /* Records the unit the kernel's roofline puts it against (ceiling.h):
  * `unit` for people ("DRAM"), `pct` 0..100 of its peak. */
-void feedback_kernel_ceiling(fb_kernel_t *kernel, const char *unit, double pct);
+void feedback_kernel_ceiling(fb_kernel_t *kernel, const char *unit, double pct, double attain);
 
 /* Adds a finding for a kernel and returns it for filling in (owned by the
  * feedback), or NULL when memory ran out. Title and action are copied. */

@@ -131,5 +131,5 @@ void intel_set_ceiling(feedback_t *fb, size_t kernel, const intel_units_t *units
 {
     const intel_unit_t *top = intel_units_busiest(units);
     if (top)
-        feedback_kernel_ceiling(feedback_kernel(fb, kernel), top->name, top->pct);
+        feedback_kernel_ceiling(feedback_kernel(fb, kernel), top->name, top->pct, 100);
 }

@@ -96,7 +96,10 @@ void render_stop(textbuf_t *tb, const feedback_t *fb)
 void render_ceiling(const fb_kernel_t *kernel, char *out, size_t cap)
 {
     double left = ceiling_left(kernel);
-    if (isfinite(left))
+    if (isfinite(left) && kernel->ceiling_attain_pct < 100)
+        snprintf(out, cap, "%s at %.0f%% of peak (%.0f%% is attainable): at most %.2fx left", kernel->ceiling_unit,
+                 kernel->ceiling_pct, kernel->ceiling_attain_pct, left);
+    else if (isfinite(left))
         snprintf(out, cap, "%s at %.0f%% of peak: at most %.2fx left", kernel->ceiling_unit, kernel->ceiling_pct,
                  left);
     else

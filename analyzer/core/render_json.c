@@ -149,6 +149,8 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
         s_string(tb, kernel->ceiling_unit);
         textbuf_append(tb, ", \"pct_of_peak\": ");
         s_number(tb, kernel->ceiling_pct);
+        textbuf_append(tb, ", \"attainable_pct\": ");
+        s_number(tb, kernel->ceiling_attain_pct);
         textbuf_append(tb, ", \"at_most_left\": ");
         s_number(tb, ceiling_left(kernel));
         textbuf_append(tb, "}");

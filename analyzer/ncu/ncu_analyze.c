@@ -144,10 +144,15 @@ static void s_ceiling(const ncu_ctx_t *c)
     kernel->launch_sd_ns = c->k->duration_sd;
     kernel->launch_order = c->k->launch_order;
     const char *name = NULL;
-    double pct = NAN;
+    double pct = NAN, attain = 100;
+    if (c->bound) { /* DRAM whose traffic keeps L2 busy is the ceiling, not L2 */
+        feedback_kernel_ceiling(kernel, c->bound->name, c->bound->pct, c->bound->attain);
+        return;
+    }
     if (c->units.count) {
         name = c->units.unit[0].name;
         pct = c->units.unit[0].pct;
+        attain = c->units.unit[0].attain;
     }
     double sm = c->k->v[NM_SM_PCT], mem = c->k->v[NM_MEM_PCT];
     if (analysis_has(sm) && (!analysis_has(pct) || fmin(sm, 100) > pct)) {
@@ -159,7 +164,7 @@ static void s_ceiling(const ncu_ctx_t *c)
         pct = fmin(mem, 100);
     }
     if (name)
-        feedback_kernel_ceiling(kernel, name, pct);
+        feedback_kernel_ceiling(kernel, name, pct, strcmp(name, c->units.count ? c->units.unit[0].name : "") == 0 ? attain : NCU_ATTAIN_ONCHIP);
 }
 
 static void s_analyze_kernel(ncu_ctx_t *c)
@@ -272,7 +277,7 @@ feedback_t *ncu_analyze(const ncu_data_t *data, const analysis_options_t *option
                                            k->v[NM_DURATION], share);
         if (index == (size_t) -1)
             break;
-        ncu_ctx_t c = {.k = k, .index = index, .fb = fb, .roof = roof};
+        ncu_ctx_t c = {.k = k, .index = index, .fb = fb, .roof = roof, .latency_speedup = 1};
         c.sm_clock_hz = analysis_has(k->v[NM_SM_FREQ]) ? k->v[NM_SM_FREQ]
                         : analysis_has(k->v[NM_DEV_CLOCK_KHZ]) ? k->v[NM_DEV_CLOCK_KHZ] * 1e3 : NAN;
         s_analyze_kernel(&c);

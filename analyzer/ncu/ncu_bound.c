@@ -182,10 +182,23 @@ static void s_roofline(const ncu_ctx_t *c, fb_finding_t *f)
     }
 }
 
-/* The headroom of a unit at `pct` over the time SMs are active. */
-static double s_headroom(const ncu_ctx_t *c, double pct)
+/* The headroom of a unit at `pct` of its peak that reaches `attain` at best,
+ * over the time SMs are active, less what a cause that adds warps already
+ * claims: with speedup S from that cause and S_h = attain / pct from the
+ * headroom, the bound's own change is worth 1 - S / S_h (its action, more
+ * bytes in flight or less work, comes on top of the cause's). */
+static double s_headroom_of(const ncu_ctx_t *c, double pct, double attain)
 {
-    return (1 - fmin(pct, 100) / 100) * (analysis_has(c->idle) ? 1 - c->idle : 1);
+    double used = fmin(fmin(pct, 100) / attain, 1);
+    double left = 1 - used * (c->latency_speedup > 1 ? c->latency_speedup : 1);
+    return (left > 0 ? left : 0) * (analysis_has(c->idle) ? 1 - c->idle : 1);
+}
+
+static double s_headroom(const ncu_ctx_t *c, double pct) { return s_headroom_of(c, pct, NCU_ATTAIN_ONCHIP); }
+
+static double s_unit_headroom(const ncu_ctx_t *c, const ncu_unit_t *unit)
+{
+    return s_headroom_of(c, unit->pct, unit->attain);
 }
 
 /* ----- memory side ----------------------------------------------------------- */
@@ -212,7 +225,7 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         else
             snprintf(title, sizeof title, "Memory-bound on DRAM bandwidth: %.0f%% of peak; compute is at %.0f%%",
                      unit->pct, fmin(V(c, NM_SM_PCT), 100));
-        f = ncu_ctx_finding(c, "dram_bound", s_headroom(c, unit->pct), "headroom", title,
+        f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, unit), "headroom", title,
                             ncu_advice_action(unit->pct >= NCU_SOL_HIGH ? "dram_bound" : "dram_below_roof"));
         if (f && s_dram_bandwidth(c, &achieved, &peak))
             finding_add_evidence(f, "dram__bytes.sum.per_second", achieved, "byte/s",
@@ -230,7 +243,7 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         else
             snprintf(title, sizeof title, "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%: the working "
                                           "set is served from L2, over and over", unit->pct, s_or0(dram));
-        f = ncu_ctx_finding(c, "l2_bound", s_headroom(c, unit->pct), "headroom", title,
+        f = ncu_ctx_finding(c, "l2_bound", s_unit_headroom(c, unit), "headroom", title,
                             ncu_advice_action(atomic ? "l2_atomics" : "l2_bound"));
     } else {
         double wf = s_or0(V(c, NM_SHARED_WAVEFRONTS_LD)) + s_or0(V(c, NM_SHARED_WAVEFRONTS_ST));
@@ -254,7 +267,7 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         else
             snprintf(title, sizeof title, "L1-bound: L1 %.0f%% of peak while DRAM is at %.1f%%",
                      unit->pct, s_or0(dram));
-        f = ncu_ctx_finding(c, "l1_bound", s_headroom(c, unit->pct), "headroom", title,
+        f = ncu_ctx_finding(c, "l1_bound", s_unit_headroom(c, unit), "headroom", title,
                             ncu_advice_action(shared                                ? "l1_bound_shared"
                                               : s_or0(V(c, NM_SHARED_ATOM)) > 0       ? "contention_shared"
                                               : analysis_has(hit) && hit >= 50                 ? "l1_bound"
@@ -453,15 +466,22 @@ void ncu_bound_add(ncu_ctx_t *c)
     }
     if (memory_side) {
         /* DRAM traffic passes through L2, so L2 reads at least as busy as
-         * DRAM: DRAM near the roof and close to L2 is the root. */
+         * DRAM: DRAM near the roof and close to L2 is the root, and so is
+         * DRAM below the roof when L2 is the busiest level and within 15
+         * points of it: then DRAM's traffic is what keeps L2 busy (a stream
+         * that reads and writes each byte once, whose L2 hits are its
+         * writes), not reuse. */
         const ncu_unit_t *dram = ncu_units_find(&c->units, "dram");
         const ncu_unit_t *l2 = ncu_units_find(&c->units, "l2");
-        if (dram && dram->pct >= NCU_SOL_LATENCY && (!l2 || dram->pct >= l2->pct - 15))
+        bool l2_carries = dram && l2 && dram->pct >= l2->pct - 15;
+        if (dram && ((dram->pct >= NCU_SOL_LATENCY && (!l2 || l2_carries)) ||
+                     (l2_carries && mem && strcmp(mem->key, "l2") == 0)))
             mem = dram;
         /* The summary is the max over every memory unit: far above the
          * busiest one measured, the saturated level was not measured. */
         if (mem && analysis_has(mem_sum) && mem_sum > mem->pct + NCU_SOL_GAP)
             mem = NULL;
+        c->bound = mem;
         s_bound_memory(c, mem);
     } else {
         s_bound_compute(c, pipe, issue);

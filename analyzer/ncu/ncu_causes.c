@@ -470,26 +470,124 @@ static const struct {
     {NM_OCC_LIMIT_BARRIERS, "barriers per block", "occupancy_barriers"},
 };
 
+/* Stall reasons more resident blocks would hide: the latency reasons, and
+ * barrier waits, which another block's warps fill (a block's own extra warps
+ * would wait at the same barrier). With one block per SM a barrier idles the
+ * whole SM and a second block fills it; with n blocks the other n - 1 already
+ * fill part of it, so the barrier share counts 1/n. */
+static double s_block_hidden_share(const ncu_ctx_t *c, double blocks)
+{
+    double latency = s_latency_share(c), barrier = ncu_ctx_stall_share(c, NM_STALL_BARRIER);
+    if (!analysis_has(latency))
+        return latency;
+    return fmin(latency + s_or0(barrier) / (analysis_has(blocks) && blocks > 1 ? blocks : 1), 1);
+}
+
+/* How much faster more warps let the kernel go: the least room (attainable
+ * / utilization) over every unit measured. A unit already in its high
+ * throughput zone (NCU_SOL_HIGH) has none for this lever: near saturation
+ * its queues, not the warps' count, set the latency. */
+static double s_room(const ncu_ctx_t *c)
+{
+    double room = NAN;
+    for (size_t i = 0; i < c->units.count; i++) {
+        double r = c->units.unit[i].pct >= NCU_SOL_HIGH ? 1 : ncu_unit_room(&c->units.unit[i]);
+        room = analysis_has(room) ? fmin(room, r) : r;
+    }
+    if (!analysis_has(room))
+        room = c->busiest > 0 ? fmax(NCU_ATTAIN_ONCHIP / c->busiest, 1) : 10;
+    return room;
+}
+
+/* GH100's register file (the occupancy calculator's numbers): 64K registers
+ * per SM, allocated per warp in units of 256 (8 per thread), at most 64
+ * warps and 32 blocks per SM. */
+#define SM_REGISTERS 65536.0
+#define SM_WARPS 64.0
+#define SM_BLOCKS 32.0
+
+static double s_reg_alloc(double regs) { return ceil(regs / 8) * 8; }
+
+/* What capping registers to fit `blocks` blocks of `warps` warps costs:
+ * ptxas allocates close to the live maximum, so a cap that takes away more
+ * than a few registers spills live values into local memory. Measured on the
+ * H200 (corpus v5, tests/fixtures/ncu/h200-v5/README.md): a cap from 38 to
+ * 32 registers (-16%) made a 1024-thread softmax 1.37x faster; caps of
+ * -37% to -50% (57, 64 -> 32; SGEMM 128 -> 80) made the kernels 1.2x to 2.2x
+ * slower. Model: worth its occupancy in full up to a 20% cut, nothing from
+ * 30%, linearly between. */
+static double s_cap_worth(double regs, double blocks, double warps)
+{
+    double target = floor(SM_REGISTERS / (blocks * warps * 32) / 8) * 8;
+    if (target >= s_reg_alloc(regs))
+        return 1;
+    double cut = 1 - target / regs;
+    return cut <= 0.2 ? 1 : cut >= 0.3 ? 0 : (0.3 - cut) / 0.1;
+}
+
+/* The register limiter's two levers, best first: smaller blocks with the
+ * same registers (whole blocks waste the register file: 1024-thread blocks
+ * of 40-register threads fit one per SM, 32 warps, where 512-thread ones fit
+ * three, 48 warps), or a cap on registers, discounted by s_cap_worth. Sets
+ * the resident warps the lever reaches relative to today (*grow) and
+ * whether it is the block size; false when neither lever adds warps. */
+static bool s_register_lever(const ncu_ctx_t *c, double current, double next, double *grow, double *worth,
+                             bool *smaller_blocks, double *to_warps)
+{
+    double regs = V(c, NM_REGISTERS), threads = V(c, NM_BLOCK_SIZE);
+    if (!analysis_has(regs) || regs <= 0 || !analysis_has(threads) || threads <= 0)
+        return false;
+    double warps = ceil(threads / 32), now = current * warps;
+    double best_smaller = now, best_b = warps;
+    for (double b = floor(warps / 2); b >= 1; b = floor(b / 2)) {
+        double blocks = fmin(floor(SM_REGISTERS / (s_reg_alloc(regs) * 32 * b)), SM_BLOCKS);
+        double w = fmin(blocks * b, SM_WARPS);
+        if (w > best_smaller) {
+            best_smaller = w;
+            best_b = b;
+        }
+    }
+    double cap_grow = 1, cap_worth = 0;
+    double last = analysis_has(next) ? next : fmin(floor(SM_WARPS / warps), SM_BLOCKS);
+    for (double blocks = current + 1; blocks <= last; blocks++) {
+        double w = s_cap_worth(regs, blocks, warps);
+        if (w > 0 && (blocks / current) * w > cap_grow * cap_worth) {
+            cap_grow = blocks / current;
+            cap_worth = w;
+        }
+    }
+    double smaller_grow = best_smaller / now;
+    *smaller_blocks = smaller_grow > 1 && smaller_grow >= cap_grow * cap_worth;
+    *grow = *smaller_blocks ? smaller_grow : cap_grow;
+    *worth = *smaller_blocks ? 1 : cap_worth;
+    *to_warps = *smaller_blocks ? best_b : warps * current * cap_grow;
+    return *grow > 1 && *worth > 0;
+}
+
 /* More resident warps hide latency until a unit saturates. Model: speedup =
- * min(warps that could be resident / warps that were, 80% / busiest unit),
- * gain = (1 - 1/speedup) x the share of stall cycles more warps would hide.
- * A compute- or memory-bound kernel (a unit near 80%) gets nothing from
- * more warps, however low its occupancy. */
+ * min(warps that could be resident / warps that were, the least room of any
+ * unit to its attainable ceiling), gain = (1 - 1/speedup) x the share of
+ * stall cycles more blocks would hide (latency and barrier waits) x what the
+ * lever costs (a register cap that spills is worth less, s_cap_worth). A
+ * kernel with a unit at its ceiling gets nothing from more warps, however low
+ * its occupancy. The speedup is recorded (c->latency_speedup) so the bound
+ * finding claims only the headroom left after it. */
 static void s_parallelism(ncu_ctx_t *c)
 {
     double theo = V(c, NM_OCC_THEORETICAL), ach = V(c, NM_OCC_ACHIEVED);
-    double latency = s_latency_share(c);
+    double resident = s_blocks_per_sm(c);
+    double latency = s_block_hidden_share(c, resident);
     if (!analysis_has(ach) || ach <= 0 || !analysis_has(c->busiest))
         return;
     if (analysis_has(theo))
         ncu_ctx_judged(c, "occupancy");
     if (!analysis_has(latency))
         latency = c->latency ? 1 : 0;
-    double roof = c->busiest > 0 ? NCU_SOL_HIGH / c->busiest : 10;
+    double roof = s_room(c);
     double waves = s_waves(c);
     double grid = V(c, NM_GRID_SIZE), sms = V(c, NM_SM_COUNT);
     bool launch_small = analysis_has(waves) && waves < 1 && analysis_has(grid) && analysis_has(sms) && grid >= sms;
-    char title[320];
+    char title[360];
     if (launch_small && analysis_has(theo)) {
         /* The launch itself puts fewer warps on each SM than fit. */
         double speedup = fmin(theo / ach, roof);
@@ -514,6 +612,7 @@ static void s_parallelism(ncu_ctx_t *c)
                              "achieved occupancy %.1f%% (theoretical %.0f%%)", ach, theo);
         finding_add_evidence(f, "launch__waves_per_multiprocessor", waves, "", "%.2f waves", waves);
         c->latency_explained = c->latency_explained || gain >= 0.2;
+        c->latency_speedup = fmax(c->latency_speedup, 1 / (1 - fmin(gain, 0.95)));
         return;
     }
     if (!analysis_has(theo) || theo >= 100)
@@ -537,16 +636,28 @@ static void s_parallelism(ncu_ctx_t *c)
     if (limiter < 0)
         return;
     double grow = analysis_has(next) ? fmin(next / current, 100 / theo) : 100 / theo;
+    double worth = 1, to_warps = NAN;
+    bool smaller_blocks = false, registers = s_limits[limiter].metric == NM_OCC_LIMIT_REGISTERS;
+    if (registers && !s_register_lever(c, current, next, &grow, &worth, &smaller_blocks, &to_warps))
+        return; /* neither smaller blocks nor a cap that does not spill adds warps */
+    grow = fmin(grow, 100 / theo);
     double speedup = fmin(grow, roof);
-    double gain = speedup > 1 ? (1 - 1 / speedup) * latency : 0;
+    double gain = speedup > 1 ? (1 - 1 / speedup) * latency * worth : 0;
     if (gain < NCU_GAIN_REPORT)
         return;
-    snprintf(title, sizeof title,
-             "Occupancy limited by %s: %.0f block%s per SM, %.0f%% theoretical occupancy, while "
-             "warps wait on latency with every unit under %.0f%% busy", s_limits[limiter].name, current,
-             current == 1 ? "" : "s", theo, ceil(c->busiest));
+    if (smaller_blocks)
+        snprintf(title, sizeof title,
+                 "Occupancy limited by registers per thread in whole blocks: %.0f block%s per SM, %.0f%% "
+                 "theoretical occupancy; blocks of %.0f warps would fit %.0fx the warps with the same "
+                 "registers, while warps wait on latency with every unit under %.0f%% busy",
+                 current, current == 1 ? "" : "s", theo, to_warps, grow, ceil(c->busiest));
+    else
+        snprintf(title, sizeof title,
+                 "Occupancy limited by %s: %.0f block%s per SM, %.0f%% theoretical occupancy, while "
+                 "warps wait on latency with every unit under %.0f%% busy", s_limits[limiter].name, current,
+                 current == 1 ? "" : "s", theo, ceil(c->busiest));
     fb_finding_t *f = ncu_ctx_finding(c, "occupancy", gain, "warps_in_flight", title,
-                                      ncu_advice_action(s_limits[limiter].advice));
+                                      ncu_advice_action(smaller_blocks ? "occupancy_warps" : s_limits[limiter].advice));
     if (!f)
         return;
     finding_add_evidence(f, ncu_metric_info(NM_OCC_THEORETICAL)->name, theo, "%",
@@ -557,7 +668,12 @@ static void s_parallelism(ncu_ctx_t *c)
     if (analysis_has(V(c, NM_REGISTERS)))
         finding_add_evidence(f, ncu_metric_info(NM_REGISTERS)->name, V(c, NM_REGISTERS),
                              "register/thread", "%.0f registers per thread", V(c, NM_REGISTERS));
+    if (registers && !smaller_blocks && worth < 1)
+        finding_add_evidence(f, "model", 100 * worth, "%",
+                             "a register cap that fits more blocks cuts over 20%% of the registers: counted at "
+                             "%.0f%% for the spills it risks", 100 * worth);
     c->latency_explained = c->latency_explained || gain >= 0.2;
+    c->latency_speedup = fmax(c->latency_speedup, 1 / (1 - fmin(gain, 0.95)));
 }
 
 /* ----- contended atomics ----------------------------------------------------- */

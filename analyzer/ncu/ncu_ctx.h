@@ -38,6 +38,10 @@ typedef struct {
     double idle;           /* share of elapsed time the SMs had no work, 0..1; NAN */
     double stall_total;    /* cycles per issue over every stall reason; NAN */
     bool latency_explained; /* a cause model claimed the idle time of a latency-bound kernel */
+    const ncu_unit_t *bound; /* the unit the bound finding named, or NULL */
+    double latency_speedup; /* the largest speedup a cause that adds warps or blocks estimates
+                               (occupancy, launch size); 1 when none: the bound finding claims
+                               only the headroom those leave, so one gain is not counted twice */
     const char *judged[16]; /* categories a model had the counters to judge */
     size_t judged_count;
 } ncu_ctx_t;

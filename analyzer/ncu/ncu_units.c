@@ -68,6 +68,7 @@ void ncu_units_measure(const ncu_kernel_t *k, ncu_units_t *out)
         u->metric = ncu_metric_info(m)->name;
         u->kind = s_table[i].kind;
         u->pct = analysis_pct(x);
+        u->attain = strcmp(u->key, "dram") == 0 ? NCU_ATTAIN_DRAM : NCU_ATTAIN_ONCHIP;
     }
     s_sort(out);
 }
@@ -78,6 +79,13 @@ const ncu_unit_t *ncu_units_busiest(const ncu_units_t *units, int kind)
         if (kind < 0 || units->unit[i].kind == (ncu_unit_kind_t) kind)
             return &units->unit[i];
     return NULL;
+}
+
+double ncu_unit_room(const ncu_unit_t *unit)
+{
+    if (unit->pct <= unit->attain / 10)
+        return 10;
+    return unit->pct >= unit->attain ? 1 : unit->attain / unit->pct;
 }
 
 const ncu_unit_t *ncu_units_find(const ncu_units_t *units, const char *key)
@@ -92,7 +100,9 @@ double ncu_units_saved(const ncu_units_t *units, const ncu_relief_t *relief)
 {
     if (units->count == 0)
         return NAN;
-    double before = units->unit[0].pct, after = 0;
+    /* Time follows the unit nearest its attainable ceiling: each unit's
+     * utilization is read against what it reaches at best. */
+    double before = 0, after = 0;
     for (size_t i = 0; i < units->count; i++) {
         const ncu_unit_t *u = &units->unit[i];
         double keep = u->kind != NCU_UNIT_MEMORY ? relief->compute
@@ -100,8 +110,9 @@ double ncu_units_saved(const ncu_units_t *units, const ncu_relief_t *relief)
                       : strcmp(u->key, "l2") == 0 ? relief->l2
                                                   : relief->dram;
         keep = keep < 0 ? 0 : keep > 1 ? 1 : keep;
-        if (u->pct * keep > after)
-            after = u->pct * keep;
+        double load = fmin(u->pct / u->attain, 1);
+        before = fmax(before, load);
+        after = fmax(after, load * keep);
     }
-    return before > after ? (before - after) / 100 : 0;
+    return before > after ? before - after : 0;
 }

@@ -22,7 +22,22 @@ typedef struct {
     const char *metric;  /* the counter it was read from */
     ncu_unit_kind_t kind;
     double pct;          /* 0..100: ncu reports rounding noise above 100; clamped */
+    double attain;       /* the share of its peak a unit reaches in practice (NCU_ATTAIN_*) */
 } ncu_unit_t;
+
+/* What a unit reaches at best, in percent of its peak (docs/ncu.md, "Attainable
+ * ceilings"): HBM loses a tenth of its peak to refresh, bank and read/write
+ * turnarounds, and the best streams measured on the H200 reach 89.8% (cuBLAS,
+ * PyTorch's vectorized elementwise kernels, corpus v4's strided fp64 at
+ * 86%); the caches and pipes run at 95-100% when saturated (L2 99.5%, L1
+ * 100%, FMA 95%, LSU 96%, XU 96% in the corpora). A unit at its attainable
+ * ceiling has nothing left to give. */
+#define NCU_ATTAIN_DRAM 90.0
+#define NCU_ATTAIN_ONCHIP 95.0
+
+/* How much faster the unit could run the same work: attain / pct, at least 1
+ * (10 for a unit that was idle). */
+double ncu_unit_room(const ncu_unit_t *unit);
 
 #define NCU_UNITS_MAX 16
 
@@ -45,8 +60,9 @@ typedef struct {
 } ncu_relief_t;
 
 /* The share of the kernel's time a change saves, by the roofline argument:
- * time follows the busiest unit, so the saving is how far the busiest
- * utilization drops (u_max - u_max' after scaling, in 0..1). A latency-bound
+ * time follows the unit nearest its attainable ceiling, so the saving is how
+ * far the highest utilization-to-attainable ratio drops (r_max - r_max' after
+ * scaling, in 0..1). A latency-bound
  * kernel, whose busiest unit is far from its peak, gains correspondingly
  * little. */
 double ncu_units_saved(const ncu_units_t *units, const ncu_relief_t *relief);
