@@ -428,3 +428,23 @@ Test(ncu_source, an_export_without_lineinfo_is_named_not_refused)
                           "line info (nvcc -lineinfo)"));
     feedback_destroy(&fb);
 }
+
+/* The source pass also exports the page as SASS alone (ncu names the
+ * function "Kernel Name" there): for that build the hot spots fall back to
+ * the SASS instruction, the strided LDG of aos_float3_x. */
+Test(ncu_source, without_lineinfo_the_sass_page_is_the_fallback)
+{
+    const char *pages[] = {REAL "nolineinfo_source.csv", REAL "nolineinfo_sass.csv"};
+    feedback_t *fb = s_analyze_real(REAL "nolineinfo_core.csv", pages, 2);
+    const fb_finding_t *f = NULL;
+    for (size_t i = 0; i < feedback_finding_count(fb) && !f; i++)
+        if (strcmp(feedback_finding(fb, i)->category, "uncoalesced_access") == 0)
+            f = feedback_finding(fb, i);
+    cr_assert_not_null(f);
+    cr_assert_geq(f->line_count, 1);
+    cr_assert_eq(f->lines[0].line, 0);
+    cr_assert(strncmp(f->lines[0].text, "LDG.E", 5) == 0, "%s", f->lines[0].text);
+    cr_assert(s_noted(fb, "the build lacks line info (nvcc -lineinfo); hot spots name SASS instructions instead"));
+    cr_assert_not(s_noted(fb, "no SASS-only page"));
+    feedback_destroy(&fb);
+}

@@ -486,7 +486,11 @@ static void s_row(page_t *p)
         p->site = SIZE_MAX;
         return;
     }
-    if (p->field_count == 2 && strcmp(first, "Function Name") == 0) {
+    /* The SASS-only export names the function "Kernel Name" (with a trailing
+     * empty field); the CUDA export "Function Name". */
+    bool named = (p->field_count == 2 || (p->field_count == 3 && !s_field(p, 2)[0])) &&
+                 (strcmp(first, "Function Name") == 0 || strcmp(first, "Kernel Name") == 0);
+    if (named) {
         /* A function whose code comes from several files (Triton's kernels
          * inline triton/language/standard.py) gets a "File Path", its name
          * and a header again for each file: the same function goes on. */
@@ -717,8 +721,8 @@ bool ncu_source_lacks_lines(const ncu_source_t *self, const char *kernel)
 
 bool ncu_source_sniff(const char *head, size_t len)
 {
-    static const char *const starts[] = {"\"File Path\",", "\"Function Name\",", "\"Line No\",\"Source\",\"Address\"",
-                                         "\"Address\",\"Source\","};
+    static const char *const starts[] = {"\"File Path\",", "\"Function Name\",", "\"Kernel Name\",",
+                                         "\"Line No\",\"Source\",\"Address\"", "\"Address\",\"Source\","};
     size_t i = s_page_start(head, len);
     size_t warning = strlen(s_no_lineinfo);
     for (size_t at = 0; i == len && at + warning <= len; at++)
