@@ -33,22 +33,32 @@ static char *s_read(const char *path, size_t *len)
     return bytes;
 }
 
-/* corpus v2's --set full pages plus the given source pages, every kernel. */
-static feedback_t *s_analyze(const char *const *sources, size_t count)
+/* The analysis of these files, every kernel (no time-share cut). */
+static feedback_t *s_analyze_files(const char *const *paths, size_t count)
 {
-    analyzer_file_t files[8] = {{.path = V2 "full_raw.csv"}, {.path = V2 "full_details.csv"}};
-    cr_assert_leq(count, 6);
+    analyzer_file_t files[8] = {{0}};
+    cr_assert_leq(count, 8);
     for (size_t i = 0; i < count; i++)
-        files[2 + i].path = sources[i];
+        files[i].path = paths[i];
     analysis_options_t options;
     analysis_options_default(&options);
     options.min_share = 0;
-    analyzer_input_t input = {.files = files, .count = 2 + count, .profiler = "ncu"};
+    analyzer_input_t input = {.files = files, .count = count, .profiler = "ncu"};
     feedback_t *fb = NULL;
     pf_error_t err;
     pf_error_clear(&err);
     cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_OK, "%s", err.msg);
     return fb;
+}
+
+/* corpus v2's --set full pages plus the given source pages. */
+static feedback_t *s_analyze(const char *const *sources, size_t count)
+{
+    const char *paths[8] = {V2 "full_raw.csv", V2 "full_details.csv"};
+    cr_assert_leq(count, 6);
+    for (size_t i = 0; i < count; i++)
+        paths[2 + i] = sources[i];
+    return s_analyze_files(paths, 2 + count);
 }
 
 static size_t s_kernel(const feedback_t *fb, const char *name)
@@ -340,19 +350,11 @@ Test(ncu_source, a_source_page_alone_is_refused_saying_what_is_missing)
 /* One capture's core page with its source page(s). */
 static feedback_t *s_analyze_real(const char *core, const char *const *sources, size_t count)
 {
-    analyzer_file_t files[4] = {{.path = core}};
+    const char *paths[4] = {core};
     cr_assert_leq(count, 3);
     for (size_t i = 0; i < count; i++)
-        files[1 + i].path = sources[i];
-    analysis_options_t options;
-    analysis_options_default(&options);
-    options.min_share = 0;
-    analyzer_input_t input = {.files = files, .count = 1 + count, .profiler = "ncu"};
-    feedback_t *fb = NULL;
-    pf_error_t err;
-    pf_error_clear(&err);
-    cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_OK, "%s", err.msg);
-    return fb;
+        paths[1 + i] = sources[i];
+    return s_analyze_files(paths, 1 + count);
 }
 
 static bool s_noted(const feedback_t *fb, const char *text)
@@ -363,6 +365,20 @@ static bool s_noted(const feedback_t *fb, const char *text)
     return false;
 }
 
+/* The first finding of this category, which must name at least one line. */
+static const fb_finding_t *s_with_lines(const feedback_t *fb, const char *category)
+{
+    for (size_t i = 0; i < feedback_finding_count(fb); i++) {
+        const fb_finding_t *f = feedback_finding(fb, i);
+        if (strcmp(f->category, category) == 0) {
+            cr_assert_geq(f->line_count, 1, "%s names no line", category);
+            return f;
+        }
+    }
+    cr_assert_fail("no %s finding", category);
+    return NULL;
+}
+
 /* The raw page names the template instance "void copy_round<1>(...)", the
  * source page "void copy_round<(int)1>(...)": one kernel. Round 1 of the
  * agent loop: the strided load is line 43 of rounds.cu. */
@@ -370,12 +386,7 @@ Test(ncu_source, a_template_instance_matches_its_page_despite_the_cast)
 {
     const char *pages[] = {REAL "rounds1_source.csv"};
     feedback_t *fb = s_analyze_real(REAL "rounds1_core.csv", pages, 1);
-    const fb_finding_t *f = NULL;
-    for (size_t i = 0; i < feedback_finding_count(fb) && !f; i++)
-        if (strcmp(feedback_finding(fb, i)->category, "uncoalesced_access") == 0)
-            f = feedback_finding(fb, i);
-    cr_assert_not_null(f);
-    cr_assert_geq(f->line_count, 1);
+    const fb_finding_t *f = s_with_lines(fb, "uncoalesced_access");
     cr_assert_eq(f->lines[0].line, 43);
     cr_assert_str_eq(f->lines[0].file, "rounds.cu");
     cr_assert(strstr(f->lines[0].text, "out[i] = in[src];"), "%s", f->lines[0].text);
@@ -436,12 +447,7 @@ Test(ncu_source, without_lineinfo_the_sass_page_is_the_fallback)
 {
     const char *pages[] = {REAL "nolineinfo_source.csv", REAL "nolineinfo_sass.csv"};
     feedback_t *fb = s_analyze_real(REAL "nolineinfo_core.csv", pages, 2);
-    const fb_finding_t *f = NULL;
-    for (size_t i = 0; i < feedback_finding_count(fb) && !f; i++)
-        if (strcmp(feedback_finding(fb, i)->category, "uncoalesced_access") == 0)
-            f = feedback_finding(fb, i);
-    cr_assert_not_null(f);
-    cr_assert_geq(f->line_count, 1);
+    const fb_finding_t *f = s_with_lines(fb, "uncoalesced_access");
     cr_assert_eq(f->lines[0].line, 0);
     cr_assert(strncmp(f->lines[0].text, "LDG.E", 5) == 0, "%s", f->lines[0].text);
     cr_assert(s_noted(fb, "the build lacks line info (nvcc -lineinfo); hot spots name SASS instructions instead"));
