@@ -39,6 +39,7 @@ CAPTURES = [
     ("h200-v3 workloads", "h200-v3/workloads", "h200-v3", "workloads"),
     ("h200-v4 (corpus_v4.cu)", "h200-v4/capture-2026-12-01", "h200-v4", "kernels"),
     ("h200-v5 (corpus_v5.cu)", "h200-v5/capture-2026-12-01", "h200-v5", "kernels"),
+    ("h200-v6 (corpus_v6.cu)", "h200-v6/capture-2026-12-01", "h200-v6", "kernels"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
 # plan of that time).
