@@ -205,7 +205,10 @@ def read_ncu_csv(text: str) -> "tuple[Any, Optional[dict]]":
     keep = ([c for c in ("Kernel Name",) if c in header]) + [m for m in METRICS if m in header]
     if not keep:
         raise ValueError("No requested columns found in the CSV header.")
-    index = {name: header.index(name) for name in keep}
+    # pandas: when the first data row has k more fields than the header, its
+    # first k fields are the index and the named columns come after them.
+    shift = max(len(body[0]) - len(header), 0) if body else 0
+    index = {name: shift + header.index(name) for name in keep}
     table = [[row[index[c]] if index[c] < len(row) else "" for c in keep] for row in body]
     units = None
     if table and any(tok in cell.lower() for cell in table[0] for tok in _UNIT_TOKENS):
