@@ -364,3 +364,32 @@ bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from)
         self->no_kernels = true;
     return true;
 }
+
+/* Whether the data set holds nothing a merge into it could meet. */
+static bool s_is_empty(const ncu_data_t *self)
+{
+    for (int k = 0; k < 3; k++)
+        if (self->message_count[k] || self->messages_dropped[k])
+            return false;
+    return self->count == 0 && self->string_count == 0 && !self->device[0] && !self->cc[0] && !self->no_kernels &&
+           !self->raw_units && self->raw_bytes == 0;
+}
+
+bool ncu_data_absorb(ncu_data_t *self, ncu_data_t **from_p)
+{
+    assert(self && from_p && *from_p);
+    ncu_data_t *from = *from_p;
+    *from_p = NULL;
+    bool ok = true;
+    /* Merging into an empty set copies `from` whole, raw cells too unless
+     * `self` keeps none: then the sets are swapped instead. */
+    if (s_is_empty(self) && (self->keep_raw || !from->keep_raw)) {
+        ncu_data_t empty = *self;
+        *self = *from;
+        *from = empty;
+    } else {
+        ok = ncu_data_merge(self, from);
+    }
+    ncu_data_destroy(&from);
+    return ok;
+}

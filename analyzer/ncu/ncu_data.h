@@ -86,6 +86,11 @@ const char *ncu_data_cc(const ncu_data_t *self);
  * Returns false when memory ran out or a limit was reached. */
 bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from);
 
+/* ncu_data_merge(), taking `from` (destroyed, *from_p set NULL): when `self`
+ * holds nothing yet, `from` becomes it and nothing is copied, so a job's first
+ * streamed page is not held twice (issue 20). Same result and returns. */
+bool ncu_data_absorb(ncu_data_t *self, ncu_data_t **from_p);
+
 /* The collated data of `profeed analyze --collated` carries, beside the
  * values in base units, every raw-page cell as ncu printed it (in the units
  * of its units row), so a reader that wants the capture's own numbers, as

@@ -659,6 +659,7 @@ static void s_on_chunk(worker_t *self, Profeed__Envelope **env_p)
     job->pass_count = d->pass_count;
     if (!self->codec || (!job->spool && !(job->spool = pass_spool_new(job->job_id))))
         return; /* out of memory: no receipt, so the stream stalls and is collected again */
+    pass_spool_set_once(job->spool, true); /* s_analyze reads each file once, in pass order */
     if (c->seq == 0)
         s_job_drop_from(job, c->pass_key);
     /* Pages whose backend parses them as they come (ncu's CSV) overlap the
