@@ -59,7 +59,7 @@ static void s_page_destroy(void *state)
 }
 
 static void *s_page_begin(const char *source, const char *head, size_t n, bool keep_raw, bool once, void *follows,
-                          pf_error_t *err)
+                          analysis_budget_t *budget, pf_error_t *err)
 {
     if (ncu_source_sniff(head, n < 4096 ? n : 4096))
         return NULL;
@@ -70,7 +70,7 @@ static void *s_page_begin(const char *source, const char *head, size_t n, bool k
     if (page)
         page->once = once;
     if (page && once && before && before->once && before->shared->data && !before->merged && !before->csv &&
-        ncu_data_keeps_raw(before->shared->data) == keep_raw) {
+        ncu_data_keeps_raw(before->shared->data) == keep_raw && ncu_data_budget(before->shared->data) == budget) {
         page->shared = before->shared;
         page->shared->refs++;
         page->follows = before;
@@ -79,6 +79,8 @@ static void *s_page_begin(const char *source, const char *head, size_t n, bool k
         page->shared->data = ncu_data_new();
         if (page->shared->data && keep_raw)
             ncu_data_keep_raw(page->shared->data);
+        if (page->shared->data)
+            ncu_data_set_budget(page->shared->data, budget);
     }
     if (page && page->shared && page->shared->data)
         page->csv = ncu_csv_new(page->shared->data, source);
@@ -106,6 +108,17 @@ static pf_status_t s_page_finish(void *state, pf_error_t *err)
     return rc;
 }
 
+/* Why merging passes into `data` failed: its memory budget, or a limit on
+ * launches or rules. */
+static pf_status_t s_merge_error(const ncu_data_t *data, pf_error_t *err)
+{
+    if (!ncu_data_over_budget(data))
+        return pf_error_set(err, PF_ETOOBIG, "the passes hold more launches or rules than one job may");
+    char what[512];
+    analysis_budget_describe(ncu_data_budget(data), what, sizeof what);
+    return pf_error_set(err, PF_ETOOBIG, "%s", what);
+}
+
 /* Merges a streamed page into the job's data; a page begun `once` gives its
  * set up (the worker analyzes a job once), the others are copied. A page that parsed into the set of the page before it
  * is in that set already, which is right only when that page was merged just
@@ -118,8 +131,7 @@ static pf_status_t s_page_merge(ncu_data_t *data, const analyzer_file_t *file, c
     assert(!page->csv); /* merged before its finish: our bug */
     if (!page->once) {
         *last = NULL;
-        return ncu_data_merge(data, page->shared->data)
-                   ? PF_OK : pf_error_set(err, PF_ETOOBIG, "the passes hold more launches or rules than one job may");
+        return ncu_data_merge(data, page->shared->data) ? PF_OK : s_merge_error(data, err);
     }
     assert(!page->merged); /* a page begun `once` merged twice: our bug */
     page->merged = true;
@@ -135,8 +147,7 @@ static pf_status_t s_page_merge(ncu_data_t *data, const analyzer_file_t *file, c
                             "right after that one; the pass's files must be listed in the order they stream",
                             source);
     }
-    return ncu_data_absorb(data, &page->shared->data)
-               ? PF_OK : pf_error_set(err, PF_ETOOBIG, "the passes hold more launches or rules than one job may");
+    return ncu_data_absorb(data, &page->shared->data) ? PF_OK : s_merge_error(data, err);
 }
 
 #define PARALLEL_MIN_BYTES ((size_t) 4 * 1024 * 1024)
@@ -231,6 +242,8 @@ static pf_status_t s_parse_ncu(const analyzer_input_t *input, ncu_data_t *data, 
         tasks[i].data = i == 0 ? data : ncu_data_new();
         if (i > 0 && tasks[i].data && ncu_data_keeps_raw(data))
             ncu_data_keep_raw(tasks[i].data);
+        if (i > 0 && tasks[i].data)
+            ncu_data_set_budget(tasks[i].data, ncu_data_budget(data));
         if (i > 0)
             started[i] = pthread_create(&threads[i], NULL, s_ncu_task, &tasks[i]) == 0;
         if (i > 0 && !started[i])
@@ -250,7 +263,7 @@ static pf_status_t s_parse_ncu(const analyzer_input_t *input, ncu_data_t *data, 
     }
     for (size_t i = 1; i < n; i++)
         if (!ncu_data_merge(data, tasks[i].data)) {
-            rc = pf_error_set(err, PF_ETOOBIG, "the passes hold more launches or rules than one job may");
+            rc = s_merge_error(data, err);
             goto cleanup;
         }
 cleanup:
@@ -299,6 +312,7 @@ static pf_status_t s_run_ncu(const analyzer_input_t *input, const analysis_optio
     }
     if (input->with_collated)
         ncu_data_keep_raw(data); /* the collated data carries the cells as printed */
+    ncu_data_set_budget(data, input->budget);
     /* Source pages go to their own parser; the raw and details pages to
      * ncu_csv as before. */
     analyzer_input_t csv = *input;

@@ -30,12 +30,48 @@ struct ncu_data_t {
     bool keep_raw;
     json_t *raw_units; /* {column: unit} of the raw pages, with keep_raw */
     size_t raw_bytes;  /* of cell text kept, for NCU_MAX_RAW_BYTES */
+    analysis_budget_t *budget; /* ncu_data_set_budget(), or NULL */
+    size_t charged;    /* bytes charged to it */
+    size_t raw_charged; /* of which for raw cells */
+    bool over;         /* the budget refused a charge */
 };
+
+/* Raw cells kept as jansson objects take about this many bytes per byte of
+ * cell text (NCU_MAX_RAW_BYTES's comment). */
+#define RAW_BYTES_HELD 25
 
 ncu_data_t *ncu_data_new(void)
 {
     return calloc(1, sizeof(ncu_data_t));
 }
+
+/* Charges `bytes` about to be held; false (and `over` set) when the budget
+ * has no room. */
+static bool s_charge(ncu_data_t *self, size_t bytes)
+{
+    if (!analysis_budget_take(self->budget, bytes)) {
+        self->over = true;
+        return false;
+    }
+    self->charged += bytes;
+    return true;
+}
+
+static void s_uncharge(ncu_data_t *self, size_t bytes)
+{
+    assert(bytes <= self->charged);
+    analysis_budget_give(self->budget, bytes);
+    self->charged -= bytes;
+}
+
+void ncu_data_set_budget(ncu_data_t *self, analysis_budget_t *budget)
+{
+    assert(self && self->charged == 0); /* set before anything is held: our bug otherwise */
+    self->budget = budget;
+}
+
+analysis_budget_t *ncu_data_budget(const ncu_data_t *self) { return self->budget; }
+bool ncu_data_over_budget(const ncu_data_t *self) { return self->over; }
 
 static void s_launch_free(ncu_launch_t *launch)
 {
@@ -61,6 +97,7 @@ void ncu_data_destroy(ncu_data_t **self_p)
         for (size_t i = 0; i < self->message_count[k]; i++)
             free(self->messages[k][i]);
     json_decref(self->raw_units);
+    analysis_budget_give(self->budget, self->charged);
     free(self);
     *self_p = NULL;
 }
@@ -74,9 +111,13 @@ static size_t s_hash_id(long id, size_t cap)
 static bool s_index_grow(ncu_data_t *self)
 {
     size_t cap = self->index_cap ? self->index_cap * 2 : 64;
-    size_t *index = calloc(cap, sizeof *index);
-    if (!index)
+    if (!s_charge(self, (cap - self->index_cap) * sizeof(size_t)))
         return false;
+    size_t *index = calloc(cap, sizeof *index);
+    if (!index) {
+        s_uncharge(self, (cap - self->index_cap) * sizeof(size_t));
+        return false;
+    }
     for (size_t i = 0; i < self->count; i++) {
         size_t slot = s_hash_id(self->launches[i].id, cap);
         while (index[slot])
@@ -110,17 +151,23 @@ ncu_launch_t *ncu_data_launch(ncu_data_t *self, long id, const char *kernel, con
         return NULL;
     if (self->count == self->cap) {
         size_t cap = self->cap ? self->cap * 2 : 16;
-        ncu_launch_t *launches = realloc(self->launches, cap * sizeof *launches);
-        if (!launches)
+        if (!s_charge(self, (cap - self->cap) * sizeof(ncu_launch_t)))
             return NULL;
+        ncu_launch_t *launches = realloc(self->launches, cap * sizeof *launches);
+        if (!launches) {
+            s_uncharge(self, (cap - self->cap) * sizeof(ncu_launch_t));
+            return NULL;
+        }
         self->launches = launches;
         self->cap = cap;
     }
     ncu_launch_t *launch = &self->launches[self->count];
     memset(launch, 0, sizeof *launch);
+    if (!s_charge(self, strlen(kernel) + 1))
+        return NULL;
     launch->kernel = strdup(kernel);
     if (!launch->kernel)
-        return NULL;
+        return NULL; /* its charge stays: the set is failing anyway */
     launch->id = id;
     snprintf(launch->block, sizeof launch->block, "%s", block);
     snprintf(launch->grid, sizeof launch->grid, "%s", grid);
@@ -148,6 +195,8 @@ static const char *s_intern(ncu_data_t *self, const char *text)
 {
     if ((self->string_count + 1) * 2 > self->string_cap) {
         size_t cap = self->string_cap ? self->string_cap * 2 : 256;
+        if (!s_charge(self, (cap - self->string_cap) * sizeof(char *)))
+            return NULL;
         char **strings = calloc(cap, sizeof *strings);
         if (!strings)
             return NULL;
@@ -167,6 +216,8 @@ static const char *s_intern(ncu_data_t *self, const char *text)
     for (; self->strings[slot]; slot = (slot + 1) & (self->string_cap - 1))
         if (strcmp(self->strings[slot], text) == 0)
             return self->strings[slot];
+    if (!s_charge(self, strlen(text) + 1))
+        return NULL;
     self->strings[slot] = strdup(text);
     if (!self->strings[slot])
         return NULL;
@@ -192,6 +243,8 @@ bool ncu_data_add_rule(ncu_data_t *self, ncu_launch_t *launch, const char *name,
         return false;
     if (launch->rule_count == launch->rule_cap) {
         size_t cap = launch->rule_cap ? launch->rule_cap * 2 : 8;
+        if (!s_charge(self, (cap - launch->rule_cap) * sizeof(ncu_rule_t)))
+            return false;
         ncu_rule_t *rules = realloc(launch->rules, cap * sizeof *rules);
         if (!rules)
             return false;
@@ -282,6 +335,8 @@ static void s_drop_raw(ncu_data_t *self, bool say)
     json_decref(self->raw_units);
     self->raw_units = NULL;
     self->keep_raw = false;
+    s_uncharge(self, self->raw_charged);
+    self->raw_charged = 0;
     if (say)
         ncu_data_add_message(self, NCU_MSG_NOTE,
                              "the collated data carries no raw-page cells: the capture holds more than %u MiB "
@@ -303,6 +358,11 @@ bool ncu_data_add_raw(ncu_data_t *self, ncu_launch_t *launch, json_t **row_p, si
         s_drop_raw(self, true);
         return true;
     }
+    if (!s_charge(self, bytes * RAW_BYTES_HELD)) {
+        json_decref(row);
+        return false;
+    }
+    self->raw_charged += bytes * RAW_BYTES_HELD;
     if (!launch->raw) {
         launch->raw = row;
         return true;
@@ -332,6 +392,11 @@ bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from)
     self->raw_bytes += from->raw_bytes;
     if (self->keep_raw && self->raw_bytes > NCU_MAX_RAW_BYTES)
         s_drop_raw(self, true);
+    if (self->keep_raw && from->raw_bytes) {
+        if (!s_charge(self, from->raw_bytes * RAW_BYTES_HELD))
+            return false;
+        self->raw_charged += from->raw_bytes * RAW_BYTES_HELD;
+    }
     for (size_t i = 0; i < from->count; i++) {
         const ncu_launch_t *src = &from->launches[i];
         bool added = false;
@@ -387,6 +452,16 @@ bool ncu_data_absorb(ncu_data_t *self, ncu_data_t **from_p)
         ncu_data_t empty = *self;
         *self = *from;
         *from = empty;
+        /* Each keeps its budget; what is held moves to the other's. */
+        analysis_budget_t *mine = from->budget, *theirs = self->budget;
+        self->budget = mine;
+        from->budget = theirs;
+        if (mine != theirs) {
+            analysis_budget_give(theirs, self->charged);
+            analysis_budget_force(mine, self->charged);
+            analysis_budget_give(mine, from->charged);
+            analysis_budget_force(theirs, from->charged);
+        }
     } else {
         ok = ncu_data_merge(self, from);
     }

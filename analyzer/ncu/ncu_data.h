@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "analysis_budget.h"
 #include "ncu_metrics.h"
 
 /* Bounds on what one job may hold; a capture over them gets a clear error. */
@@ -110,6 +111,14 @@ bool ncu_data_add_raw_unit(ncu_data_t *self, const char *column, const char *uni
 
 /* The raw pages' units row, {column: unit}, or NULL when none was kept. */
 struct json_t *ncu_data_raw_units(const ncu_data_t *self);
+
+/* Charges what the data set holds (launches, rules, strings, raw cells) to
+ * `budget` (borrowed, outlives the set; NULL: unbounded), before parsing.
+ * Past it, adding a launch, rule or cell fails and ncu_data_over_budget()
+ * says that was why. */
+void ncu_data_set_budget(ncu_data_t *self, analysis_budget_t *budget);
+analysis_budget_t *ncu_data_budget(const ncu_data_t *self);
+bool ncu_data_over_budget(const ncu_data_t *self);
 
 /* True once ncu said "No kernels were profiled". */
 void ncu_data_set_no_kernels(ncu_data_t *self);

@@ -37,6 +37,7 @@ struct pass_spool_t {
     Profeed__Profiler parse_next;        /* pass_spool_set_parse(), for the next pass */
     bool keep_raw_next;
     bool once;                           /* pass_spool_set_once() */
+    analysis_budget_t *budget;           /* pass_spool_set_budget(), or NULL */
     Profeed__Profiler parse;             /* the pass being written: whose pages parse as they come */
     bool keep_raw;
     spool_file_t *current;               /* the page being parsed, or NULL */
@@ -47,6 +48,12 @@ void pass_spool_set_once(pass_spool_t *self, bool once)
 {
     assert(self);
     self->once = once;
+}
+
+void pass_spool_set_budget(pass_spool_t *self, analysis_budget_t *budget)
+{
+    assert(self);
+    self->budget = budget;
 }
 
 void pass_spool_set_parse(pass_spool_t *self, Profeed__Profiler parse, bool keep_raw)
@@ -212,7 +219,8 @@ static pf_status_t s_begin_file(pass_spool_t *self, const char *pass, const char
         char source[2 * WIRE_MAX_FILE_PART_LEN + 16];
         snprintf(source, sizeof source, "pass %s: %s", pass, name);
         pf_error_t e;
-        f->page = analyzer_page_begin(self->parse, source, head, head_len, self->keep_raw, self->once, follows, &e);
+        f->page = analyzer_page_begin(self->parse, source, head, head_len, self->keep_raw, self->once, follows,
+                                      self->budget, &e);
         if (!f->page && e.code != PF_OK)
             return pf_error_set(err, e.code, "job %s pass %s chunk %u: %s", self->job_id, pass, seq, e.msg);
         if (f->page) {

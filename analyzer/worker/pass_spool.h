@@ -65,6 +65,10 @@ void pass_spool_set_parse(pass_spool_t *self, Profeed__Profiler parse, bool keep
  * parsed pages can be analyzed again, in any order. */
 void pass_spool_set_once(pass_spool_t *self, bool once);
 
+/* The job's memory budget (analysis_budget.h; borrowed, outlives the spool),
+ * charged with what its parsed pages hold. NULL (the default): unbounded. */
+void pass_spool_set_budget(pass_spool_t *self, analysis_budget_t *budget);
+
 /* How the analysis reads a file of a pass that streamed in: `file->parsed`
  * (a page parsed as it came) or `file->path` (on disk: in `path`). An error
  * when its parse failed (`err` names the file, line and problem). */
