@@ -11,9 +11,15 @@
 
 #define MESSAGE_MAX 1024
 
+/* Launches are kept in blocks of this many, not one array grown by
+ * realloc: a 20,000-launch job's array was 20 MB, copied at each doubling
+ * (the old and the new held at once) and leaving holes the next job's could
+ * not reuse. A block is about 500 KB. */
+#define LAUNCH_BLOCK 512
+
 struct ncu_data_t {
-    ncu_launch_t *launches;
-    size_t count, cap;
+    ncu_launch_t **blocks; /* launch i is blocks[i / LAUNCH_BLOCK][i % LAUNCH_BLOCK] */
+    size_t count, block_count, block_cap;
     /* Open-addressing index from launch ID to position + 1 (0 = empty).
      * Several launches may share an ID when passes disagree on the kernel. */
     size_t *index;
@@ -43,6 +49,11 @@ struct ncu_data_t {
 ncu_data_t *ncu_data_new(void)
 {
     return calloc(1, sizeof(ncu_data_t));
+}
+
+static ncu_launch_t *s_at(const ncu_data_t *self, size_t i)
+{
+    return &self->blocks[i / LAUNCH_BLOCK][i % LAUNCH_BLOCK];
 }
 
 /* Charges `bytes` about to be held; false (and `over` set) when the budget
@@ -87,8 +98,10 @@ void ncu_data_destroy(ncu_data_t **self_p)
     if (!self)
         return;
     for (size_t i = 0; i < self->count; i++)
-        s_launch_free(&self->launches[i]);
-    free(self->launches);
+        s_launch_free(s_at(self, i));
+    for (size_t b = 0; b < self->block_count; b++)
+        free(self->blocks[b]);
+    free(self->blocks);
     free(self->index);
     for (size_t i = 0; i < self->string_cap; i++)
         free(self->strings[i]);
@@ -119,7 +132,7 @@ static bool s_index_grow(ncu_data_t *self)
         return false;
     }
     for (size_t i = 0; i < self->count; i++) {
-        size_t slot = s_hash_id(self->launches[i].id, cap);
+        size_t slot = s_hash_id(s_at(self, i)->id, cap);
         while (index[slot])
             slot = (slot + 1) & (cap - 1);
         index[slot] = i + 1;
@@ -127,6 +140,28 @@ static bool s_index_grow(ncu_data_t *self)
     free(self->index);
     self->index = index;
     self->index_cap = cap;
+    return true;
+}
+
+/* Room for LAUNCH_BLOCK more launches. A block is not zeroed: only the
+ * pages its launches fill are touched, so a capture of a few launches costs
+ * a few KB of it. */
+static bool s_add_block(ncu_data_t *self)
+{
+    if (self->block_count == self->block_cap) {
+        size_t cap = self->block_cap ? self->block_cap * 2 : 8;
+        if (!s_charge(self, (cap - self->block_cap) * sizeof(ncu_launch_t *)))
+            return false;
+        ncu_launch_t **blocks = realloc(self->blocks, cap * sizeof *blocks);
+        if (!blocks)
+            return false;
+        self->blocks = blocks;
+        self->block_cap = cap;
+    }
+    ncu_launch_t *block = malloc(LAUNCH_BLOCK * sizeof *block);
+    if (!block)
+        return false;
+    self->blocks[self->block_count++] = block;
     return true;
 }
 
@@ -138,7 +173,7 @@ ncu_launch_t *ncu_data_launch(ncu_data_t *self, long id, const char *kernel, con
     if (self->index_cap) {
         for (size_t slot = s_hash_id(id, self->index_cap); self->index[slot];
              slot = (slot + 1) & (self->index_cap - 1)) {
-            ncu_launch_t *launch = &self->launches[self->index[slot] - 1];
+            ncu_launch_t *launch = s_at(self, self->index[slot] - 1);
             if (launch->id == id && strcmp(launch->kernel, kernel) == 0 &&
                 strcmp(launch->block, block) == 0 && strcmp(launch->grid, grid) == 0)
                 return launch;
@@ -149,21 +184,13 @@ ncu_launch_t *ncu_data_launch(ncu_data_t *self, long id, const char *kernel, con
     /* Keep the index at most half full. */
     if ((self->count + 1) * 2 > self->index_cap && !s_index_grow(self))
         return NULL;
-    if (self->count == self->cap) {
-        size_t cap = self->cap ? self->cap * 2 : 16;
-        if (!s_charge(self, (cap - self->cap) * sizeof(ncu_launch_t)))
-            return NULL;
-        ncu_launch_t *launches = realloc(self->launches, cap * sizeof *launches);
-        if (!launches) {
-            s_uncharge(self, (cap - self->cap) * sizeof(ncu_launch_t));
-            return NULL;
-        }
-        self->launches = launches;
-        self->cap = cap;
-    }
-    ncu_launch_t *launch = &self->launches[self->count];
+    if (self->count == self->block_count * LAUNCH_BLOCK && !s_add_block(self))
+        return NULL;
+    ncu_launch_t *launch = s_at(self, self->count);
     memset(launch, 0, sizeof *launch);
-    if (!s_charge(self, strlen(kernel) + 1))
+    /* Charged by the launch, not by the block it fills (untouched pages of
+     * a block are not held). */
+    if (!s_charge(self, sizeof *launch + strlen(kernel) + 1))
         return NULL;
     launch->kernel = strdup(kernel);
     if (!launch->kernel)
@@ -267,13 +294,13 @@ size_t ncu_data_count(const ncu_data_t *self) { return self->count; }
 ncu_launch_t *ncu_data_at(ncu_data_t *self, size_t index)
 {
     assert(index < self->count);
-    return &self->launches[index];
+    return s_at(self, index);
 }
 
 const ncu_launch_t *ncu_data_at_const(const ncu_data_t *self, size_t index)
 {
     assert(index < self->count);
-    return &self->launches[index];
+    return s_at(self, index);
 }
 
 void ncu_data_add_message(ncu_data_t *self, ncu_msg_kind_t kind, const char *fmt, ...)
@@ -329,8 +356,8 @@ json_t *ncu_data_raw_units(const ncu_data_t *self) { return self->raw_units; }
 static void s_drop_raw(ncu_data_t *self, bool say)
 {
     for (size_t i = 0; i < self->count; i++) {
-        json_decref(self->launches[i].raw);
-        self->launches[i].raw = NULL;
+        json_decref(s_at(self, i)->raw);
+        s_at(self, i)->raw = NULL;
     }
     json_decref(self->raw_units);
     self->raw_units = NULL;
@@ -398,7 +425,7 @@ bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from)
         self->raw_charged += from->raw_bytes * RAW_BYTES_HELD;
     }
     for (size_t i = 0; i < from->count; i++) {
-        const ncu_launch_t *src = &from->launches[i];
+        const ncu_launch_t *src = s_at(from, i);
         bool added = false;
         ncu_launch_t *dst = ncu_data_launch(self, src->id, src->kernel, src->block, src->grid, &added);
         if (!dst)
