@@ -25,13 +25,14 @@
 
 /* A streamed page parsed as it comes (analyzer_page_begin): the CSV
  * parser is a stream, so each chunk goes through it into a data set that the
- * analysis merges in the file's place. A page that follows another of its
- * pass parses into that page's set, as `profeed analyze` parses its files one
- * after another into one: a pass's raw and details pages describe the same
- * launches, which are then held once, not once per page and again when
- * merged (issue 20: 20,000 launches held three times were 138 MB). A source
- * page is read whole (its parser needs the page), so it is not parsed this
- * way. */
+ * analysis merges in the file's place. A page begun `once` (the worker's)
+ * that follows another of its pass parses into that page's set, as `profeed
+ * analyze` parses its files one after another into one, and the analysis
+ * takes the set instead of copying it: a pass's raw and details pages
+ * describe the same launches, which are then held once, not once per page
+ * and again when merged (issue 20: 20,000 launches held three times were
+ * 138 MB). A source page is read whole (its parser needs the page), so it is
+ * not parsed this way. */
 typedef struct {
     ncu_data_t *data; /* NULL once the analysis took it */
     int refs;         /* the pages parsing into it */
@@ -120,10 +121,11 @@ static pf_status_t s_merge_error(const ncu_data_t *data, pf_error_t *err)
 }
 
 /* Merges a streamed page into the job's data; a page begun `once` gives its
- * set up (the worker analyzes a job once), the others are copied. A page that parsed into the set of the page before it
- * is in that set already, which is right only when that page was merged just
- * before it (`last`, the page merged last, NULL after any other file): the
- * order parsing the files one after another has. */
+ * set up (the worker analyzes a job once), the others are copied. A page
+ * that parsed into the set of the page before it is in that set already,
+ * which is right only when that page was merged just before it (`last`, the
+ * page merged last, NULL after any other file): the order parsing the files
+ * one after another has. */
 static pf_status_t s_page_merge(ncu_data_t *data, const analyzer_file_t *file, const ncu_page_t **last,
                                 pf_error_t *err)
 {
