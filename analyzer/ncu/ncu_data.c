@@ -87,7 +87,6 @@ bool ncu_data_over_budget(const ncu_data_t *self) { return self->over; }
 static void s_launch_free(ncu_launch_t *launch)
 {
     free(launch->rules);
-    free(launch->kernel);
     json_decref(launch->raw);
 }
 
@@ -143,6 +142,8 @@ static bool s_index_grow(ncu_data_t *self)
     return true;
 }
 
+static const char *s_intern(ncu_data_t *self, const char *text);
+
 /* Room for LAUNCH_BLOCK more launches. A block is not zeroed: only the
  * pages its launches fill are touched, so a capture of a few launches costs
  * a few KB of it. */
@@ -190,11 +191,11 @@ ncu_launch_t *ncu_data_launch(ncu_data_t *self, long id, const char *kernel, con
     memset(launch, 0, sizeof *launch);
     /* Charged by the launch, not by the block it fills (untouched pages of
      * a block are not held). */
-    if (!s_charge(self, sizeof *launch + strlen(kernel) + 1))
+    if (!s_charge(self, sizeof *launch))
         return NULL;
-    launch->kernel = strdup(kernel);
+    launch->kernel = s_intern(self, kernel);
     if (!launch->kernel)
-        return NULL; /* its charge stays: the set is failing anyway */
+        return NULL;
     launch->id = id;
     snprintf(launch->block, sizeof launch->block, "%s", block);
     snprintf(launch->grid, sizeof launch->grid, "%s", grid);
