@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The farm's pipeline benchmark (issue 5), run by hand, never by ctest:
 #
-#   bench/pipeline.sh [--quick] [--runs R] [--agents N] [--jobs M] [--keep] [--large-only | --no-large]
+#   bench/pipeline.sh [--quick] [--runs R] [--runs-large L] [--agents N] [--jobs M] [--keep] [--large-only | --no-large]
 #
 # In one run, on this machine:
 #   1. messaging floor: libzmq's plain DEALER <-> ROUTER round trip over TCP
@@ -46,10 +46,12 @@ lat_jobs=200
 keep=0
 large=1
 only_large=0
+runs_large=2 # the 820 MB job: at most this many runs (--runs-large)
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) runs=3; jobs=60; lat_jobs=100 ;;
     --runs) runs=$2; shift ;;
+    --runs-large) runs_large=$2; shift ;;
     --agents) agents=$2; shift ;;
     --jobs) jobs=$2; shift ;;
     --keep) keep=1 ;;
@@ -278,7 +280,7 @@ for n in 2000 20000; do
   raw=$(cat "$tmp/raw_$n.csv" "$tmp/det_$n.csv" | wc -c)
   printf 'big ncu.000 raw_%s.csv det_%s.csv\n' "$n" "$n" >"$tmp/big_$n.map"
   reps=$runs
-  [ "$n" -gt 2000 ] && [ "$reps" -gt 2 ] && reps=2 # 820 MB: two runs, each listed
+  [ "$n" -gt 2000 ] && [ "$reps" -gt "$runs_large" ] && reps=$runs_large # 820 MB: --runs-large runs, each listed
   : >"$tmp/off_$n.txt"
   for _ in $(seq "$reps"); do
     t0=$EPOCHREALTIME

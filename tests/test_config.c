@@ -459,6 +459,7 @@ Test(config_programs, analyzer_reads_its_sample_and_its_defaults_are_the_library
     cr_expect_eq(s_num(tree, "max-jobs"), d.max_jobs);
     cr_expect_eq(s_num(tree, "heartbeat-ms"), d.heartbeat_ms);
     cr_expect_eq(s_num(tree, "liveness"), d.liveness);
+    cr_expect_eq((size_t) s_num(tree, "memory-mb") * 1024 * 1024, d.memory_limit);
     zconfig_destroy(&tree);
 }
 

@@ -614,3 +614,33 @@ Test(ncu_csv, raw_cells_past_their_budget_are_all_dropped_and_said)
     free(a);
     free(b);
 }
+
+/* Issue 20: a data set charges what it holds to its job's budget and gives
+ * it all back when destroyed; parsing past the budget is an error that names
+ * the setting, the file and the line, not a cut result. */
+Test(ncu_csv, a_budget_is_charged_while_held_and_refuses_past_its_limit)
+{
+    analysis_budget_t budget;
+    analysis_budget_init(&budget, 0, "the test's memory-mb");
+    ncu_data_t *data = ncu_data_new();
+    ncu_data_set_budget(data, &budget);
+    pf_error_t err;
+    cr_assert_eq(ncu_csv_parse_file(data, H200 "full_details.csv", &err), PF_OK, "%s", err.msg);
+    size_t held = atomic_load(&budget.used);
+    cr_assert_gt(held, 9 * sizeof(ncu_launch_t), "9 launches and their rules are held: %zu bytes charged", held);
+    ncu_data_destroy(&data);
+    cr_assert_eq(atomic_load(&budget.used), 0, "destroyed, the set still holds %zu bytes of the budget",
+                 atomic_load(&budget.used));
+
+    analysis_budget_init(&budget, held / 2, "the test's memory-mb");
+    data = ncu_data_new();
+    ncu_data_set_budget(data, &budget);
+    cr_assert_eq(ncu_csv_parse_file(data, H200 "full_details.csv", &err), PF_ETOOBIG);
+    cr_assert(ncu_data_over_budget(data));
+    cr_assert(strstr(err.msg, "full_details.csv: line "), "%s", err.msg);
+    char want[128];
+    snprintf(want, sizeof want, "may hold at most %zu bytes (the test's memory-mb)", held / 2);
+    cr_assert(strstr(err.msg, want), "%s", err.msg);
+    ncu_data_destroy(&data);
+    cr_assert_eq(atomic_load(&budget.used), 0);
+}

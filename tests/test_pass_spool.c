@@ -293,3 +293,74 @@ Test(pass_spool, a_file_twice_in_a_pass_is_refused)
     cr_assert(strstr(err.msg, "file a.csv comes a second time"), "%s", err.msg);
     pass_spool_destroy(&spool);
 }
+
+/* Streams the H200 capture's raw and details pages as one pass of a spool
+ * set to parse ncu pages, `once` or not. */
+static pass_spool_t *s_stream_capture(bool once)
+{
+    pass_chunk_codec_t *codec = pass_chunk_codec_new(16 * 1024, NULL);
+    cr_assert_not_null(codec);
+    pass_spool_t *spool = pass_spool_new("job-1");
+    pass_spool_set_once(spool, once);
+    pass_spool_set_parse(spool, PROFEED__PROFILER__PROFILER_NCU, false);
+    uint32_t seq = 0;
+    s_stream_file(spool, codec, PF_FIXTURE_DIR "/ncu/h200/full_raw.csv", "full_raw.csv", 16 * 1024, &seq);
+    s_stream_file(spool, codec, PF_FIXTURE_DIR "/ncu/h200/full_details.csv", "full_details.csv", 16 * 1024, &seq);
+    chunk_t k;
+    pass_spool_result_t r;
+    pf_error_t err;
+    cr_assert_eq(pass_spool_add(spool, codec, s_chunk(&k, seq, NULL, 0, NULL), &r, &err), PF_OK, "%s", err.msg);
+    cr_assert_eq(r, PASS_SPOOL_PASS_DONE);
+    pass_chunk_codec_destroy(&codec);
+    return spool;
+}
+
+/* The worker's spool (pass_spool_set_once): the details page parses into the
+ * raw page's data set, and the analysis of the pages in their streamed order
+ * is the analysis of the files. */
+Test(pass_spool, a_once_spool_holds_a_pass_once_and_analyzes_as_the_files)
+{
+    pass_spool_t *spool = s_stream_capture(true);
+    analyzer_file_t streamed[2] = {{.pass_key = "ncu.000", .name = "full_raw.csv"},
+                                   {.pass_key = "ncu.000", .name = "full_details.csv"}};
+    char path[4096];
+    pf_error_t err;
+    for (size_t i = 0; i < 2; i++)
+        cr_assert_eq(pass_spool_file(spool, "ncu.000", streamed[i].name, &streamed[i], path, sizeof path, &err),
+                     PF_OK, "%s", err.msg);
+    size_t raw_len, det_len;
+    char *raw_bytes = s_read_all(PF_FIXTURE_DIR "/ncu/h200/full_raw.csv", &raw_len);
+    char *det_bytes = s_read_all(PF_FIXTURE_DIR "/ncu/h200/full_details.csv", &det_len);
+    analyzer_file_t offline[2] = {{.pass_key = "ncu.000", .name = "full_raw.csv", .bytes = raw_bytes, .len = raw_len},
+                                  {.pass_key = "ncu.000", .name = "full_details.csv", .bytes = det_bytes, .len = det_len}};
+    char *a = s_analyze_json(streamed, 2), *b = s_analyze_json(offline, 2);
+    cr_assert_str_eq(a, b, "the pages parsed into one set analyze otherwise than the files");
+    free(a);
+    free(b);
+    free(raw_bytes);
+    free(det_bytes);
+    pass_spool_destroy(&spool);
+}
+
+/* Pages parsed into one set cannot be taken apart again: listed in another
+ * order than they streamed, the analysis says so instead of answering for
+ * the streamed order. */
+Test(pass_spool, a_once_spool_refuses_its_pages_out_of_their_order)
+{
+    pass_spool_t *spool = s_stream_capture(true);
+    analyzer_file_t swapped[2] = {{.pass_key = "ncu.000", .name = "full_details.csv"},
+                                  {.pass_key = "ncu.000", .name = "full_raw.csv"}};
+    char path[4096];
+    pf_error_t err;
+    for (size_t i = 0; i < 2; i++)
+        cr_assert_eq(pass_spool_file(spool, "ncu.000", swapped[i].name, &swapped[i], path, sizeof path, &err),
+                     PF_OK, "%s", err.msg);
+    analyzer_input_t input = {.files = swapped, .count = 2, .profiler = "ncu", .threads = 1};
+    analysis_options_t options;
+    analysis_options_default(&options);
+    feedback_t *fb = NULL;
+    cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_EBADINPUT);
+    cr_assert_null(fb);
+    cr_assert(strstr(err.msg, "pass ncu.000: full_details.csv: streamed right after another page"), "%s", err.msg);
+    pass_spool_destroy(&spool);
+}

@@ -28,8 +28,9 @@ typedef struct {
     char endpoint[128];
 } fake_broker_t;
 
-/* A worker connected to a ROUTER of the test's, its Ready read. */
-static void s_start(fake_broker_t *b, size_t max_msg)
+/* A worker connected to a ROUTER of the test's, its Ready read; its
+ * memory-mb as `memory_limit` bytes (0: the default). */
+static void s_start_with(fake_broker_t *b, size_t max_msg, size_t memory_limit)
 {
     static int serial;
     snprintf(b->endpoint, sizeof b->endpoint, "ipc:///tmp/profeed-test-worker-%ld-%d.ipc", (long) getpid(),
@@ -41,6 +42,8 @@ static void s_start(fake_broker_t *b, size_t max_msg)
     b->config.broker_endpoint = b->endpoint;
     b->config.worker_id = "analyzer-test";
     b->config.max_msg = max_msg;
+    if (memory_limit)
+        b->config.memory_limit = memory_limit;
     b->worker = zactor_new(worker_actor, &b->config);
     cr_assert_not_null(b->worker, "the worker did not start");
     zsock_set_rcvtimeo(b->router, WAIT_MS);
@@ -49,6 +52,11 @@ static void s_start(fake_broker_t *b, size_t max_msg)
     cr_assert_not_null(ready, "no Ready from the worker: %s", err.msg);
     cr_assert_eq(ready->body_case, PROFEED__ENVELOPE__BODY_READY);
     wire_envelope_destroy(&ready);
+}
+
+static void s_start(fake_broker_t *b, size_t max_msg)
+{
+    s_start_with(b, max_msg, 0);
 }
 
 static void s_stop(fake_broker_t *b)
@@ -286,4 +294,38 @@ Test(worker, collated_past_the_message_limit_is_left_out_with_a_note)
     wire_envelope_destroy(&env);
     free(csv);
     s_stop(&b);
+}
+
+/* Issue 20: the memory one job's analysis may hold is the analyzer's
+ * memory-mb; a capture past it gets an error feedback naming the setting and
+ * its value, not a crash or a cut result, and the next job is served. */
+Test(worker, a_job_past_memory_mb_gets_an_error_naming_the_setting)
+{
+    size_t len;
+    char *csv = s_wide_capture(3000, &len); /* 3,000 launches: about 3 MiB of collated data */
+    fake_broker_t b = {0};
+    s_start_with(&b, WIRE_MAX_MSG, (size_t) 1 << 20);
+    Profeed__Envelope *over = s_analyze(&b, "over-budget", csv, len, NULL);
+    cr_assert_eq(over->feedback->status, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT, "status %d",
+                 (int) over->feedback->status);
+    cr_expect(strstr(over->feedback->text, "may hold at most 1 MiB (the analyzer's memory-mb)"), "%s",
+              over->feedback->text);
+    cr_expect(strstr(over->feedback->text, "ncu.000.csv: line "), "the error does not say where: %s",
+              over->feedback->text);
+    /* A capture within it is served by the same analyzer. */
+    size_t small_len;
+    char *small = test_read_file(CAPTURE, &small_len);
+    Profeed__Envelope *fits = s_analyze(&b, "within-budget", small, small_len, NULL);
+    cr_expect_eq(fits->feedback->status, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_OK);
+    wire_envelope_destroy(&over);
+    wire_envelope_destroy(&fits);
+    s_stop(&b);
+    /* The default (1024 MiB) takes the same capture. */
+    s_start(&b, WIRE_MAX_MSG);
+    Profeed__Envelope *fine = s_analyze(&b, "default-budget", csv, len, NULL);
+    cr_expect_eq(fine->feedback->status, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_OK, "%s", fine->feedback->text);
+    wire_envelope_destroy(&fine);
+    s_stop(&b);
+    free(small);
+    free(csv);
 }

@@ -71,7 +71,8 @@ static const analyzer_backend_t *s_backend(const char *profiler)
 }
 
 analyzer_page_t *analyzer_page_begin(Profeed__Profiler profiler, const char *source, const char *head, size_t n,
-                                     bool keep_raw, pf_error_t *err)
+                                     bool keep_raw, bool once, analyzer_page_t *follows, analysis_budget_t *budget,
+                                     pf_error_t *err)
 {
     assert(source && head);
     pf_error_clear(err);
@@ -87,7 +88,9 @@ analyzer_page_t *analyzer_page_begin(Profeed__Profiler profiler, const char *sou
         return NULL;
     }
     page->backend = backend;
-    page->state = backend->page_begin(source, head, n, keep_raw, err);
+    assert(once || !follows);
+    page->state = backend->page_begin(source, head, n, keep_raw, once,
+                                      follows && follows->backend == backend ? follows->state : NULL, budget, err);
     if (!page->state) {
         free(page);
         return NULL;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "analysis.h"
+#include "analysis_budget.h"
 #include "feedback.h"
 #include "pf_error.h"
 #include "profeed.pb-c.h"
@@ -46,6 +47,10 @@ typedef struct {
     /* Parse passes on threads: 0 decides (several usable CPUs and enough
      * bytes beside the largest file), 1 never, 2 or more always. */
     int threads;
+    /* What the job's collated data may hold (analysis_budget.h; NULL:
+     * unbounded); a capture past it is an error that names the setting.
+     * ncu's data is charged; the other profilers' is not yet. */
+    analysis_budget_t *budget;
 } analyzer_input_t;
 
 /* The profilers this build analyzes, as a comma-separated list for messages,
@@ -84,9 +89,18 @@ void analyzer_compare_files(feedback_t *fb, const analyzer_input_t *baseline, co
  * analyzer_file_t.parsed. NULL from begin: `profiler`'s backend reads this
  * page whole (a profiler without a page parser, or an ncu source page), so
  * keep its bytes; or out of memory (*err says which). `keep_raw`: the
- * collated data will carry the cells as printed. */
+ * collated data will carry the cells as printed. `once`: the analysis will read the
+ * page once (the worker's), so it may take what the page holds instead of
+ * copying it; and `follows`, with `once` only: the page begun right before
+ * this one in the same pass, when it finished without error (else NULL), into
+ * whose data this one may be parsed, as parsing files one after another does,
+ * so that a pass's pages describing the same launches hold them once (issue
+ * 20). The analysis then needs such pages in that order, one after the other,
+ * and says so when they are not. `budget`: the job's (analyzer_input_t's),
+ * charged with what the page holds. */
 analyzer_page_t *analyzer_page_begin(Profeed__Profiler profiler, const char *source, const char *head, size_t n,
-                                     bool keep_raw, pf_error_t *err);
+                                     bool keep_raw, bool once, analyzer_page_t *follows, analysis_budget_t *budget,
+                                     pf_error_t *err);
 pf_status_t analyzer_page_feed(analyzer_page_t *page, const char *bytes, size_t n, pf_error_t *err);
 pf_status_t analyzer_page_finish(analyzer_page_t *page, pf_error_t *err);
 void analyzer_page_destroy(analyzer_page_t **page_p);

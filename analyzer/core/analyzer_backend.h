@@ -32,8 +32,11 @@ typedef struct {
     void (*check_pass)(feedback_t *fb, const Profeed__PassOutput *pass);
     /* A page parsed as its bytes come (analyzer.h's analyzer_page_*); NULL:
      * the backend reads files whole. page_begin returns NULL with `err`
-     * clear for a page it reads whole, or sets `err` when out of memory. */
-    void *(*page_begin)(const char *source, const char *head, size_t n, bool keep_raw, pf_error_t *err);
+     * clear for a page it reads whole, or sets `err` when out of memory.
+     * `once`, `follows` and `budget`: analyzer_page_begin's, `follows` as its state
+     * (NULL unless it is this backend's). */
+    void *(*page_begin)(const char *source, const char *head, size_t n, bool keep_raw, bool once, void *follows,
+                        analysis_budget_t *budget, pf_error_t *err);
     pf_status_t (*page_feed)(void *state, const char *bytes, size_t n, pf_error_t *err);
     pf_status_t (*page_finish)(void *state, pf_error_t *err);
     void (*page_destroy)(void *state);

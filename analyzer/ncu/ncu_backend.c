@@ -24,12 +24,26 @@
 #include "ncu_source.h"
 
 /* A streamed page parsed as it comes (analyzer_page_begin): the CSV
- * parser is a stream, so each chunk goes through it into the page's own
- * data set, which the analysis merges in the file's place. A source page is
- * read whole (its parser needs the page), so it is not parsed this way. */
+ * parser is a stream, so each chunk goes through it into a data set that the
+ * analysis merges in the file's place. A page begun `once` (the worker's)
+ * that follows another of its pass parses into that page's set, as `profeed
+ * analyze` parses its files one after another into one, and the analysis
+ * takes the set instead of copying it: a pass's raw and details pages
+ * describe the same launches, which are then held once, not once per page
+ * and again when merged (issue 20: 20,000 launches held three times were
+ * 138 MB). A source page is read whole (its parser needs the page), so it is
+ * not parsed this way. */
 typedef struct {
-    ncu_data_t *data;
-    ncu_csv_t *csv; /* NULL once finished */
+    ncu_data_t *data; /* NULL once the analysis took it */
+    int refs;         /* the pages parsing into it */
+} ncu_shared_t;
+
+typedef struct ncu_page_t {
+    ncu_shared_t *shared;
+    ncu_csv_t *csv;                /* NULL once finished */
+    const struct ncu_page_t *follows; /* the page whose set this one parsed into, or NULL */
+    bool once;                     /* the analysis takes the set instead of copying it */
+    bool merged;                   /* ... and has, with `once` */
 } ncu_page_t;
 
 static void s_page_destroy(void *state)
@@ -38,20 +52,39 @@ static void s_page_destroy(void *state)
     if (!page)
         return;
     ncu_csv_destroy(&page->csv);
-    ncu_data_destroy(&page->data);
+    if (page->shared && --page->shared->refs == 0) {
+        ncu_data_destroy(&page->shared->data);
+        free(page->shared);
+    }
     free(page);
 }
 
-static void *s_page_begin(const char *source, const char *head, size_t n, bool keep_raw, pf_error_t *err)
+static void *s_page_begin(const char *source, const char *head, size_t n, bool keep_raw, bool once, void *follows,
+                          analysis_budget_t *budget, pf_error_t *err)
 {
     if (ncu_source_sniff(head, n < 4096 ? n : 4096))
         return NULL;
     ncu_page_t *page = calloc(1, sizeof *page);
-    if (page && (page->data = ncu_data_new()) != NULL) {
-        if (keep_raw)
-            ncu_data_keep_raw(page->data);
-        page->csv = ncu_csv_new(page->data, source);
+    ncu_page_t *before = follows;
+    /* A page before this one that the analysis has not taken, whose raw
+     * cells are kept as this one's are. */
+    if (page)
+        page->once = once;
+    if (page && once && before && before->once && before->shared->data && !before->merged && !before->csv &&
+        ncu_data_keeps_raw(before->shared->data) == keep_raw && ncu_data_budget(before->shared->data) == budget) {
+        page->shared = before->shared;
+        page->shared->refs++;
+        page->follows = before;
+    } else if (page && (page->shared = calloc(1, sizeof *page->shared)) != NULL) {
+        page->shared->refs = 1;
+        page->shared->data = ncu_data_new();
+        if (page->shared->data && keep_raw)
+            ncu_data_keep_raw(page->shared->data);
+        if (page->shared->data)
+            ncu_data_set_budget(page->shared->data, budget);
     }
+    if (page && page->shared && page->shared->data)
+        page->csv = ncu_csv_new(page->shared->data, source);
     if (!page || !page->csv) {
         s_page_destroy(page);
         pf_error_set(err, PF_ENOMEM, "%s: out of memory", source);
@@ -76,11 +109,47 @@ static pf_status_t s_page_finish(void *state, pf_error_t *err)
     return rc;
 }
 
-static pf_status_t s_page_merge(ncu_data_t *data, const void *state, pf_error_t *err)
+/* Why merging passes into `data` failed: its memory budget, or a limit on
+ * launches or rules. */
+static pf_status_t s_merge_error(const ncu_data_t *data, pf_error_t *err)
 {
-    const ncu_page_t *page = state;
-    return ncu_data_merge(data, page->data)
-               ? PF_OK : pf_error_set(err, PF_ETOOBIG, "the passes hold more launches or rules than one job may");
+    if (!ncu_data_over_budget(data))
+        return pf_error_set(err, PF_ETOOBIG, "the passes hold more launches or rules than one job may");
+    char what[512];
+    analysis_budget_describe(ncu_data_budget(data), what, sizeof what);
+    return pf_error_set(err, PF_ETOOBIG, "%s", what);
+}
+
+/* Merges a streamed page into the job's data; a page begun `once` gives its
+ * set up (the worker analyzes a job once), the others are copied. A page
+ * that parsed into the set of the page before it is in that set already,
+ * which is right only when that page was merged just before it (`last`, the
+ * page merged last, NULL after any other file): the order parsing the files
+ * one after another has. */
+static pf_status_t s_page_merge(ncu_data_t *data, const analyzer_file_t *file, const ncu_page_t **last,
+                                pf_error_t *err)
+{
+    ncu_page_t *page = file->parsed->state;
+    assert(!page->csv); /* merged before its finish: our bug */
+    if (!page->once) {
+        *last = NULL;
+        return ncu_data_merge(data, page->shared->data) ? PF_OK : s_merge_error(data, err);
+    }
+    assert(!page->merged); /* a page begun `once` merged twice: our bug */
+    page->merged = true;
+    const ncu_page_t *before = *last;
+    *last = page;
+    if (page->follows) {
+        if (page->follows == before)
+            return PF_OK;
+        char source[256];
+        analyzer_file_source(file, source, sizeof source);
+        return pf_error_set(err, PF_EBADINPUT,
+                            "%s: streamed right after another page of its pass, but the pass does not list it "
+                            "right after that one; the pass's files must be listed in the order they stream",
+                            source);
+    }
+    return ncu_data_absorb(data, &page->shared->data) ? PF_OK : s_merge_error(data, err);
 }
 
 #define PARALLEL_MIN_BYTES ((size_t) 4 * 1024 * 1024)
@@ -102,10 +171,12 @@ typedef struct {
     pf_error_t err;
 } ncu_task_t;
 
-static pf_status_t s_parse_ncu_file(const analyzer_file_t *file, ncu_data_t *data, pf_error_t *err)
+static pf_status_t s_parse_ncu_file(const analyzer_file_t *file, ncu_data_t *data, const ncu_page_t **last,
+                                    pf_error_t *err)
 {
     if (file->parsed)
-        return s_page_merge(data, file->parsed->state, err);
+        return s_page_merge(data, file, last, err);
+    *last = NULL;
     if (file->path && !file->bytes)
         return ncu_csv_parse_file(data, file->path, err);
     char source[256];
@@ -117,7 +188,8 @@ static void *s_ncu_task(void *arg)
 {
     ncu_task_t *task = arg;
     pf_error_clear(&task->err);
-    task->rc = task->data ? s_parse_ncu_file(task->file, task->data, &task->err)
+    const ncu_page_t *last = NULL; /* no parsed page goes to a thread */
+    task->rc = task->data ? s_parse_ncu_file(task->file, task->data, &last, &task->err)
                           : pf_error_set(&task->err, PF_ENOMEM, "out of memory");
     return NULL;
 }
@@ -149,8 +221,9 @@ static pf_status_t s_parse_ncu(const analyzer_input_t *input, ncu_data_t *data, 
         if ((input->files[i].path && strcmp(input->files[i].path, "-") == 0) || input->files[i].parsed)
             parallel = false;
     if (!parallel) {
+        const ncu_page_t *last = NULL;
         for (size_t i = 0; i < input->count; i++) {
-            pf_status_t rc = s_parse_ncu_file(&input->files[i], data, err);
+            pf_status_t rc = s_parse_ncu_file(&input->files[i], data, &last, err);
             if (rc != PF_OK)
                 return rc;
         }
@@ -171,6 +244,8 @@ static pf_status_t s_parse_ncu(const analyzer_input_t *input, ncu_data_t *data, 
         tasks[i].data = i == 0 ? data : ncu_data_new();
         if (i > 0 && tasks[i].data && ncu_data_keeps_raw(data))
             ncu_data_keep_raw(tasks[i].data);
+        if (i > 0 && tasks[i].data)
+            ncu_data_set_budget(tasks[i].data, ncu_data_budget(data));
         if (i > 0)
             started[i] = pthread_create(&threads[i], NULL, s_ncu_task, &tasks[i]) == 0;
         if (i > 0 && !started[i])
@@ -190,7 +265,7 @@ static pf_status_t s_parse_ncu(const analyzer_input_t *input, ncu_data_t *data, 
     }
     for (size_t i = 1; i < n; i++)
         if (!ncu_data_merge(data, tasks[i].data)) {
-            rc = pf_error_set(err, PF_ETOOBIG, "the passes hold more launches or rules than one job may");
+            rc = s_merge_error(data, err);
             goto cleanup;
         }
 cleanup:
@@ -239,6 +314,7 @@ static pf_status_t s_run_ncu(const analyzer_input_t *input, const analysis_optio
     }
     if (input->with_collated)
         ncu_data_keep_raw(data); /* the collated data carries the cells as printed */
+    ncu_data_set_budget(data, input->budget);
     /* Source pages go to their own parser; the raw and details pages to
      * ncu_csv as before. */
     analyzer_input_t csv = *input;

@@ -183,6 +183,14 @@ static void s_fail(ncu_csv_t *self, pf_status_t code, const char *fmt, ...)
     pf_error_set(&self->error, code, "%s: line %zu: %s", self->source, self->record_line, what);
 }
 
+/* The data set's memory budget refused what this row needs. */
+static void s_fail_budget(ncu_csv_t *self)
+{
+    char what[512];
+    analysis_budget_describe(ncu_data_budget(self->data), what, sizeof what);
+    s_fail(self, PF_ETOOBIG, "%s", what);
+}
+
 static void s_copy(char *dst, size_t cap, const char *src, size_t len)
 {
     if (len >= cap)
@@ -458,7 +466,9 @@ static ncu_launch_t *s_row_launch(ncu_csv_t *self)
     bool added = false;
     ncu_launch_t *launch =
         ncu_data_launch(self->data, self->id, self->kernel, self->block, self->grid, &added);
-    if (!launch)
+    if (!launch && ncu_data_over_budget(self->data))
+        s_fail_budget(self);
+    else if (!launch)
         s_fail(self, PF_ETOOBIG, "cannot keep another launch (the limit is %d launches per job)",
                NCU_MAX_LAUNCHES);
     return launch;
@@ -474,8 +484,12 @@ static void s_raw_row_end(ncu_csv_t *self)
     for (int m = 0; m < NM__COUNT; m++)
         if (isnan(launch->v[m]) && !isnan(self->values[m]))
             launch->v[m] = self->values[m];
-    if (!ncu_data_add_raw(self->data, launch, &self->raw_row, self->raw_bytes))
-        s_fail(self, PF_ENOMEM, "out of memory keeping the raw row");
+    if (!ncu_data_add_raw(self->data, launch, &self->raw_row, self->raw_bytes)) {
+        if (ncu_data_over_budget(self->data))
+            s_fail_budget(self);
+        else
+            s_fail(self, PF_ENOMEM, "out of memory keeping the raw row");
+    }
     ncu_data_set_device(self->data, self->device_name, self->cc);
 }
 
@@ -522,10 +536,14 @@ static void s_details_row_end(ncu_csv_t *self)
         if (!number_parse(self->speedup, strlen(self->speedup), &speedup))
             speedup = NAN;
         if (!ncu_data_add_rule(self->data, launch, self->rule_name, self->section, self->rule_type,
-                               self->rule_text, strcmp(self->speedup_type, "global") == 0, speedup))
-            ncu_data_add_message(self->data, NCU_MSG_NOTE,
+                               self->rule_text, strcmp(self->speedup_type, "global") == 0, speedup)) {
+            if (ncu_data_over_budget(self->data))
+                s_fail_budget(self);
+            else
+                ncu_data_add_message(self->data, NCU_MSG_NOTE,
                                  "%s: launch %ld has more rule results than kept (%d)",
                                  self->source, self->id, NCU_MAX_RULES_PER_LAUNCH);
+        }
         return;
     }
     int metric = s_label_metric(self);

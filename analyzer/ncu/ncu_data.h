@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "analysis_budget.h"
 #include "ncu_metrics.h"
 
 /* Bounds on what one job may hold; a capture over them gets a clear error. */
@@ -29,15 +30,16 @@
 typedef struct {
     const char *name;    /* "UncoalescedGlobalAccess" */
     const char *section; /* section identifier, "SourceCounters" */
-    char type[4];        /* OPT, INF, WRN or ERR */
     const char *text;    /* NCU's description */
-    bool global;      /* estimated speedup is for the whole kernel, not one unit */
     double speedup;   /* estimated speedup in percent, NAN when none */
-} ncu_rule_t;
+    char type[4];        /* OPT, INF, WRN or ERR */
+    bool global;      /* estimated speedup is for the whole kernel, not one unit */
+} ncu_rule_t; /* 40 bytes in this order (48 with type and global between the pointers): a launch of
+               * --set full has 9 of them */
 
 typedef struct {
     long id;
-    char *kernel;
+    const char *kernel; /* interned in the data set: a capture's launches repeat a few names */
     char block[32];   /* "(256, 1, 1)" */
     char grid[32];
     double v[NM__COUNT];
@@ -86,6 +88,11 @@ const char *ncu_data_cc(const ncu_data_t *self);
  * Returns false when memory ran out or a limit was reached. */
 bool ncu_data_merge(ncu_data_t *self, const ncu_data_t *from);
 
+/* ncu_data_merge(), taking `from` (destroyed, *from_p set NULL): when `self`
+ * holds nothing yet, `from` becomes it and nothing is copied, so a job's first
+ * streamed page is not held twice (issue 20). Same result and returns. */
+bool ncu_data_absorb(ncu_data_t *self, ncu_data_t **from_p);
+
 /* The collated data of `profeed analyze --collated` carries, beside the
  * values in base units, every raw-page cell as ncu printed it (in the units
  * of its units row), so a reader that wants the capture's own numbers, as
@@ -105,6 +112,14 @@ bool ncu_data_add_raw_unit(ncu_data_t *self, const char *column, const char *uni
 
 /* The raw pages' units row, {column: unit}, or NULL when none was kept. */
 struct json_t *ncu_data_raw_units(const ncu_data_t *self);
+
+/* Charges what the data set holds (launches, rules, strings, raw cells) to
+ * `budget` (borrowed, outlives the set; NULL: unbounded), before parsing.
+ * Past it, adding a launch, rule or cell fails and ncu_data_over_budget()
+ * says that was why. */
+void ncu_data_set_budget(ncu_data_t *self, analysis_budget_t *budget);
+analysis_budget_t *ncu_data_budget(const ncu_data_t *self);
+bool ncu_data_over_budget(const ncu_data_t *self);
 
 /* True once ncu said "No kernels were profiled". */
 void ncu_data_set_no_kernels(ncu_data_t *self);

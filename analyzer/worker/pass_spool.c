@@ -36,11 +36,25 @@ struct pass_spool_t {
     int fd;
     Profeed__Profiler parse_next;        /* pass_spool_set_parse(), for the next pass */
     bool keep_raw_next;
+    bool once;                           /* pass_spool_set_once() */
+    analysis_budget_t *budget;           /* pass_spool_set_budget(), or NULL */
     Profeed__Profiler parse;             /* the pass being written: whose pages parse as they come */
     bool keep_raw;
     spool_file_t *current;               /* the page being parsed, or NULL */
     spool_file_t *files;                 /* the parsed pages and files on disk, newest first */
 };
+
+void pass_spool_set_once(pass_spool_t *self, bool once)
+{
+    assert(self);
+    self->once = once;
+}
+
+void pass_spool_set_budget(pass_spool_t *self, analysis_budget_t *budget)
+{
+    assert(self);
+    self->budget = budget;
+}
 
 void pass_spool_set_parse(pass_spool_t *self, Profeed__Profiler parse, bool keep_raw)
 {
@@ -186,6 +200,12 @@ static pf_status_t s_begin_file(pass_spool_t *self, const char *pass, const char
         if (strcmp(g->pass, pass) == 0 && strcmp(g->name, name) == 0)
             return pf_error_set(err, PF_EBADINPUT, "job %s pass %s chunk %u: file %s comes a second time",
                                 self->job_id, pass, seq, name);
+    /* The pass's page parsed last (files are newest first), which this one
+     * may parse into when it parsed without error. */
+    analyzer_page_t *follows = NULL;
+    for (const spool_file_t *g = self->files; self->once && g && !follows; g = g->next)
+        if (strcmp(g->pass, pass) == 0 && g->page)
+            follows = g->rc == PF_OK ? g->page : NULL;
     spool_file_t *f = calloc(1, sizeof *f);
     if (!f)
         return pf_error_set(err, PF_ENOMEM, "job %s pass %s chunk %u: out of memory", self->job_id, pass, seq);
@@ -199,7 +219,8 @@ static pf_status_t s_begin_file(pass_spool_t *self, const char *pass, const char
         char source[2 * WIRE_MAX_FILE_PART_LEN + 16];
         snprintf(source, sizeof source, "pass %s: %s", pass, name);
         pf_error_t e;
-        f->page = analyzer_page_begin(self->parse, source, head, head_len, self->keep_raw, &e);
+        f->page = analyzer_page_begin(self->parse, source, head, head_len, self->keep_raw, self->once, follows,
+                                      self->budget, &e);
         if (!f->page && e.code != PF_OK)
             return pf_error_set(err, e.code, "job %s pass %s chunk %u: %s", self->job_id, pass, seq, e.msg);
         if (f->page) {

@@ -8,8 +8,9 @@
  *
  * A pass set to parse (ncu's, pass_spool_set_parse()) skips the disk for its
  * CSV pages: each page is parsed as its chunks come, into a data set of its
- * own that the analysis merges in the file's place (analyzer_file_t.parsed),
- * so the parse overlaps the transfer and the analysis that follows the last
+ * own (or, pass_spool_set_once(), the one of the pass's page before it) that
+ * the analysis merges in the file's place (analyzer_file_t.parsed), so the
+ * parse overlaps the transfer and the analysis that follows the last
  * chunk has only the merge and the judgement left. Its source pages, read
  * whole by the analysis, still go to disk. A page's parse error is kept for
  * the analysis to report. A pass that did not end (a cut stream, a new
@@ -54,6 +55,19 @@ pf_status_t pass_spool_add(pass_spool_t *self, pass_chunk_codec_t *codec, const 
  * they come (analyzer_page_begin; PROFILER_UNSPECIFIED: none, all spool), and keep their raw cells (the job wants the collated
  * data). Off by default: every file goes to disk. */
 void pass_spool_set_parse(pass_spool_t *self, Profeed__Profiler parse, bool keep_raw);
+
+/* The analysis will read each of the spool's files once, its pages in the
+ * order they streamed (the worker's): a page then parses into the data set of
+ * the page before it in its pass, and the analysis takes those sets instead
+ * of copying them, so a job's launches are held once, not once per page and
+ * again merged (analyzer_page_begin()'s `once`; 20,000 launches so held
+ * three times were 138 MB). Set before the first chunk. Off by default: the
+ * parsed pages can be analyzed again, in any order. */
+void pass_spool_set_once(pass_spool_t *self, bool once);
+
+/* The job's memory budget (analysis_budget.h; borrowed, outlives the spool),
+ * charged with what its parsed pages hold. NULL (the default): unbounded. */
+void pass_spool_set_budget(pass_spool_t *self, analysis_budget_t *budget);
 
 /* How the analysis reads a file of a pass that streamed in: `file->parsed`
  * (a page parsed as it came) or `file->path` (on disk: in `path`). An error

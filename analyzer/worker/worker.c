@@ -34,6 +34,7 @@ void worker_config_default(worker_config_t *config)
     config->liveness = 3;
     config->max_jobs = 256;
     config->max_msg = WIRE_MAX_MSG;
+    config->memory_limit = (size_t) 1024 * 1024 * 1024;
 }
 
 /* The passes of one job, for its newest attempt. Each pass is kept inside
@@ -46,6 +47,7 @@ typedef struct {
     bool *streamed;       /* per pass: its files' contents are in `spool` */
     size_t pass_len;
     pass_spool_t *spool;  /* streamed passes' files (issue 20); NULL until a chunk came */
+    analysis_budget_t budget; /* what its analysis may hold: memory-mb */
 } job_passes_t;
 
 typedef struct {
@@ -433,6 +435,7 @@ static Profeed__Feedback *s_analyze(job_passes_t *job, size_t max_msg)
         .device = worker ? worker->gpu_name : NULL,
         .pci_id = pci_id[0] ? pci_id : NULL,
         .cpu_model = worker ? worker->cpu_model : NULL,
+        .budget = &job->budget,
     };
     analysis_options_t options;
     analysis_options_default(&options);
@@ -609,6 +612,7 @@ static job_passes_t *s_job_for(worker_t *self, const char *job_id, const char *p
         if (!job)
             return NULL;
         snprintf(job->job_id, sizeof job->job_id, "%s", job_id);
+        analysis_budget_init(&job->budget, self->config->memory_limit, "the analyzer's memory-mb");
         zhashx_insert(self->jobs, job->job_id, job);
     }
     job->attempt = attempt;
@@ -659,6 +663,8 @@ static void s_on_chunk(worker_t *self, Profeed__Envelope **env_p)
     job->pass_count = d->pass_count;
     if (!self->codec || (!job->spool && !(job->spool = pass_spool_new(job->job_id))))
         return; /* out of memory: no receipt, so the stream stalls and is collected again */
+    pass_spool_set_once(job->spool, true); /* s_analyze reads each file once, in pass order */
+    pass_spool_set_budget(job->spool, &job->budget);
     if (c->seq == 0)
         s_job_drop_from(job, c->pass_key);
     /* Pages whose backend parses them as they come (ncu's CSV) overlap the

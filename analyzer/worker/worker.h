@@ -27,6 +27,9 @@ typedef struct {
     int liveness;
     uint32_t max_jobs;           /* jobs with passes held at once */
     size_t max_msg;
+    /* Bytes one job's analysis may hold (its collated data, memory-mb): a
+     * capture past it gets an error feedback naming the setting. 0: no bound. */
+    size_t memory_limit;
     /* CURVE (docs/security.md): this worker's certificate (NAME.key_secret)
      * and the broker's public NAME.key; without them, plaintext, allowed
      * only to a broker on this machine unless `insecure`. */

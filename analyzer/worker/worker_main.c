@@ -26,6 +26,9 @@ static const config_key_t s_keys[] = {
      .min = 10, .max = 600000},
     {.name = "liveness", .type = CONFIG_INT, .fallback = "3", .arg = "N",
      .help = "missed heartbeats before the broker is presumed gone", .min = 1, .max = 100},
+    {.name = "memory-mb", .type = CONFIG_INT, .fallback = "1024", .arg = "MB",
+     .help = "memory one job's analysis may hold (its collated data), in MiB; a job past it gets an error feedback",
+     .min = 1, .max = 1048576},
     CONFIG_CURVE_CLIENT_KEYS,
     CONFIG_LOG_KEYS,
 };
@@ -45,6 +48,7 @@ int main(int argc, char **argv)
     config.max_jobs = (uint32_t) config_int(settings, "max-jobs");
     config.heartbeat_ms = (int) config_int(settings, "heartbeat-ms");
     config.liveness = (int) config_int(settings, "liveness");
+    config.memory_limit = (size_t) config_int(settings, "memory-mb") * 1024 * 1024;
     pf_memory_keep_large_buffers();
     int rc = worker_run(&config, NULL) == 0 ? 0 : 1;
     config_destroy(&settings);
