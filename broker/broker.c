@@ -13,6 +13,7 @@
 #include "pass_chunk.h"
 #include "pf_log.h"
 #include "pirate.h"
+#include "profiler.h"
 #include "wire.h"
 #include "wire_curve.h"
 #include "wire_splice.h"
@@ -315,7 +316,8 @@ static void s_finish_failed(broker_t *self, job_t *job, Profeed__FeedbackStatus 
 
 /* The request's pass plan as the manifest names it: the plan a single
  * spec without arguments names, "custom" for passes with arguments, and
- * "default" (the collector's: core for ncu) when the request named none. */
+ * "default" (the collector's default plan for its profiler) when the request
+ * named none. */
 static const char *s_plan_name(const Profeed__JobRequest *req)
 {
     if (req->n_passes == 0)
@@ -488,10 +490,11 @@ static void s_ensure_analyzer(broker_t *self, job_t *job, bool newest_only)
     }
     if (job->pass_len == 0)
         return;
-    worker_t *a = worker_pool_pick_analyzer(self->pool, job->profiler, job->streamed);
+    const char *need = worker_pool_capability(job->profiler);
+    worker_t *a = worker_pool_pick_analyzer(self->pool, need, job->streamed);
     if (!a) {
         pf_log_warn(LOG, "job %s: no analyzer for %s yet; passes are kept until one registers",
-                    job->id, worker_pool_profiler_name(job->profiler));
+                    job->id, need ? need : "any");
         return;
     }
     job_table_set_analyzer(self->jobs, job, a->key);
@@ -506,7 +509,7 @@ static worker_t *s_collector_for(broker_t *self, const job_t *job)
 {
     const Profeed__JobRequest *req = job->request;
     return worker_pool_pick_collector(self->pool, req->gpu_arch,
-                                      req->has_profiler ? req->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED,
+                                      worker_pool_capability(profiler_field(req->has_profiler, req->profiler)),
                                       job->refused_by[0] ? job->refused_by : NULL);
 }
 
@@ -791,16 +794,15 @@ static bool s_busy(broker_t *self, zframe_t *peer, const Profeed__JobRequest *re
     return true;
 }
 
-/* Whether a registered collector could run `req`: its GPU arch and profiler,
- * or, when it names no profiler, one that suits its language. When none,
- * `reason` says what is offered. */
+/* Whether a registered collector could run `req`: its GPU arch and the
+ * capability its profiler stands for, or, when it names no profiler, one
+ * that suits its language. When none, `reason` says what is offered. */
 static bool s_servable(broker_t *self, const Profeed__JobRequest *req, char *reason, size_t cap)
 {
-    Profeed__Profiler profiler = req->has_profiler ? req->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
-    if (!worker_pool_can_serve(self->pool, req->gpu_arch, profiler, reason, cap))
+    const char *need = worker_pool_capability(profiler_field(req->has_profiler, req->profiler));
+    if (!worker_pool_can_serve(self->pool, req->gpu_arch, need, reason, cap))
         return false;
-    return profiler != PROFEED__PROFILER__PROFILER_UNSPECIFIED ||
-           worker_pool_offers_language(self->pool, req->language, reason, cap);
+    return need || worker_pool_offers_language(self->pool, req->language, reason, cap);
 }
 
 /* How long after a start, or after a collector was lost (its loss may be
@@ -1055,9 +1057,9 @@ static void s_on_ready(broker_t *self, zframe_t *peer, zframe_t *body, const cha
         return;
     }
     w->last_heard_ms = wire_zmq_now_ms();
-    pf_log_info(LOG, "worker %s (peer %s) ready: %s, %zu GPU kinds, %zu profilers, %u slots", worker_id,
-                key, collector ? "collector" : "analyzer", w->ready->n_gpus, w->ready->n_profilers,
-                (unsigned) w->slots);
+    pf_log_info(LOG, "worker %s (peer %s) ready: %s, %zu GPU kinds, %zu capabilities%s, %u slots", worker_id,
+                key, collector ? "collector" : "analyzer", w->ready->n_gpus, w->n_caps,
+                w->ready->n_capabilities ? "" : " (from its profilers)", (unsigned) w->slots);
     if (replaced[0])
         s_worker_lost(self, replaced, "it registered again from a new connection");
     if (collector)
@@ -1131,7 +1133,7 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t **bo
     /* The table keeps the received frame (*body_p), not a copy of the pass. */
     pf_error_t err;
     job_pass_result_t rc = job_table_pass(self->jobs, job, w->key, pass->pass_key,
-                                          pass->has_profiler ? pass->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED,
+                                          profiler_field(pass->has_profiler, pass->profiler),
                                           bytes, len, body_p, &err);
     switch (rc) {
     case JOB_PASS_DUPLICATE:
@@ -1262,15 +1264,16 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
     if (job->profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED && chunk->has_profiler)
         job->profiler = chunk->profiler;
     if (!job->analyzer[0]) {
-        worker_t *a = worker_pool_pick_analyzer(self->pool, job->profiler, true);
-        if (!a && worker_pool_pick_analyzer(self->pool, job->profiler, false)) {
+        const char *need = worker_pool_capability(job->profiler);
+        worker_t *a = worker_pool_pick_analyzer(self->pool, need, true);
+        if (!a && worker_pool_pick_analyzer(self->pool, need, false)) {
             /* Only analyzers from before streamed passes: say so, rather
              * than let the job wait out its time limit. */
             char why[256];
             snprintf(why, sizeof why,
                      "the capture is streamed in chunks (it is over the broker's chunk-kb) and no registered %s "
                      "analyzer takes streamed passes (Ready.chunks); upgrade the analyzers",
-                     worker_pool_profiler_name(job->profiler));
+                     need ? need : "any");
             s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
                      job->id, "%s", why);
             s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT, why);
@@ -1280,7 +1283,7 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
         if (!a) {
             /* No analyzer yet (a restart: they come back). */
             char why[256];
-            snprintf(why, sizeof why, "no analyzer for %s streams yet", worker_pool_profiler_name(job->profiler));
+            snprintf(why, sizeof why, "no analyzer for %s streams yet", need ? need : "any");
             s_stream_wait(self, job, peer, why);
             return;
         }
