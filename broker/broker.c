@@ -265,13 +265,13 @@ static void s_release(broker_t *self, job_t *job)
 {
     if (job->state == JOB_COLLECTING && job->collector[0]) {
         worker_t *c = worker_pool_find(self->pool, job->collector);
-        if (c && c->busy > 0)
-            c->busy--;
+        if (c)
+            worker_pool_release(c);
     }
     if (job->analyzer[0]) {
         worker_t *a = worker_pool_find(self->pool, job->analyzer);
-        if (a && a->busy > 0)
-            a->busy--;
+        if (a)
+            worker_pool_release(a);
     }
 }
 
@@ -498,7 +498,7 @@ static void s_ensure_analyzer(broker_t *self, job_t *job, bool newest_only)
         return;
     }
     job_table_set_analyzer(self->jobs, job, a->key);
-    a->busy++;
+    worker_pool_claim(a);
     pf_log_info(LOG, "job %s: pinned to analyzer %s (%s)", job->id, a->ready->worker_id, a->key);
     s_send_passes(self, job, true);
 }
@@ -543,16 +543,16 @@ static void s_dispatch(broker_t *self)
         if (s_wire_send(self, self->workers, c->routing_id, &env, &err) != PF_OK) {
             /* Unreachable: its connection is gone. The next tick removes it. */
             pf_log_warn(LOG, "job %s: collector %s unreachable: %s", job->id, c->ready->worker_id, err.msg);
-            c->expiry_ms = 0;
+            worker_pool_unreachable(c);
             continue;
         }
         job_table_dispatched(self->jobs, job, c->key);
         s_journal_note(job, journal_dispatched(self->journal, job, &err), &err);
-        job->stage_ms = job->dispatched_ms = wire_zmq_now_ms();
+        job_table_sent(self->jobs, job, wire_zmq_now_ms());
         self->metrics.attempts++;
         /* A job the collector already ran has its slot counted (s_collector_report). */
         if (!worker_pool_holds(c, job->id))
-            c->busy++;
+            worker_pool_claim(c);
         pf_log_info(LOG, "job %s: attempt %u on collector %s (%s)", job->id, (unsigned) job->attempt,
                     c->ready->worker_id, c->key);
         s_progress(self, job, "collecting");
@@ -667,9 +667,7 @@ static void s_collector_report(broker_t *self, worker_t *w, char *const *ids, si
     if (busy != w->busy)
         pf_log_debug(LOG, "worker %s: busy %u by its report (counted %u)", w->ready->worker_id, (unsigned) busy,
                      (unsigned) w->busy);
-    bool freed = busy < w->busy;
-    w->busy = busy;
-    if (freed)
+    if (worker_pool_set_busy(w, busy))
         s_dispatch(self);
 }
 
@@ -913,7 +911,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
         return;
     case JOB_SUBMIT_SAME:
         pf_log_info(LOG, "job %s from agent %s: resubmitted while %s", id, peer_name, job_state_name(job->state));
-        snprintf(job->owner, sizeof job->owner, "%s", caller->owner);
+        job_table_set_owner(self->jobs, job, caller->owner); /* caller_t's fits: JOB_OWNER_LEN */
         s_ack(self, self->agents, peer, id, NULL, true);
         if (stored)
             s_send_packed_feedback(self, job, stored, stored_len);
@@ -924,7 +922,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
         free(stored);
         return;
     case JOB_SUBMIT_NEW:
-        snprintf(job->owner, sizeof job->owner, "%s", caller->owner);
+        job_table_set_owner(self->jobs, job, caller->owner);
         /* The ack promises the job is kept: stored first, or not accepted. */
         if (journal_submitted(self->journal, job, &err) != PF_OK) {
             job_table_forget(self->jobs, job);
@@ -934,7 +932,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
             return;
         }
         pf_log_info(LOG, "job %s from agent %s: queued", id, peer_name);
-        job->submitted_ms = wire_zmq_now_ms();
+        job_table_accepted(self->jobs, job, wire_zmq_now_ms());
         self->metrics.submitted++;
         s_ack(self, self->agents, peer, id, NULL, false);
         s_progress(self, job, "queued");
@@ -958,8 +956,7 @@ static void s_agent_heartbeat(broker_t *self, zframe_t *peer, const caller_t *ca
                      hb->job_ids[i], "job %s is not known here; submit it again", hb->job_ids[i]);
             continue;
         }
-        memcpy(job->agent, zframe_data(peer), zframe_size(peer));
-        job->agent_len = zframe_size(peer);
+        job_table_set_agent(self->jobs, job, zframe_data(peer), zframe_size(peer));
         /* An agent still waiting for a finished job missed its feedback (it
          * was away, or the broker restarted): at least once, it gets it. One
          * whose stored feedback cannot be read back is forgotten: unknown. */
@@ -1056,7 +1053,7 @@ static void s_on_ready(broker_t *self, zframe_t *peer, zframe_t *body, const cha
         pf_log_error(LOG, "worker %s (peer %s): out of memory registering it", worker_id, key);
         return;
     }
-    w->last_heard_ms = wire_zmq_now_ms();
+    worker_pool_heard(w, wire_zmq_now_ms(), s_expiry(self));
     pf_log_info(LOG, "worker %s (peer %s) ready: %s, %zu GPU kinds, %zu capabilities%s, %u slots", worker_id,
                 key, collector ? "collector" : "analyzer", w->ready->n_gpus, w->n_caps,
                 w->ready->n_capabilities ? "" : " (from its profilers)", (unsigned) w->slots);
@@ -1151,19 +1148,19 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t **bo
         pf_log_error(LOG, "job %s: cannot store pass %s: %s", job->id, pass->pass_key, err.msg);
         char why[PF_ERROR_MSG_MAX + 64];
         snprintf(why, sizeof why, "the broker could not store a pass output: %s", err.msg);
-        if (job->state == JOB_ANALYZING && w->busy > 0)
-            w->busy--; /* its last pass moved it on: s_release no longer counts the collector */
+        if (job->state == JOB_ANALYZING)
+            worker_pool_release(w); /* its last pass moved it on: s_release no longer counts the collector */
         s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES, why);
         s_dispatch(self);
         return;
     }
     int64_t now = wire_zmq_now_ms();
     broker_metrics_observe(&self->metrics.pass_latency, (double) (now - job->stage_ms) / 1000.0);
-    job->stage_ms = now;
+    job_table_stage(self->jobs, job, now);
     pf_log_info(LOG, "job %s: pass %s (%zu of %u) from %s", job->id, pass->pass_key, job->pass_len,
                 (unsigned) job->pass_count, w->ready->worker_id);
-    if (job->state == JOB_ANALYZING && w->busy > 0)
-        w->busy--; /* collection is over: the slot is free */
+    if (job->state == JOB_ANALYZING)
+        worker_pool_release(w); /* collection is over: the slot is free */
     /* The pass goes on to the analyzer before the collector's ack and the
      * agent's progress: it is what the job waits for, and each send queues
      * behind the ones before it in libzmq's I/O thread. */
@@ -1231,8 +1228,7 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
                  job->id, "job %s: a chunk before the plan's size", job->id);
         return;
     }
-    job->stream_raw += chunk->raw_size;
-    if (job->stream_raw > self->config->max_capture_bytes) {
+    if (job_table_chunk_in(self->jobs, job, chunk->raw_size) > self->config->max_capture_bytes) {
         char why[256];
         snprintf(why, sizeof why,
                  "the capture is over the broker's limit of %llu MiB per job (max-capture-mb); profile fewer launches "
@@ -1260,9 +1256,7 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
             return;
         }
     }
-    job->streamed = true;
-    if (job->profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED && chunk->has_profiler)
-        job->profiler = chunk->profiler;
+    job_table_streaming(self->jobs, job, profiler_field(chunk->has_profiler, chunk->profiler));
     if (!job->analyzer[0]) {
         const char *need = worker_pool_capability(job->profiler);
         worker_t *a = worker_pool_pick_analyzer(self->pool, need, true);
@@ -1288,7 +1282,7 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
             return;
         }
         job_table_set_analyzer(self->jobs, job, a->key);
-        a->busy++;
+        worker_pool_claim(a);
         pf_log_info(LOG, "job %s: pinned to analyzer %s (%s), streamed", job->id, a->ready->worker_id, a->key);
         s_send_passes(self, job, true); /* passes that came whole before */
     }
@@ -1316,11 +1310,9 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
                     (unsigned) chunk->seq, chunk->pass_key, a->ready->worker_id, err.msg);
         return;
     }
-    if (chunk->last) {
-        snprintf(job->stream_last, sizeof job->stream_last, "%s", chunk->pass_key);
-        job->stream_last_seq = chunk->seq;
-        job->stream_profiler = chunk->pass->has_profiler ? chunk->pass->profiler : job->profiler;
-    }
+    if (chunk->last)
+        job_table_stream_sent(self->jobs, job, chunk->pass_key, chunk->seq,
+                              profiler_field(chunk->pass->has_profiler, chunk->pass->profiler));
 }
 
 /* The analyzer's receipt for chunks: passed on to the collector as its
@@ -1345,13 +1337,11 @@ static void s_on_chunk_ack(broker_t *self, worker_t *w, const Profeed__ChunkAck 
         env.chunk_ack = &fwd;
         s_send(self, self->workers, c->routing_id, &env, "chunk receipt", job->id);
     }
-    if (!job->stream_last[0] || strcmp(job->stream_last, ack->pass_key) != 0 || ack->seq != job->stream_last_seq)
-        return;
-    job->stream_last[0] = '\0';
     pf_error_t err;
+    job_pass_result_t rc;
     /* Nothing of a streamed pass is kept: the table records that it is in. */
-    job_pass_result_t rc = job_table_pass(self->jobs, job, job->collector, ack->pass_key, job->stream_profiler,
-                                          (const uint8_t *) "", 0, NULL, &err);
+    if (!job_table_stream_received(self->jobs, job, ack->pass_key, ack->seq, &rc, &err))
+        return;
     if (rc != JOB_PASS_NEW) {
         pf_log_warn(LOG, "job %s: streamed pass %s not recorded: %s", job->id, ack->pass_key,
                     rc == JOB_PASS_DUPLICATE ? "a duplicate" : err.msg);
@@ -1359,11 +1349,11 @@ static void s_on_chunk_ack(broker_t *self, worker_t *w, const Profeed__ChunkAck 
     }
     int64_t now = wire_zmq_now_ms();
     broker_metrics_observe(&self->metrics.pass_latency, (double) (now - job->stage_ms) / 1000.0);
-    job->stage_ms = now;
+    job_table_stage(self->jobs, job, now);
     pf_log_info(LOG, "job %s: pass %s (%zu of %u) streamed, %llu raw bytes so far", job->id, ack->pass_key,
                 job->pass_len, (unsigned) job->pass_count, (unsigned long long) job->stream_raw);
-    if (job->state == JOB_ANALYZING && c && c->busy > 0)
-        c->busy--;
+    if (job->state == JOB_ANALYZING && c)
+        worker_pool_release(c);
     s_progress(self, job, job->state == JOB_ANALYZING ? "analyzing" : "collecting");
     if (job->state == JOB_ANALYZING)
         s_dispatch(self);
@@ -1408,7 +1398,7 @@ static void s_on_worker_error(broker_t *self, worker_t *w, const Profeed__Error 
          * started, so it is not spent; the job waits (50 ms doubling to
          * 1.6 s: a heartbeat or two, for the reports to catch up) and then
          * prefers another collector. */
-        w->busy = w->slots;
+        worker_pool_fill(w);
         uint32_t shift = job->refusals < 5 ? job->refusals : 5;
         job_table_refused(self->jobs, job, wire_zmq_now_ms() + (50 << shift));
         pf_error_t err;
@@ -1462,8 +1452,7 @@ static void s_on_worker(broker_t *self)
                        : "peer not registered: send Ready first");
         goto cleanup;
     }
-    w->expiry_ms = s_expiry(self);
-    w->last_heard_ms = wire_zmq_now_ms();
+    worker_pool_heard(w, wire_zmq_now_ms(), s_expiry(self));
     switch (env->body_case) {
     case PROFEED__ENVELOPE__BODY_HEARTBEAT:
         if (w->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR)
@@ -1512,7 +1501,7 @@ static void s_tick(broker_t *self)
         /* A worker whose connection is gone cannot be reached: it is dead now,
          * not in liveness x interval. */
         if (s_wire_send(self, self->workers, w->routing_id, &env, &err) != PF_OK)
-            w->expiry_ms = 0;
+            worker_pool_unreachable(w);
     }
     worker_t *w;
     while ((w = worker_pool_expired(self->pool, now)) != NULL)

@@ -232,6 +232,46 @@ bool worker_pool_holds(const worker_t *w, const char *job_id)
     return false;
 }
 
+void worker_pool_claim(worker_t *w)
+{
+    assert(w);
+    w->busy++;
+}
+
+void worker_pool_release(worker_t *w)
+{
+    assert(w);
+    if (w->busy > 0)
+        w->busy--;
+}
+
+bool worker_pool_set_busy(worker_t *w, uint32_t busy)
+{
+    assert(w);
+    bool freed = busy < w->busy;
+    w->busy = busy;
+    return freed;
+}
+
+void worker_pool_fill(worker_t *w)
+{
+    assert(w);
+    w->busy = w->slots;
+}
+
+void worker_pool_heard(worker_t *w, int64_t now_ms, int64_t expiry_ms)
+{
+    assert(w);
+    w->last_heard_ms = now_ms;
+    w->expiry_ms = expiry_ms;
+}
+
+void worker_pool_unreachable(worker_t *w)
+{
+    assert(w);
+    w->expiry_ms = 0;
+}
+
 worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, const char *capability,
                                      const char *avoid)
 {

@@ -87,6 +87,23 @@ bool worker_pool_set_held(worker_t *w, char *const *ids, size_t n);
 /* Whether the collector's last report named `job_id`. */
 bool worker_pool_holds(const worker_t *w, const char *job_id);
 
+/* A worker's busy count, changed only here: one job more (dispatched to a
+ * collector, or pinned to an analyzer), one fewer (never below 0: the
+ * collector's report may have counted it out already), the count a
+ * collector's report makes it (true when that frees a slot), and full (the
+ * collector refused a job as OVERLOADED: full by its own word until its next
+ * report). */
+void worker_pool_claim(worker_t *w);
+void worker_pool_release(worker_t *w);
+bool worker_pool_set_busy(worker_t *w, uint32_t busy);
+void worker_pool_fill(worker_t *w);
+
+/* The worker was heard from at `now_ms`: it is alive until `expiry_ms`. */
+void worker_pool_heard(worker_t *w, int64_t now_ms, int64_t expiry_ms);
+/* The worker cannot be reached (its connection is gone): it is dead now,
+ * and the next sweep (worker_pool_expired) finds it. */
+void worker_pool_unreachable(worker_t *w);
+
 /* The least-loaded collector with a free slot that can serve the job, or
  * NULL; one other than `avoid` (a key, or NULL) when there is one. */
 worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, const char *capability,

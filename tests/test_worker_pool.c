@@ -183,3 +183,31 @@ Test(worker_pool, a_job_naming_no_profiler_needs_no_capability)
     cr_expect(strstr(reason, "no collector offers sycl (it needs unitrace or vtune); offered:"), "%s", reason);
     worker_pool_destroy(&pool);
 }
+
+/* The broker changes a worker's busy count only through the pool (issue 17
+ * step 4). */
+Test(worker_pool, busy_counts_change_through_the_pool_and_never_fall_below_zero)
+{
+    worker_pool_t *pool = worker_pool_new();
+    worker_t *c = s_register(pool, "c1", &s_ncu_collector);
+    worker_pool_claim(c);
+    worker_pool_claim(c);
+    cr_expect_eq(c->busy, 2);
+    cr_expect_null(worker_pool_pick_collector(pool, NULL, "ncu", NULL), "both slots are taken");
+    worker_pool_release(c);
+    cr_expect_eq(worker_pool_pick_collector(pool, NULL, "ncu", NULL), c);
+    worker_pool_release(c);
+    worker_pool_release(c);
+    cr_expect_eq(c->busy, 0, "a release the report already counted out");
+    worker_pool_fill(c);
+    cr_expect_eq(c->busy, c->slots, "full by its own word");
+    cr_expect(worker_pool_set_busy(c, 1), "its report frees a slot");
+    cr_expect_not(worker_pool_set_busy(c, 2), "a report of more frees none");
+    cr_expect_eq(c->busy, 2);
+    worker_pool_heard(c, 500, 4000);
+    cr_expect_eq(c->last_heard_ms, 500);
+    cr_expect_null(worker_pool_expired(pool, 3999));
+    worker_pool_unreachable(c);
+    cr_expect_eq(worker_pool_expired(pool, 1), c, "unreachable: dead now");
+    worker_pool_destroy(&pool);
+}
