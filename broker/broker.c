@@ -1,3 +1,20 @@
+/* broker: the event loop (broker.h says what it serves).
+ *
+ * One file of some 1,600 lines, over the ~700 the project keeps to, because
+ * it holds one thing: the handlers of the two sockets and of the timers,
+ * each turning a message into job_table_*() (state) and worker_pool_*()
+ * (who) calls and sending what they decided. The handlers share the senders
+ * (s_wire_send, s_refuse, s_progress) and the steps of a job's life
+ * (s_dispatch, s_finish, s_collection_lost, s_worker_lost, s_ensure_analyzer),
+ * which call each other both ways: agents' submissions dispatch, workers'
+ * losses requeue and finish, finishing frees slots that dispatch. Split by
+ * socket, the pieces would share a private header of every one of these and
+ * of broker_t, a seam in name only. What does stand alone is elsewhere: job
+ * state in job_table.c, workers and routing in worker_pool.c, what an
+ * analyzer is told beside a pass in pass_dispatch.c, durability in
+ * journal.c, metrics in broker_metrics.c and broker_http.c, keys in
+ * broker_auth.c. This file writes no field of a job or a worker: it reads
+ * them, and changes them through those modules. */
 #include "broker.h"
 
 #include <assert.h>
@@ -10,6 +27,7 @@
 #include "broker_metrics.h"
 #include "job_table.h"
 #include "journal.h"
+#include "pass_dispatch.h"
 #include "pass_chunk.h"
 #include "pf_log.h"
 #include "pirate.h"
@@ -314,41 +332,6 @@ static void s_finish_failed(broker_t *self, job_t *job, Profeed__FeedbackStatus 
     free(bytes);
 }
 
-/* The request's pass plan as the manifest names it: the plan a single
- * spec without arguments names, "custom" for passes with arguments, and
- * "default" (the collector's default plan for its profiler) when the request
- * named none. */
-static const char *s_plan_name(const Profeed__JobRequest *req)
-{
-    if (req->n_passes == 0)
-        return "default";
-    if (req->n_passes == 1 && req->passes[0]->n_args == 0 && req->passes[0]->name && *req->passes[0]->name)
-        return req->passes[0]->name;
-    return "custom";
-}
-
-/* What the job runs, in one line for the manifest: its command line, or
- * its kernel and problem files. Control characters become '?' (a line on
- * the wire has none). */
-static void s_target(const Profeed__JobRequest *req, char *out, size_t cap)
-{
-    size_t used = 0;
-    out[0] = '\0';
-    if (req->target_case == PROFEED__JOB_REQUEST__TARGET_COMMAND && req->command) {
-        for (size_t i = 0; i < req->command->n_argv && used + 1 < cap; i++) {
-            int w = snprintf(out + used, cap - used, "%s%s", i ? " " : "", req->command->argv[i]);
-            used = w > 0 ? used + (size_t) w : cap;
-        }
-    } else if (req->target_case == PROFEED__JOB_REQUEST__TARGET_KERNEL && req->kernel) {
-        snprintf(out, cap, "kernel %s, problem %s",
-                 req->kernel->kernel_file && req->kernel->kernel_file->name ? req->kernel->kernel_file->name : "?",
-                 req->kernel->problem_file && req->kernel->problem_file->name ? req->kernel->problem_file->name : "?");
-    }
-    for (char *p = out; *p; p++)
-        if ((unsigned char) *p < 0x20 || *p == 0x7f)
-            *p = '?';
-}
-
 /* Whether `base` may serve as `job`'s baseline, and if not, why (in
  * `problem`). With CURVE a job is its key's (issue 15's owners); without,
  * nothing proves who an agent is across connections, so the agent_id the
@@ -385,70 +368,16 @@ static const uint8_t *s_baseline(broker_t *self, const job_t *job, size_t *len, 
     return NULL;
 }
 
-/* What the analyzer needs of the job beside its passes (Dispatch.context):
- * the plan and target for the manifest, the baseline's feedback or why there
- * is none. The storage behind `msg` lives here; context_clear frees it. */
-typedef struct {
-    Profeed__AnalysisContext msg;
-    char target[4096], problem[512];
-    uint8_t *owned;      /* a baseline read back from the journal */
-    size_t baseline_len; /* 0: no baseline feedback to send */
-} context_t;
-
-static void s_context_init(broker_t *self, job_t *job, context_t *c)
+/* The Dispatch.context of `job`'s passes, with the baseline this broker
+ * allows it (s_baseline). */
+static void s_context_init(broker_t *self, job_t *job, pass_dispatch_context_t *c)
 {
-    profeed__analysis_context__init(&c->msg);
-    c->problem[0] = '\0';
-    c->owned = NULL;
-    c->baseline_len = 0;
-    s_target(job->request, c->target, sizeof c->target);
-    c->msg.plan = (char *) s_plan_name(job->request);
-    c->msg.target = c->target[0] ? c->target : NULL;
+    pass_dispatch_context_init(c, job);
     if (job->request->baseline_job_id && *job->request->baseline_job_id) {
         size_t len = 0;
         const uint8_t *bytes = s_baseline(self, job, &len, &c->owned, c->problem, sizeof c->problem);
-        c->msg.baseline_job_id = job->request->baseline_job_id;
-        c->msg.has_baseline_feedback = bytes != NULL;
-        c->msg.baseline_feedback.data = (uint8_t *) bytes;
-        c->msg.baseline_feedback.len = c->baseline_len = len;
-        c->msg.baseline_problem = c->problem[0] ? c->problem : NULL;
+        pass_dispatch_context_baseline(c, job, bytes, len);
     }
-}
-
-/* Whether the baseline goes with a pass of `pass_len` bytes: only where the
- * two fit in one message, since a pass must never fail to go for its
- * baseline; else the context says why it did not. */
-static void s_context_with(const broker_t *self, context_t *c, bool with, size_t pass_len)
-{
-    bool fits = with && c->baseline_len > 0 && c->baseline_len + pass_len + 65536 <= self->config->max_msg;
-    c->msg.has_baseline_feedback = fits;
-    c->msg.baseline_feedback.len = fits ? c->baseline_len : 0;
-    if (with && c->baseline_len > 0 && !fits)
-        c->msg.baseline_problem = (char *) "its feedback and this job's first pass do not fit in one message";
-    else
-        c->msg.baseline_problem = c->problem[0] ? c->problem : NULL;
-}
-
-static void s_context_clear(context_t *c)
-{
-    free(c->owned);
-    c->owned = NULL;
-}
-
-/* What every Dispatch of a job's pass (whole or a chunk) to its analyzer
- * says beside the pass: the attempt, how many passes to wait for, and the
- * request's metadata, language and shape. */
-static void s_analyzer_head(const job_t *job, Profeed__Dispatch *head)
-{
-    profeed__dispatch__init(head);
-    head->has_attempt = 1;
-    head->attempt = job->attempt;
-    head->has_pass_count = 1;
-    head->pass_count = job->pass_count;
-    head->metadata = job->request->metadata;
-    head->has_language = 1;
-    head->language = job->request->language;
-    head->shape = job->request->shape;
 }
 
 /* Sends the job's retained passes (all, or only the last one) to its analyzer:
@@ -460,14 +389,14 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
     if (!a || job->pass_len == 0)
         return;
     Profeed__Dispatch head;
-    s_analyzer_head(job, &head);
-    context_t context;
+    pass_dispatch_head(job, &head);
+    pass_dispatch_context_t context;
     s_context_init(self, job, &context);
     head.context = &context.msg;
     for (size_t i = all ? 0 : job->pass_len - 1; i < job->pass_len; i++) {
         /* The baseline rides with the first pass only (an analyzer that gets
          * the passes again gets that one too). */
-        s_context_with(self, &context, i == 0, job->passes[i].len);
+        pass_dispatch_context_with(&context, i == 0, job->passes[i].len, self->config->max_msg);
         pf_error_t err;
         if (s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH, &head.base,
                           PROFEED__DISPATCH__WORK_PASS_OUTPUT, job->passes[i].bytes, job->passes[i].len,
@@ -475,7 +404,7 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
             pf_log_warn(LOG, "job %s: could not send pass %s to analyzer %s: %s", job->id,
                         job->passes[i].pass_key, a->ready->worker_id, err.msg);
     }
-    s_context_clear(&context);
+    pass_dispatch_context_clear(&context);
 }
 
 /* Pins the job to an analyzer when it has none and sends what it must see. */
@@ -1290,21 +1219,21 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
     if (!a)
         return;
     Profeed__Dispatch head;
-    s_analyzer_head(job, &head);
+    pass_dispatch_head(job, &head);
     /* A streamed pass's last chunk becomes the pass at the analyzer, so it
      * carries the job's context (plan, target, baseline) as a whole pass's
      * Dispatch does: a job of streamed passes only has no other. */
-    context_t context;
+    pass_dispatch_context_t context;
     if (chunk->last) {
         s_context_init(self, job, &context);
-        s_context_with(self, &context, true, len);
+        pass_dispatch_context_with(&context, true, len, self->config->max_msg);
         head.context = &context.msg;
     }
     pf_error_t err;
     pf_status_t sent = s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH,
                                      &head.base, PROFEED__DISPATCH__WORK_PASS_CHUNK, bytes, len, &err);
     if (chunk->last)
-        s_context_clear(&context);
+        pass_dispatch_context_clear(&context);
     if (sent != PF_OK) {
         pf_log_warn(LOG, "job %s: could not send chunk %u of pass %s to analyzer %s: %s", job->id,
                     (unsigned) chunk->seq, chunk->pass_key, a->ready->worker_id, err.msg);
