@@ -164,9 +164,9 @@ job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *coll
  * in; returns the raw bytes streamed in the attempt so far. */
 uint64_t job_table_chunk_in(job_table_t *self, job_t *job, uint64_t raw_size);
 
-/* A chunk of the attempt went through to the analyzer (the job is then
- * streamed: its passes are not kept), with `profiler` (a wire value;
- * UNSPECIFIED: not said), which is the job's when it had none yet. */
+/* A chunk of the attempt is passed through to the analyzer: the job is
+ * streamed (its passes are not kept), and `profiler` (a wire value;
+ * UNSPECIFIED: the chunk names none) is the job's when it had none yet. */
 void job_table_streaming(job_table_t *self, job_t *job, Profeed__Profiler profiler);
 
 /* The last chunk `seq` of streamed pass `pass_key` (of `profiler`, or the
