@@ -265,7 +265,7 @@ void job_table_dispatched(job_table_t *self, job_t *job, const char *collector)
 
 void job_table_dispatched_as(job_table_t *self, job_t *job, const char *collector, uint32_t attempt)
 {
-    assert(self && job && collector);
+    assert(self && job && collector && attempt >= 1); /* wire_check refuses a record of attempt 0 */
     job->attempt = attempt - 1; /* job_table_dispatched() starts the next */
     job_table_dispatched(self, job, collector);
 }
