@@ -1,3 +1,20 @@
+/* broker: the event loop (broker.h says what it serves).
+ *
+ * One file of some 1,600 lines, over the ~700 the project keeps to, because
+ * it holds one thing: the handlers of the two sockets and of the timers,
+ * each turning a message into job_table_*() (state) and worker_pool_*()
+ * (who) calls and sending what they decided. The handlers share the senders
+ * (s_wire_send, s_refuse, s_progress) and the steps of a job's life
+ * (s_dispatch, s_finish, s_collection_lost, s_worker_lost, s_ensure_analyzer),
+ * which call each other both ways: agents' submissions dispatch, workers'
+ * losses requeue and finish, finishing frees slots that dispatch. Split by
+ * socket, the pieces would share a private header of every one of these and
+ * of broker_t, a seam in name only. What does stand alone is elsewhere: job
+ * state in job_table.c, workers and routing in worker_pool.c, what an
+ * analyzer is told beside a pass in pass_dispatch.c, durability in
+ * journal.c, metrics in broker_metrics.c and broker_http.c, keys in
+ * broker_auth.c. This file writes no field of a job or a worker: it reads
+ * them, and changes them through those modules. */
 #include "broker.h"
 
 #include <assert.h>
@@ -11,8 +28,10 @@
 #include "job_table.h"
 #include "journal.h"
 #include "pass_chunk.h"
+#include "pass_dispatch.h"
 #include "pf_log.h"
 #include "pirate.h"
+#include "profiler.h"
 #include "wire.h"
 #include "wire_curve.h"
 #include "wire_splice.h"
@@ -264,13 +283,13 @@ static void s_release(broker_t *self, job_t *job)
 {
     if (job->state == JOB_COLLECTING && job->collector[0]) {
         worker_t *c = worker_pool_find(self->pool, job->collector);
-        if (c && c->busy > 0)
-            c->busy--;
+        if (c)
+            worker_pool_release(c);
     }
     if (job->analyzer[0]) {
         worker_t *a = worker_pool_find(self->pool, job->analyzer);
-        if (a && a->busy > 0)
-            a->busy--;
+        if (a)
+            worker_pool_release(a);
     }
 }
 
@@ -313,40 +332,6 @@ static void s_finish_failed(broker_t *self, job_t *job, Profeed__FeedbackStatus 
     free(bytes);
 }
 
-/* The request's pass plan as the manifest names it: the plan a single
- * spec without arguments names, "custom" for passes with arguments, and
- * "default" (the collector's: core for ncu) when the request named none. */
-static const char *s_plan_name(const Profeed__JobRequest *req)
-{
-    if (req->n_passes == 0)
-        return "default";
-    if (req->n_passes == 1 && req->passes[0]->n_args == 0 && req->passes[0]->name && *req->passes[0]->name)
-        return req->passes[0]->name;
-    return "custom";
-}
-
-/* What the job runs, in one line for the manifest: its command line, or
- * its kernel and problem files. Control characters become '?' (a line on
- * the wire has none). */
-static void s_target(const Profeed__JobRequest *req, char *out, size_t cap)
-{
-    size_t used = 0;
-    out[0] = '\0';
-    if (req->target_case == PROFEED__JOB_REQUEST__TARGET_COMMAND && req->command) {
-        for (size_t i = 0; i < req->command->n_argv && used + 1 < cap; i++) {
-            int w = snprintf(out + used, cap - used, "%s%s", i ? " " : "", req->command->argv[i]);
-            used = w > 0 ? used + (size_t) w : cap;
-        }
-    } else if (req->target_case == PROFEED__JOB_REQUEST__TARGET_KERNEL && req->kernel) {
-        snprintf(out, cap, "kernel %s, problem %s",
-                 req->kernel->kernel_file && req->kernel->kernel_file->name ? req->kernel->kernel_file->name : "?",
-                 req->kernel->problem_file && req->kernel->problem_file->name ? req->kernel->problem_file->name : "?");
-    }
-    for (char *p = out; *p; p++)
-        if ((unsigned char) *p < 0x20 || *p == 0x7f)
-            *p = '?';
-}
-
 /* Whether `base` may serve as `job`'s baseline, and if not, why (in
  * `problem`). With CURVE a job is its key's (issue 15's owners); without,
  * nothing proves who an agent is across connections, so the agent_id the
@@ -383,70 +368,16 @@ static const uint8_t *s_baseline(broker_t *self, const job_t *job, size_t *len, 
     return NULL;
 }
 
-/* What the analyzer needs of the job beside its passes (Dispatch.context):
- * the plan and target for the manifest, the baseline's feedback or why there
- * is none. The storage behind `msg` lives here; context_clear frees it. */
-typedef struct {
-    Profeed__AnalysisContext msg;
-    char target[4096], problem[512];
-    uint8_t *owned;      /* a baseline read back from the journal */
-    size_t baseline_len; /* 0: no baseline feedback to send */
-} context_t;
-
-static void s_context_init(broker_t *self, job_t *job, context_t *c)
+/* The Dispatch.context of `job`'s passes, with the baseline this broker
+ * allows it (s_baseline). */
+static void s_context_init(broker_t *self, job_t *job, pass_dispatch_context_t *c)
 {
-    profeed__analysis_context__init(&c->msg);
-    c->problem[0] = '\0';
-    c->owned = NULL;
-    c->baseline_len = 0;
-    s_target(job->request, c->target, sizeof c->target);
-    c->msg.plan = (char *) s_plan_name(job->request);
-    c->msg.target = c->target[0] ? c->target : NULL;
+    pass_dispatch_context_init(c, job);
     if (job->request->baseline_job_id && *job->request->baseline_job_id) {
         size_t len = 0;
         const uint8_t *bytes = s_baseline(self, job, &len, &c->owned, c->problem, sizeof c->problem);
-        c->msg.baseline_job_id = job->request->baseline_job_id;
-        c->msg.has_baseline_feedback = bytes != NULL;
-        c->msg.baseline_feedback.data = (uint8_t *) bytes;
-        c->msg.baseline_feedback.len = c->baseline_len = len;
-        c->msg.baseline_problem = c->problem[0] ? c->problem : NULL;
+        pass_dispatch_context_baseline(c, job, bytes, len);
     }
-}
-
-/* Whether the baseline goes with a pass of `pass_len` bytes: only where the
- * two fit in one message, since a pass must never fail to go for its
- * baseline; else the context says why it did not. */
-static void s_context_with(const broker_t *self, context_t *c, bool with, size_t pass_len)
-{
-    bool fits = with && c->baseline_len > 0 && c->baseline_len + pass_len + 65536 <= self->config->max_msg;
-    c->msg.has_baseline_feedback = fits;
-    c->msg.baseline_feedback.len = fits ? c->baseline_len : 0;
-    if (with && c->baseline_len > 0 && !fits)
-        c->msg.baseline_problem = (char *) "its feedback and this job's first pass do not fit in one message";
-    else
-        c->msg.baseline_problem = c->problem[0] ? c->problem : NULL;
-}
-
-static void s_context_clear(context_t *c)
-{
-    free(c->owned);
-    c->owned = NULL;
-}
-
-/* What every Dispatch of a job's pass (whole or a chunk) to its analyzer
- * says beside the pass: the attempt, how many passes to wait for, and the
- * request's metadata, language and shape. */
-static void s_analyzer_head(const job_t *job, Profeed__Dispatch *head)
-{
-    profeed__dispatch__init(head);
-    head->has_attempt = 1;
-    head->attempt = job->attempt;
-    head->has_pass_count = 1;
-    head->pass_count = job->pass_count;
-    head->metadata = job->request->metadata;
-    head->has_language = 1;
-    head->language = job->request->language;
-    head->shape = job->request->shape;
 }
 
 /* Sends the job's retained passes (all, or only the last one) to its analyzer:
@@ -458,14 +389,14 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
     if (!a || job->pass_len == 0)
         return;
     Profeed__Dispatch head;
-    s_analyzer_head(job, &head);
-    context_t context;
+    pass_dispatch_head(job, &head);
+    pass_dispatch_context_t context;
     s_context_init(self, job, &context);
     head.context = &context.msg;
     for (size_t i = all ? 0 : job->pass_len - 1; i < job->pass_len; i++) {
         /* The baseline rides with the first pass only (an analyzer that gets
          * the passes again gets that one too). */
-        s_context_with(self, &context, i == 0, job->passes[i].len);
+        pass_dispatch_context_with(&context, i == 0, job->passes[i].len, self->config->max_msg);
         pf_error_t err;
         if (s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH, &head.base,
                           PROFEED__DISPATCH__WORK_PASS_OUTPUT, job->passes[i].bytes, job->passes[i].len,
@@ -473,7 +404,7 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
             pf_log_warn(LOG, "job %s: could not send pass %s to analyzer %s: %s", job->id,
                         job->passes[i].pass_key, a->ready->worker_id, err.msg);
     }
-    s_context_clear(&context);
+    pass_dispatch_context_clear(&context);
 }
 
 /* Pins the job to an analyzer when it has none and sends what it must see. */
@@ -488,14 +419,15 @@ static void s_ensure_analyzer(broker_t *self, job_t *job, bool newest_only)
     }
     if (job->pass_len == 0)
         return;
-    worker_t *a = worker_pool_pick_analyzer(self->pool, job->profiler, job->streamed);
+    const char *need = worker_pool_capability(job->profiler);
+    worker_t *a = worker_pool_pick_analyzer(self->pool, need, job->streamed);
     if (!a) {
         pf_log_warn(LOG, "job %s: no analyzer for %s yet; passes are kept until one registers",
-                    job->id, worker_pool_profiler_name(job->profiler));
+                    job->id, need ? need : "any");
         return;
     }
     job_table_set_analyzer(self->jobs, job, a->key);
-    a->busy++;
+    worker_pool_claim(a);
     pf_log_info(LOG, "job %s: pinned to analyzer %s (%s)", job->id, a->ready->worker_id, a->key);
     s_send_passes(self, job, true);
 }
@@ -506,7 +438,7 @@ static worker_t *s_collector_for(broker_t *self, const job_t *job)
 {
     const Profeed__JobRequest *req = job->request;
     return worker_pool_pick_collector(self->pool, req->gpu_arch,
-                                      req->has_profiler ? req->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED,
+                                      worker_pool_capability(profiler_field(req->has_profiler, req->profiler)),
                                       job->refused_by[0] ? job->refused_by : NULL);
 }
 
@@ -540,16 +472,16 @@ static void s_dispatch(broker_t *self)
         if (s_wire_send(self, self->workers, c->routing_id, &env, &err) != PF_OK) {
             /* Unreachable: its connection is gone. The next tick removes it. */
             pf_log_warn(LOG, "job %s: collector %s unreachable: %s", job->id, c->ready->worker_id, err.msg);
-            c->expiry_ms = 0;
+            worker_pool_unreachable(c);
             continue;
         }
         job_table_dispatched(self->jobs, job, c->key);
         s_journal_note(job, journal_dispatched(self->journal, job, &err), &err);
-        job->stage_ms = job->dispatched_ms = wire_zmq_now_ms();
+        job_table_sent(self->jobs, job, wire_zmq_now_ms());
         self->metrics.attempts++;
         /* A job the collector already ran has its slot counted (s_collector_report). */
         if (!worker_pool_holds(c, job->id))
-            c->busy++;
+            worker_pool_claim(c);
         pf_log_info(LOG, "job %s: attempt %u on collector %s (%s)", job->id, (unsigned) job->attempt,
                     c->ready->worker_id, c->key);
         s_progress(self, job, "collecting");
@@ -664,9 +596,7 @@ static void s_collector_report(broker_t *self, worker_t *w, char *const *ids, si
     if (busy != w->busy)
         pf_log_debug(LOG, "worker %s: busy %u by its report (counted %u)", w->ready->worker_id, (unsigned) busy,
                      (unsigned) w->busy);
-    bool freed = busy < w->busy;
-    w->busy = busy;
-    if (freed)
+    if (worker_pool_set_busy(w, busy))
         s_dispatch(self);
 }
 
@@ -791,16 +721,15 @@ static bool s_busy(broker_t *self, zframe_t *peer, const Profeed__JobRequest *re
     return true;
 }
 
-/* Whether a registered collector could run `req`: its GPU arch and profiler,
- * or, when it names no profiler, one that suits its language. When none,
- * `reason` says what is offered. */
+/* Whether a registered collector could run `req`: its GPU arch and the
+ * capability its profiler stands for, or, when it names no profiler, one
+ * that suits its language. When none, `reason` says what is offered. */
 static bool s_servable(broker_t *self, const Profeed__JobRequest *req, char *reason, size_t cap)
 {
-    Profeed__Profiler profiler = req->has_profiler ? req->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
-    if (!worker_pool_can_serve(self->pool, req->gpu_arch, profiler, reason, cap))
+    const char *need = worker_pool_capability(profiler_field(req->has_profiler, req->profiler));
+    if (!worker_pool_can_serve(self->pool, req->gpu_arch, need, reason, cap))
         return false;
-    return profiler != PROFEED__PROFILER__PROFILER_UNSPECIFIED ||
-           worker_pool_offers_language(self->pool, req->language, reason, cap);
+    return need || worker_pool_offers_language(self->pool, req->language, reason, cap);
 }
 
 /* How long after a start, or after a collector was lost (its loss may be
@@ -911,7 +840,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
         return;
     case JOB_SUBMIT_SAME:
         pf_log_info(LOG, "job %s from agent %s: resubmitted while %s", id, peer_name, job_state_name(job->state));
-        snprintf(job->owner, sizeof job->owner, "%s", caller->owner);
+        job_table_set_owner(self->jobs, job, caller->owner); /* caller_t's fits: JOB_OWNER_LEN */
         s_ack(self, self->agents, peer, id, NULL, true);
         if (stored)
             s_send_packed_feedback(self, job, stored, stored_len);
@@ -922,7 +851,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
         free(stored);
         return;
     case JOB_SUBMIT_NEW:
-        snprintf(job->owner, sizeof job->owner, "%s", caller->owner);
+        job_table_set_owner(self->jobs, job, caller->owner);
         /* The ack promises the job is kept: stored first, or not accepted. */
         if (journal_submitted(self->journal, job, &err) != PF_OK) {
             job_table_forget(self->jobs, job);
@@ -932,7 +861,7 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
             return;
         }
         pf_log_info(LOG, "job %s from agent %s: queued", id, peer_name);
-        job->submitted_ms = wire_zmq_now_ms();
+        job_table_accepted(self->jobs, job, wire_zmq_now_ms());
         self->metrics.submitted++;
         s_ack(self, self->agents, peer, id, NULL, false);
         s_progress(self, job, "queued");
@@ -956,8 +885,7 @@ static void s_agent_heartbeat(broker_t *self, zframe_t *peer, const caller_t *ca
                      hb->job_ids[i], "job %s is not known here; submit it again", hb->job_ids[i]);
             continue;
         }
-        memcpy(job->agent, zframe_data(peer), zframe_size(peer));
-        job->agent_len = zframe_size(peer);
+        job_table_set_agent(self->jobs, job, zframe_data(peer), zframe_size(peer));
         /* An agent still waiting for a finished job missed its feedback (it
          * was away, or the broker restarted): at least once, it gets it. One
          * whose stored feedback cannot be read back is forgotten: unknown. */
@@ -1054,10 +982,10 @@ static void s_on_ready(broker_t *self, zframe_t *peer, zframe_t *body, const cha
         pf_log_error(LOG, "worker %s (peer %s): out of memory registering it", worker_id, key);
         return;
     }
-    w->last_heard_ms = wire_zmq_now_ms();
-    pf_log_info(LOG, "worker %s (peer %s) ready: %s, %zu GPU kinds, %zu profilers, %u slots", worker_id,
-                key, collector ? "collector" : "analyzer", w->ready->n_gpus, w->ready->n_profilers,
-                (unsigned) w->slots);
+    worker_pool_heard(w, wire_zmq_now_ms(), s_expiry(self));
+    pf_log_info(LOG, "worker %s (peer %s) ready: %s, %zu GPU kinds, %zu capabilities%s, %u slots", worker_id,
+                key, collector ? "collector" : "analyzer", w->ready->n_gpus, w->n_caps,
+                w->ready->n_capabilities ? "" : " (from its profilers)", (unsigned) w->slots);
     if (replaced[0])
         s_worker_lost(self, replaced, "it registered again from a new connection");
     if (collector)
@@ -1131,7 +1059,7 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t **bo
     /* The table keeps the received frame (*body_p), not a copy of the pass. */
     pf_error_t err;
     job_pass_result_t rc = job_table_pass(self->jobs, job, w->key, pass->pass_key,
-                                          pass->has_profiler ? pass->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED,
+                                          profiler_field(pass->has_profiler, pass->profiler),
                                           bytes, len, body_p, &err);
     switch (rc) {
     case JOB_PASS_DUPLICATE:
@@ -1149,19 +1077,19 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t **bo
         pf_log_error(LOG, "job %s: cannot store pass %s: %s", job->id, pass->pass_key, err.msg);
         char why[PF_ERROR_MSG_MAX + 64];
         snprintf(why, sizeof why, "the broker could not store a pass output: %s", err.msg);
-        if (job->state == JOB_ANALYZING && w->busy > 0)
-            w->busy--; /* its last pass moved it on: s_release no longer counts the collector */
+        if (job->state == JOB_ANALYZING)
+            worker_pool_release(w); /* its last pass moved it on: s_release no longer counts the collector */
         s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES, why);
         s_dispatch(self);
         return;
     }
     int64_t now = wire_zmq_now_ms();
     broker_metrics_observe(&self->metrics.pass_latency, (double) (now - job->stage_ms) / 1000.0);
-    job->stage_ms = now;
+    job_table_stage(self->jobs, job, now);
     pf_log_info(LOG, "job %s: pass %s (%zu of %u) from %s", job->id, pass->pass_key, job->pass_len,
                 (unsigned) job->pass_count, w->ready->worker_id);
-    if (job->state == JOB_ANALYZING && w->busy > 0)
-        w->busy--; /* collection is over: the slot is free */
+    if (job->state == JOB_ANALYZING)
+        worker_pool_release(w); /* collection is over: the slot is free */
     /* The pass goes on to the analyzer before the collector's ack and the
      * agent's progress: it is what the job waits for, and each send queues
      * behind the ones before it in libzmq's I/O thread. */
@@ -1229,8 +1157,7 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
                  job->id, "job %s: a chunk before the plan's size", job->id);
         return;
     }
-    job->stream_raw += chunk->raw_size;
-    if (job->stream_raw > self->config->max_capture_bytes) {
+    if (job_table_chunk_in(self->jobs, job, chunk->raw_size) > self->config->max_capture_bytes) {
         char why[256];
         snprintf(why, sizeof why,
                  "the capture is over the broker's limit of %llu MiB per job (max-capture-mb); profile fewer launches "
@@ -1258,19 +1185,18 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
             return;
         }
     }
-    job->streamed = true;
-    if (job->profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED && chunk->has_profiler)
-        job->profiler = chunk->profiler;
+    job_table_streaming(self->jobs, job, profiler_field(chunk->has_profiler, chunk->profiler));
     if (!job->analyzer[0]) {
-        worker_t *a = worker_pool_pick_analyzer(self->pool, job->profiler, true);
-        if (!a && worker_pool_pick_analyzer(self->pool, job->profiler, false)) {
+        const char *need = worker_pool_capability(job->profiler);
+        worker_t *a = worker_pool_pick_analyzer(self->pool, need, true);
+        if (!a && worker_pool_pick_analyzer(self->pool, need, false)) {
             /* Only analyzers from before streamed passes: say so, rather
              * than let the job wait out its time limit. */
             char why[256];
             snprintf(why, sizeof why,
                      "the capture is streamed in chunks (it is over the broker's chunk-kb) and no registered %s "
                      "analyzer takes streamed passes (Ready.chunks); upgrade the analyzers",
-                     worker_pool_profiler_name(job->profiler));
+                     need ? need : "any");
             s_refuse(self, self->workers, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
                      job->id, "%s", why);
             s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_BAD_INPUT, why);
@@ -1280,12 +1206,12 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
         if (!a) {
             /* No analyzer yet (a restart: they come back). */
             char why[256];
-            snprintf(why, sizeof why, "no analyzer for %s streams yet", worker_pool_profiler_name(job->profiler));
+            snprintf(why, sizeof why, "no analyzer for %s streams yet", need ? need : "any");
             s_stream_wait(self, job, peer, why);
             return;
         }
         job_table_set_analyzer(self->jobs, job, a->key);
-        a->busy++;
+        worker_pool_claim(a);
         pf_log_info(LOG, "job %s: pinned to analyzer %s (%s), streamed", job->id, a->ready->worker_id, a->key);
         s_send_passes(self, job, true); /* passes that came whole before */
     }
@@ -1293,31 +1219,29 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
     if (!a)
         return;
     Profeed__Dispatch head;
-    s_analyzer_head(job, &head);
+    pass_dispatch_head(job, &head);
     /* A streamed pass's last chunk becomes the pass at the analyzer, so it
      * carries the job's context (plan, target, baseline) as a whole pass's
      * Dispatch does: a job of streamed passes only has no other. */
-    context_t context;
+    pass_dispatch_context_t context;
     if (chunk->last) {
         s_context_init(self, job, &context);
-        s_context_with(self, &context, true, len);
+        pass_dispatch_context_with(&context, true, len, self->config->max_msg);
         head.context = &context.msg;
     }
     pf_error_t err;
     pf_status_t sent = s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH,
                                      &head.base, PROFEED__DISPATCH__WORK_PASS_CHUNK, bytes, len, &err);
     if (chunk->last)
-        s_context_clear(&context);
+        pass_dispatch_context_clear(&context);
     if (sent != PF_OK) {
         pf_log_warn(LOG, "job %s: could not send chunk %u of pass %s to analyzer %s: %s", job->id,
                     (unsigned) chunk->seq, chunk->pass_key, a->ready->worker_id, err.msg);
         return;
     }
-    if (chunk->last) {
-        snprintf(job->stream_last, sizeof job->stream_last, "%s", chunk->pass_key);
-        job->stream_last_seq = chunk->seq;
-        job->stream_profiler = chunk->pass->has_profiler ? chunk->pass->profiler : job->profiler;
-    }
+    if (chunk->last)
+        job_table_stream_sent(self->jobs, job, chunk->pass_key, chunk->seq,
+                              profiler_field(chunk->pass->has_profiler, chunk->pass->profiler));
 }
 
 /* The analyzer's receipt for chunks: passed on to the collector as its
@@ -1342,13 +1266,11 @@ static void s_on_chunk_ack(broker_t *self, worker_t *w, const Profeed__ChunkAck 
         env.chunk_ack = &fwd;
         s_send(self, self->workers, c->routing_id, &env, "chunk receipt", job->id);
     }
-    if (!job->stream_last[0] || strcmp(job->stream_last, ack->pass_key) != 0 || ack->seq != job->stream_last_seq)
-        return;
-    job->stream_last[0] = '\0';
     pf_error_t err;
+    job_pass_result_t rc;
     /* Nothing of a streamed pass is kept: the table records that it is in. */
-    job_pass_result_t rc = job_table_pass(self->jobs, job, job->collector, ack->pass_key, job->stream_profiler,
-                                          (const uint8_t *) "", 0, NULL, &err);
+    if (!job_table_stream_received(self->jobs, job, ack->pass_key, ack->seq, &rc, &err))
+        return;
     if (rc != JOB_PASS_NEW) {
         pf_log_warn(LOG, "job %s: streamed pass %s not recorded: %s", job->id, ack->pass_key,
                     rc == JOB_PASS_DUPLICATE ? "a duplicate" : err.msg);
@@ -1356,11 +1278,11 @@ static void s_on_chunk_ack(broker_t *self, worker_t *w, const Profeed__ChunkAck 
     }
     int64_t now = wire_zmq_now_ms();
     broker_metrics_observe(&self->metrics.pass_latency, (double) (now - job->stage_ms) / 1000.0);
-    job->stage_ms = now;
+    job_table_stage(self->jobs, job, now);
     pf_log_info(LOG, "job %s: pass %s (%zu of %u) streamed, %llu raw bytes so far", job->id, ack->pass_key,
                 job->pass_len, (unsigned) job->pass_count, (unsigned long long) job->stream_raw);
-    if (job->state == JOB_ANALYZING && c && c->busy > 0)
-        c->busy--;
+    if (job->state == JOB_ANALYZING && c)
+        worker_pool_release(c);
     s_progress(self, job, job->state == JOB_ANALYZING ? "analyzing" : "collecting");
     if (job->state == JOB_ANALYZING)
         s_dispatch(self);
@@ -1405,7 +1327,7 @@ static void s_on_worker_error(broker_t *self, worker_t *w, const Profeed__Error 
          * started, so it is not spent; the job waits (50 ms doubling to
          * 1.6 s: a heartbeat or two, for the reports to catch up) and then
          * prefers another collector. */
-        w->busy = w->slots;
+        worker_pool_fill(w);
         uint32_t shift = job->refusals < 5 ? job->refusals : 5;
         job_table_refused(self->jobs, job, wire_zmq_now_ms() + (50 << shift));
         pf_error_t err;
@@ -1459,8 +1381,7 @@ static void s_on_worker(broker_t *self)
                        : "peer not registered: send Ready first");
         goto cleanup;
     }
-    w->expiry_ms = s_expiry(self);
-    w->last_heard_ms = wire_zmq_now_ms();
+    worker_pool_heard(w, wire_zmq_now_ms(), s_expiry(self));
     switch (env->body_case) {
     case PROFEED__ENVELOPE__BODY_HEARTBEAT:
         if (w->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR)
@@ -1509,7 +1430,7 @@ static void s_tick(broker_t *self)
         /* A worker whose connection is gone cannot be reached: it is dead now,
          * not in liveness x interval. */
         if (s_wire_send(self, self->workers, w->routing_id, &env, &err) != PF_OK)
-            w->expiry_ms = 0;
+            worker_pool_unreachable(w);
     }
     worker_t *w;
     while ((w = worker_pool_expired(self->pool, now)) != NULL)

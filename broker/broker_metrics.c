@@ -8,7 +8,7 @@
 
 #include "textbuf.h"
 
-/* Jobs take from milliseconds (replay) to minutes (multi-pass ncu runs). */
+/* Jobs take from milliseconds (replay) to minutes (multi-pass profiler runs). */
 static const double s_bounds[METRICS_BUCKETS] = {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300};
 
 static const char *s_reject_names[METRICS_REJECT_COUNT] = {

@@ -8,6 +8,7 @@
 
 #include "pf_assert.h"
 #include "pf_log.h"
+#include "profiler.h"
 #include "wire.h"
 
 struct job_table_t {
@@ -223,7 +224,7 @@ job_submit_t job_table_submit(job_table_t *self, Profeed__JobRequest **request_p
     memcpy(job->agent, agent, agent_len);
     job->agent_len = agent_len;
     job->deadline_ms = deadline_ms;
-    job->profiler = request->has_profiler ? request->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
+    job->profiler = profiler_field(request->has_profiler, request->profiler);
     job_table_agent_key(request, agent, agent_len, job->agent_key, sizeof job->agent_key);
     zhashx_insert(self->jobs, job->id, job);
     s_queue_insert(self, job);
@@ -262,6 +263,27 @@ void job_table_dispatched(job_table_t *self, job_t *job, const char *collector)
     s_drop_passes(self, job);
 }
 
+void job_table_dispatched_as(job_table_t *self, job_t *job, const char *collector, uint32_t attempt)
+{
+    assert(self && job && collector && attempt >= 1); /* wire_check refuses a record of attempt 0 */
+    job->attempt = attempt - 1; /* job_table_dispatched() starts the next */
+    job_table_dispatched(self, job, collector);
+}
+
+void job_table_sent(job_table_t *self, job_t *job, int64_t now_ms)
+{
+    assert(self && job && job->state == JOB_COLLECTING);
+    (void) self; /* used only by the asserts */
+    job->stage_ms = job->dispatched_ms = now_ms;
+}
+
+void job_table_stage(job_table_t *self, job_t *job, int64_t now_ms)
+{
+    assert(self && job);
+    (void) self; /* used only by the asserts */
+    job->stage_ms = now_ms;
+}
+
 pf_status_t job_table_plan(job_table_t *self, job_t *job, uint32_t pass_count, pf_error_t *err)
 {
     assert(self && job);
@@ -275,6 +297,14 @@ pf_status_t job_table_plan(job_table_t *self, job_t *job, uint32_t pass_count, p
                             (unsigned) pass_count, job->pass_len);
     job->pass_count = pass_count;
     return PF_OK;
+}
+
+/* A job that names no profiler yet has the first one its passes name. The
+ * table says which values name one: every wire value but UNSPECIFIED. */
+static void s_take_profiler(job_t *job, Profeed__Profiler profiler)
+{
+    if (!profiler_by_id(job->profiler))
+        job->profiler = profiler;
 }
 
 job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *collector,
@@ -325,13 +355,52 @@ job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *coll
     }
     pass->len = len;
     self->pass_bytes += len;
-    if (job->profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED)
-        job->profiler = profiler;
+    s_take_profiler(job, profiler);
     if (job->pass_len == job->pass_count) {
         s_transition(self, job, JOB_ANALYZING);
         job->collector[0] = '\0';
     }
     return JOB_PASS_NEW;
+}
+
+uint64_t job_table_chunk_in(job_table_t *self, job_t *job, uint64_t raw_size)
+{
+    assert(self && job && job->state == JOB_COLLECTING);
+    (void) self; /* used only by the asserts */
+    job->stream_raw += raw_size;
+    return job->stream_raw;
+}
+
+void job_table_streaming(job_table_t *self, job_t *job, Profeed__Profiler profiler)
+{
+    assert(self && job && job->state == JOB_COLLECTING);
+    (void) self; /* used only by the asserts */
+    job->streamed = true;
+    s_take_profiler(job, profiler);
+}
+
+void job_table_stream_sent(job_table_t *self, job_t *job, const char *pass_key, uint32_t seq,
+                           Profeed__Profiler profiler)
+{
+    assert(self && job && pass_key && job->state == JOB_COLLECTING && job->streamed);
+    (void) self; /* used only by the asserts */
+    snprintf(job->stream_last, sizeof job->stream_last, "%s", pass_key); /* validated: an id */
+    job->stream_last_seq = seq;
+    job->stream_profiler = profiler_by_id(profiler) ? profiler : job->profiler;
+}
+
+bool job_table_stream_received(job_table_t *self, job_t *job, const char *pass_key, uint32_t seq,
+                               job_pass_result_t *result, pf_error_t *err)
+{
+    assert(self && job && pass_key && result);
+    if (!job->stream_last[0] || strcmp(job->stream_last, pass_key) != 0 || seq != job->stream_last_seq)
+        return false;
+    char key[sizeof job->stream_last], collector[sizeof job->collector];
+    snprintf(key, sizeof key, "%s", job->stream_last);
+    snprintf(collector, sizeof collector, "%s", job->collector);
+    job->stream_last[0] = '\0';
+    *result = job_table_pass(self, job, collector, key, job->stream_profiler, (const uint8_t *) "", 0, NULL, err);
+    return true;
 }
 
 void job_table_set_analyzer(job_table_t *self, job_t *job, const char *analyzer)
@@ -466,6 +535,31 @@ size_t job_table_trim_bytes(job_table_t *self, size_t max_bytes, zlistx_t *gone_
     }
     free(finished);
     return dropped;
+}
+
+bool job_table_set_owner(job_table_t *self, job_t *job, const char *owner)
+{
+    assert(self && job && owner);
+    (void) self; /* used only by the asserts */
+    if (strlen(owner) >= sizeof job->owner)
+        return false;
+    snprintf(job->owner, sizeof job->owner, "%s", owner);
+    return true;
+}
+
+void job_table_set_agent(job_table_t *self, job_t *job, const uint8_t *agent, size_t agent_len)
+{
+    assert(self && job && agent && agent_len <= sizeof job->agent);
+    (void) self; /* used only by the asserts */
+    memcpy(job->agent, agent, agent_len);
+    job->agent_len = agent_len;
+}
+
+void job_table_accepted(job_table_t *self, job_t *job, int64_t now_ms)
+{
+    assert(self && job);
+    (void) self; /* used only by the asserts */
+    job->submitted_ms = now_ms;
 }
 
 void job_table_forget(job_table_t *self, job_t *job)

@@ -132,6 +132,18 @@ job_t *job_table_queued_after(job_table_t *self, const job_t *job);
 /* QUEUED -> COLLECTING on `collector`; starts attempt attempt+1. */
 void job_table_dispatched(job_table_t *self, job_t *job, const char *collector);
 
+/* QUEUED -> COLLECTING on `collector` as attempt `attempt` (>= 1): a
+ * journal's DISPATCHED record read back, which says which attempt it was. */
+void job_table_dispatched_as(job_table_t *self, job_t *job, const char *collector, uint32_t attempt);
+
+/* The attempt's Dispatch was sent at `now_ms`: its clocks start (the
+ * collector's report does not count a job missing from it before it had the
+ * time to arrive; the pass latency counts from here). */
+void job_table_sent(job_table_t *self, job_t *job, int64_t now_ms);
+
+/* A pass came in at `now_ms`: the next pass's latency counts from here. */
+void job_table_stage(job_table_t *self, job_t *job, int64_t now_ms);
+
 /* The collector announced how many passes this attempt has. */
 pf_status_t job_table_plan(job_table_t *self, job_t *job, uint32_t pass_count, pf_error_t *err);
 
@@ -147,6 +159,28 @@ typedef enum { JOB_PASS_NEW, JOB_PASS_DUPLICATE, JOB_PASS_REFUSED } job_pass_res
 job_pass_result_t job_table_pass(job_table_t *self, job_t *job, const char *collector,
                                  const char *pass_key, Profeed__Profiler profiler,
                                  const uint8_t *bytes, size_t len, zframe_t **frame_p, pf_error_t *err);
+
+/* A chunk of `raw_size` raw bytes of a streamed pass of this attempt came
+ * in; returns the raw bytes streamed in the attempt so far. */
+uint64_t job_table_chunk_in(job_table_t *self, job_t *job, uint64_t raw_size);
+
+/* A chunk of the attempt is passed through to the analyzer: the job is
+ * streamed (its passes are not kept), and `profiler` (a wire value;
+ * UNSPECIFIED: the chunk names none) is the job's when it had none yet. */
+void job_table_streaming(job_table_t *self, job_t *job, Profeed__Profiler profiler);
+
+/* The last chunk `seq` of streamed pass `pass_key` (of `profiler`, or the
+ * job's when UNSPECIFIED) went to the analyzer: the pass is in once the
+ * analyzer's receipt for it comes (job_table_stream_received). */
+void job_table_stream_sent(job_table_t *self, job_t *job, const char *pass_key, uint32_t seq,
+                           Profeed__Profiler profiler);
+
+/* The analyzer's receipt for chunk `seq` of `pass_key`: when it is the one
+ * job_table_stream_sent() awaits, the pass is in, as job_table_pass() takes it
+ * without bytes (nothing of a streamed pass is kept), and the result is
+ * written to *result; false (nothing changed) when it is another chunk's. */
+bool job_table_stream_received(job_table_t *self, job_t *job, const char *pass_key, uint32_t seq,
+                               job_pass_result_t *result, pf_error_t *err);
 
 /* Pins a COLLECTING or ANALYZING job to an analyzer; "" unpins any
  * unfinished job (the analyzer died; a requeued job keeps its pin). */
@@ -200,6 +234,16 @@ size_t job_table_pass_bytes(job_table_t *self);
  * job_table_expire does. Returns how many. A bound on the broker's memory
  * that holds whatever the feedback sizes. */
 size_t job_table_trim_bytes(job_table_t *self, size_t max_bytes, zlistx_t *gone);
+
+/* Who submitted the job (job_t.owner): false, and the owner unchanged,
+ * when `owner` is longer than the table keeps (a damaged journal record). */
+bool job_table_set_owner(job_table_t *self, job_t *job, const char *owner);
+
+/* The agent to answer is now at routing id `agent` (it reconnected). */
+void job_table_set_agent(job_table_t *self, job_t *job, const uint8_t *agent, size_t agent_len);
+
+/* The job was accepted at `now_ms` (its latency counts from then). */
+void job_table_accepted(job_table_t *self, job_t *job, int64_t now_ms);
 
 /* Removes a job whatever its state (a submission the journal could not keep,
  * or a FORGOTTEN record read back). */

@@ -14,6 +14,7 @@
 
 #include "crc32.h"
 #include "pf_log.h"
+#include "profiler.h"
 #include "wire.h"
 
 #define LOG "journal"
@@ -604,8 +605,8 @@ static void s_apply(journal_t *self, const Profeed__JournalRecord *rec, uint64_t
         wire_job_request_destroy(&request);
         /* An owner too long for the table is damage: the job is then
          * claimed only by resubmitting its exact request. */
-        if (added && rec->owner && strlen(rec->owner) < sizeof added->owner)
-            snprintf(added->owner, sizeof added->owner, "%s", rec->owner);
+        if (added && rec->owner)
+            job_table_set_owner(jobs, added, rec->owner);
         return;
     }
     if (!job) {
@@ -617,10 +618,8 @@ static void s_apply(journal_t *self, const Profeed__JournalRecord *rec, uint64_t
     case PROFEED__JOURNAL_EVENT__JOURNAL_EVENT_DISPATCHED:
         if (job->state == JOB_COLLECTING)
             job_table_requeue(jobs, job, UINT32_MAX);
-        if (job->state == JOB_QUEUED) {
-            job->attempt = rec->attempt - 1;
-            job_table_dispatched(jobs, job, rec->collector);
-        }
+        if (job->state == JOB_QUEUED)
+            job_table_dispatched_as(jobs, job, rec->collector, rec->attempt);
         break;
     case PROFEED__JOURNAL_EVENT__JOURNAL_EVENT_PLANNED:
         if (job->state == JOB_COLLECTING && job_table_plan(jobs, job, rec->pass_count, &err) != PF_OK)
@@ -636,7 +635,7 @@ static void s_apply(journal_t *self, const Profeed__JournalRecord *rec, uint64_t
             break;
         }
         wire_pass_output_destroy(&pass);
-        Profeed__Profiler profiler = rec->has_profiler ? rec->profiler : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
+        Profeed__Profiler profiler = profiler_field(rec->has_profiler, rec->profiler);
         if (job_table_pass(jobs, job, job->collector, rec->pass_key, profiler, rec->pass_output.data,
                            rec->pass_output.len, NULL, &err) == JOB_PASS_REFUSED)
             pf_log_warn(LOG, "job %s: stored pass %s: %s", job->id, rec->pass_key, err.msg);

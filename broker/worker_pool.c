@@ -52,9 +52,35 @@ void worker_pool_destroy(worker_pool_t **self_p)
     *self_p = NULL;
 }
 
-const char *worker_pool_profiler_name(Profeed__Profiler profiler)
+const char *worker_pool_capability(Profeed__Profiler profiler)
 {
-    return profiler_name_or(profiler, "any");
+    /* Every wire value but UNSPECIFIED is in the table (test_profiler), so
+     * NULL means the job names none. */
+    return profiler_name_or(profiler, NULL);
+}
+
+/* What worker `w` offers, from its Ready. A worker from before
+ * Ready.capabilities (issue 17) announces none: its Ready.profilers stand
+ * for them, by the table's names, which are the strings newer workers
+ * announce, so old and new peers serve the same jobs while a farm upgrades.
+ * wire_check bounds both lists. */
+static void s_capabilities(worker_t *w)
+{
+    const Profeed__Ready *r = w->ready;
+    w->n_caps = 0;
+    if (r->n_capabilities > 0) {
+        assert(r->n_capabilities <= WIRE_MAX_CAPABILITIES);
+        for (size_t i = 0; i < r->n_capabilities; i++)
+            w->caps[w->n_caps++] = r->capabilities[i];
+        return;
+    }
+    _Static_assert(WIRE_MAX_PROFILERS <= WIRE_MAX_CAPABILITIES, "a worker's profilers fit in its caps");
+    assert(r->n_profilers <= WIRE_MAX_PROFILERS);
+    for (size_t i = 0; i < r->n_profilers; i++) {
+        const char *name = profiler_name_or(r->profilers[i], NULL);
+        if (name)
+            w->caps[w->n_caps++] = name;
+    }
 }
 
 worker_t *worker_pool_ready(worker_pool_t *self, zframe_t *routing_id, const char *key,
@@ -87,6 +113,7 @@ worker_t *worker_pool_ready(worker_pool_t *self, zframe_t *routing_id, const cha
     *ready_env_p = NULL;
     w->ready = w->ready_env->ready;
     w->role = w->ready->role;
+    s_capabilities(w);
     w->slots = w->ready->has_slots ? w->ready->slots : 1;
     w->expiry_ms = expiry_ms;
     return w;
@@ -113,12 +140,12 @@ worker_t *worker_pool_expired(worker_pool_t *self, int64_t now_ms)
     return NULL;
 }
 
-static bool s_has_profiler(const worker_t *w, Profeed__Profiler profiler)
+bool worker_pool_offers(const worker_t *w, const char *capability)
 {
-    if (profiler == PROFEED__PROFILER__PROFILER_UNSPECIFIED)
+    if (!capability)
         return true;
-    for (size_t i = 0; i < w->ready->n_profilers; i++) {
-        if (w->ready->profilers[i] == profiler)
+    for (size_t i = 0; i < w->n_caps; i++) {
+        if (strcmp(w->caps[i], capability) == 0)
             return true;
     }
     return false;
@@ -136,8 +163,8 @@ static bool s_has_arch(const worker_t *w, const char *arch)
     return false;
 }
 
-/* Appends what collector `w` offers (its GPUs with their arch, its profilers,
- * then ';') to `reason` from `used`; returns the new length, always < cap. */
+/* Appends what collector `w` offers (its GPUs with their arch, its
+ * capabilities, then ';') to `reason` from `used`; returns the new length, always < cap. */
 static size_t s_offered(const worker_t *w, char *reason, size_t used, size_t cap)
 {
     int n;
@@ -146,8 +173,8 @@ static size_t s_offered(const worker_t *w, char *reason, size_t used, size_t cap
                      w->ready->gpus[i]->arch ? w->ready->gpus[i]->arch : "?");
         used = n > 0 && used + (size_t) n < cap ? used + (size_t) n : cap - 1;
     }
-    for (size_t i = 0; i < w->ready->n_profilers && used + 1 < cap; i++) {
-        n = snprintf(reason + used, cap - used, " %s", worker_pool_profiler_name(w->ready->profilers[i]));
+    for (size_t i = 0; i < w->n_caps && used + 1 < cap; i++) {
+        n = snprintf(reason + used, cap - used, " %s", w->caps[i]);
         used = n > 0 && used + (size_t) n < cap ? used + (size_t) n : cap - 1;
     }
     if (used + 2 < cap) {
@@ -157,18 +184,18 @@ static size_t s_offered(const worker_t *w, char *reason, size_t used, size_t cap
     return used;
 }
 
-bool worker_pool_can_serve(worker_pool_t *self, const char *arch, Profeed__Profiler profiler,
-                           char *reason, size_t cap)
+bool worker_pool_can_serve(worker_pool_t *self, const char *arch, const char *capability, char *reason,
+                           size_t cap)
 {
     size_t used = 0;
     int n = snprintf(reason, cap, "no collector has a GPU of arch \"%s\" with profiler %s; offered:",
-                     arch && *arch ? arch : "any", worker_pool_profiler_name(profiler));
+                     arch && *arch ? arch : "any", capability ? capability : "any");
     used = n > 0 && (size_t) n < cap ? (size_t) n : cap - 1;
     size_t collectors = 0;
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
         if (w->role != PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR)
             continue;
-        if (s_has_arch(w, arch) && s_has_profiler(w, profiler))
+        if (s_has_arch(w, arch) && worker_pool_offers(w, capability))
             return true;
         collectors++;
         used = s_offered(w, reason, used, cap);
@@ -205,14 +232,54 @@ bool worker_pool_holds(const worker_t *w, const char *job_id)
     return false;
 }
 
-worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, Profeed__Profiler profiler,
+void worker_pool_claim(worker_t *w)
+{
+    assert(w);
+    w->busy++;
+}
+
+void worker_pool_release(worker_t *w)
+{
+    assert(w);
+    if (w->busy > 0)
+        w->busy--;
+}
+
+bool worker_pool_set_busy(worker_t *w, uint32_t busy)
+{
+    assert(w);
+    bool freed = busy < w->busy;
+    w->busy = busy;
+    return freed;
+}
+
+void worker_pool_fill(worker_t *w)
+{
+    assert(w);
+    w->busy = w->slots;
+}
+
+void worker_pool_heard(worker_t *w, int64_t now_ms, int64_t expiry_ms)
+{
+    assert(w);
+    w->last_heard_ms = now_ms;
+    w->expiry_ms = expiry_ms;
+}
+
+void worker_pool_unreachable(worker_t *w)
+{
+    assert(w);
+    w->expiry_ms = 0;
+}
+
+worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, const char *capability,
                                      const char *avoid)
 {
     worker_t *best = NULL, *avoided = NULL;
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
         if (w->role != PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR || w->busy >= w->slots)
             continue;
-        if (!s_has_arch(w, arch) || !s_has_profiler(w, profiler))
+        if (!s_has_arch(w, arch) || !worker_pool_offers(w, capability))
             continue;
         if (avoid && strcmp(w->key, avoid) == 0) {
             avoided = w;
@@ -225,11 +292,11 @@ worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, Prof
     return best ? best : avoided;
 }
 
-worker_t *worker_pool_pick_analyzer(worker_pool_t *self, Profeed__Profiler profiler, bool chunks)
+worker_t *worker_pool_pick_analyzer(worker_pool_t *self, const char *capability, bool chunks)
 {
     worker_t *best = NULL;
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
-        if (w->role != PROFEED__WORKER_ROLE__WORKER_ROLE_ANALYZER || !s_has_profiler(w, profiler))
+        if (w->role != PROFEED__WORKER_ROLE__WORKER_ROLE_ANALYZER || !worker_pool_offers(w, capability))
             continue;
         if (chunks && !w->ready->chunks)
             continue; /* an analyzer from before streamed passes (issue 20) */
@@ -251,16 +318,17 @@ size_t worker_pool_count(worker_pool_t *self, Profeed__WorkerRole role)
 worker_t *worker_pool_first(worker_pool_t *self) { return zhashx_first(self->workers); }
 worker_t *worker_pool_next(worker_pool_t *self) { return zhashx_next(self->workers); }
 
-/* The profilers whose output has an analysis for the language: the profiler
- * table's (common/profiler.h), which the analysis reads too. A profiler the
- * table does not know (a newer collector's) is not refused here. */
-static bool s_suits(Profeed__Language language, Profeed__Profiler profiler)
+/* Whether a capability suits the language: the profiler table says which
+ * profilers' output has an analysis for it (common/profiler.h), which the
+ * analysis reads too. A capability the table does not know (a newer
+ * collector's profiler) is not refused here. */
+static bool s_suits(Profeed__Language language, const char *capability)
 {
-    const profiler_t *p = profiler_by_id(profiler);
+    const profiler_t *p = profiler_by_name(capability);
     return !p || profiler_serves(p, language);
 }
 
-/* "ocl (it needs vtune or unitrace)", for the refusal. */
+/* "<language> (it needs <the table's profilers for it>)", for the refusal. */
 static void s_language_needs(Profeed__Language language, char *out, size_t cap)
 {
     const profiler_t *order[8];
@@ -289,8 +357,8 @@ bool worker_pool_offers_language(worker_pool_t *self, Profeed__Language language
         if (w->role != PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR)
             continue;
         collectors++;
-        for (size_t i = 0; i < w->ready->n_profilers; i++) {
-            if (s_suits(language, w->ready->profilers[i]))
+        for (size_t i = 0; i < w->n_caps; i++) {
+            if (s_suits(language, w->caps[i]))
                 return true;
         }
         used = s_offered(w, reason, used, cap);

@@ -13,6 +13,7 @@
 #include "pirate.h"
 #include "pf_log.h"
 #include "pf_tsan.h"
+#include "profiler.h"
 #include "wire_zmq.h"
 
 #define LOG "collector"
@@ -119,6 +120,15 @@ static void s_send_ready(collector_t *self)
     ready.n_gpus = self->info.gpu_count;
     ready.profilers = self->info.profilers;
     ready.n_profilers = self->info.profiler_count;
+    /* The same profilers as the strings the broker routes on (it knows no
+     * profiler); `profilers` stays for brokers from before them. */
+    char *caps[PROFILER_MAX];
+    for (size_t i = 0; i < self->info.profiler_count && i < PROFILER_MAX; i++) {
+        const char *name = profiler_name_or(self->info.profilers[i], NULL);
+        if (name)
+            caps[ready.n_capabilities++] = (char *) name;
+    }
+    ready.capabilities = caps;
     ready.has_slots = 1;
     ready.slots = self->config->slots;
     ready.has_chunks = ready.chunks = 1;

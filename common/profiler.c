@@ -107,6 +107,11 @@ const profiler_t *profiler_by_pass_key(const char *pass_key)
     return NULL;
 }
 
+Profeed__Profiler profiler_field(bool has, Profeed__Profiler value)
+{
+    return has ? value : PROFEED__PROFILER__PROFILER_UNSPECIFIED;
+}
+
 const char *profiler_name_or(Profeed__Profiler id, const char *unknown)
 {
     const profiler_t *p = profiler_by_id(id);

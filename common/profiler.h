@@ -66,6 +66,11 @@ const char *profiler_analyzer_name(const profiler_t *profiler, Profeed__Language
  * variant's ("unitrace_sampling" is unitrace's); NULL when none. */
 const profiler_t *profiler_by_analyzer_name(const char *name);
 
+/* An optional Profiler field's value: `value` when `has`, else UNSPECIFIED
+ * (none). Code that carries the wire's profilers without knowing them (the
+ * broker) reads them through this and names none itself. */
+Profeed__Profiler profiler_field(bool has, Profeed__Profiler value);
+
 /* The profiler's name, or `unknown` for an id not in the table. */
 const char *profiler_name_or(Profeed__Profiler id, const char *unknown);
 

@@ -802,6 +802,15 @@ static pf_status_t s_check_ready(const Profeed__Ready *r, const char *where, pf_
             rc = s_fail(err, PF_EBADINPUT, where, field, "PROFILER_UNSPECIFIED names no profiler");
         }
     }
+    /* Matched as they are by the broker's routing: ids' rules keep them
+     * one word, printable in its refusals. */
+    if (rc == PF_OK)
+        rc = s_check_count(r->n_capabilities, WIRE_MAX_CAPABILITIES, where, "capabilities", err);
+    for (size_t i = 0; rc == PF_OK && i < r->n_capabilities; i++) {
+        char field[32];
+        s_path(field, sizeof field, "capabilities[%zu]", i);
+        rc = s_check_id(r->capabilities[i], where, field, true, err);
+    }
     if (rc == PF_OK && r->has_slots && (r->slots == 0 || r->slots > WIRE_MAX_SLOTS))
         rc = s_fail(err, PF_EBADINPUT, where, "slots", "%u is out of range 1..%d", (unsigned) r->slots, WIRE_MAX_SLOTS);
     if (rc == PF_OK)

@@ -42,6 +42,7 @@
 #define WIRE_MAX_NOTES 1024          /* Feedback.errors, .notes and .missing, each */
 #define WIRE_MAX_GPUS 64
 #define WIRE_MAX_PROFILERS 16
+#define WIRE_MAX_CAPABILITIES 64     /* Ready.capabilities */
 #define WIRE_MAX_SLOTS 1024
 #define WIRE_MAX_NAMED_COUNTS 64     /* FarmCounters.finished and .rejected, each */
 #define WIRE_MAX_HEARTBEAT_JOBS 1024

@@ -772,3 +772,68 @@ Test(job_table, a_new_pass_keeps_its_frame_and_a_duplicate_leaves_it)
     zframe_destroy(&again);
     job_table_destroy(&table);
 }
+
+/* ---------------------------------------------------------------------------
+ * The broker changes a job only through the table (issue 17 step 4) */
+
+Test(job_table, a_streamed_pass_is_in_at_the_receipt_of_its_last_chunk_and_no_other)
+{
+    job_table_t *table = job_table_new();
+    job_t *job = s_collecting(table, "job-1", "c1", 1);
+    cr_expect_eq(job_table_chunk_in(table, job, 1000), 1000);
+    cr_expect_eq(job_table_chunk_in(table, job, 24), 1024, "the attempt's raw bytes add up");
+    job_table_streaming(table, job, PROFEED__PROFILER__PROFILER_UNSPECIFIED);
+    cr_expect(job->streamed);
+    cr_expect_eq(job->profiler, PROFEED__PROFILER__PROFILER_UNSPECIFIED, "no chunk said its profiler yet");
+    job_table_streaming(table, job, PROFEED__PROFILER__PROFILER_NCU);
+    cr_expect_eq(job->profiler, PROFEED__PROFILER__PROFILER_NCU, "the first chunk that says it names the job's");
+    job_table_streaming(table, job, PROFEED__PROFILER__PROFILER_VTUNE);
+    cr_expect_eq(job->profiler, PROFEED__PROFILER__PROFILER_NCU, "and later ones do not change it");
+    job_table_stream_sent(table, job, "ncu.000", 7, PROFEED__PROFILER__PROFILER_UNSPECIFIED);
+    job_pass_result_t rc = JOB_PASS_REFUSED;
+    pf_error_t err;
+    pf_error_clear(&err);
+    cr_expect_not(job_table_stream_received(table, job, "ncu.000", 6, &rc, &err), "an earlier chunk's receipt");
+    cr_expect_not(job_table_stream_received(table, job, "ncu.001", 7, &rc, &err), "another pass's receipt");
+    cr_expect_eq(job->state, JOB_COLLECTING);
+    cr_assert(job_table_stream_received(table, job, "ncu.000", 7, &rc, &err));
+    cr_expect_eq(rc, JOB_PASS_NEW, "%s", err.msg);
+    cr_expect_eq(job->state, JOB_ANALYZING, "the plan's only pass is in");
+    cr_expect_eq(job->passes[0].len, 0, "nothing of a streamed pass is kept");
+    cr_expect_not(job_table_stream_received(table, job, "ncu.000", 7, &rc, &err), "a receipt twice is no pass");
+    job_table_destroy(&table);
+}
+
+Test(job_table, an_owner_too_long_for_the_table_is_refused_and_leaves_the_owner)
+{
+    job_table_t *table = job_table_new();
+    job_t *job = s_submit(table, "job-1");
+    cr_assert(job_table_set_owner(table, job, "key:abc"));
+    cr_expect_str_eq(job->owner, "key:abc");
+    char long_owner[JOB_OWNER_LEN + 1];
+    memset(long_owner, 'k', sizeof long_owner - 1);
+    long_owner[sizeof long_owner - 1] = '\0';
+    cr_expect_not(job_table_set_owner(table, job, long_owner));
+    cr_expect_str_eq(job->owner, "key:abc");
+    job_table_set_agent(table, job, s_agent2, sizeof s_agent2);
+    cr_expect_eq(job->agent_len, sizeof s_agent2);
+    cr_expect_eq(memcmp(job->agent, s_agent2, sizeof s_agent2), 0, "the feedback goes where the agent is now");
+    job_table_destroy(&table);
+}
+
+Test(job_table, a_dispatch_read_back_from_the_journal_keeps_its_attempt_number)
+{
+    job_table_t *table = job_table_new();
+    job_t *job = s_submit(table, "job-1");
+    job_table_dispatched_as(table, job, "c1", 3);
+    cr_expect_eq(job->state, JOB_COLLECTING);
+    cr_expect_eq(job->attempt, 3);
+    cr_expect_str_eq(job->collector, "c1");
+    job_table_sent(table, job, 1234);
+    cr_expect_eq(job->dispatched_ms, 1234);
+    cr_expect_eq(job->stage_ms, 1234);
+    job_table_stage(table, job, 2000);
+    cr_expect_eq(job->stage_ms, 2000);
+    cr_expect_eq(job->dispatched_ms, 1234, "a pass moves the stage clock only");
+    job_table_destroy(&table);
+}

@@ -425,6 +425,7 @@ typedef struct {
     Profeed__GpuCapability gpu;
     Profeed__GpuCapability *gpus[1];
     Profeed__Profiler profilers[2];
+    char *capabilities[2];
     Profeed__Heartbeat heartbeat;
     char *hb_jobs[1];
     Profeed__Dispatch dispatch_job, dispatch_pass;
@@ -466,6 +467,9 @@ static void s_envelopes_init(envelopes_t *e)
     e->profilers[0] = PROFEED__PROFILER__PROFILER_NCU;
     e->profilers[1] = PROFEED__PROFILER__PROFILER_UNITRACE;
     e->ready.n_profilers = 2, e->ready.profilers = e->profilers;
+    e->capabilities[0] = "ncu";
+    e->capabilities[1] = "unitrace";
+    e->ready.n_capabilities = 2, e->ready.capabilities = e->capabilities;
     e->ready.has_slots = 1, e->ready.slots = 8;
     Profeed__Envelope *env = s_next_env(e, "ready");
     env->body_case = PROFEED__ENVELOPE__BODY_READY, env->ready = &e->ready;
@@ -1325,6 +1329,30 @@ Test(wire_reject, collector_offering_no_gpu_is_refused)
     /* An analyzer needs none. */
     e.ready.role = PROFEED__WORKER_ROLE__WORKER_ROLE_ANALYZER;
     Profeed__Envelope *out = (Profeed__Envelope *) s_round_trip(&e.env[0].base);
+    wire_envelope_destroy(&out);
+    s_envelopes_fini(&e);
+}
+
+/* The broker matches capabilities as they are and prints them in its
+ * refusals: one id-like word each, and a bounded number of them. */
+Test(wire_reject, ready_capability_that_is_not_one_word_or_too_many_is_refused)
+{
+    envelopes_t e;
+    s_envelopes_init(&e);
+    e.capabilities[1] = "unitrace\nvtune";
+    s_expect_refused(&e.env[0].base, PF_EBADINPUT, "Envelope.ready.capabilities[1]", "0x0a");
+    e.capabilities[1] = "";
+    s_expect_refused(&e.env[0].base, PF_EBADINPUT, "Envelope.ready.capabilities[1]", "missing or empty");
+    e.capabilities[1] = "unitrace";
+    char *many[WIRE_MAX_CAPABILITIES + 1];
+    for (size_t i = 0; i < WIRE_MAX_CAPABILITIES + 1; i++)
+        many[i] = "ncu";
+    e.ready.capabilities = many;
+    e.ready.n_capabilities = WIRE_MAX_CAPABILITIES + 1;
+    s_expect_refused(&e.env[0].base, PF_ETOOBIG, "Envelope.ready.capabilities", "at most 64");
+    e.ready.n_capabilities = WIRE_MAX_CAPABILITIES;
+    Profeed__Envelope *out = (Profeed__Envelope *) s_round_trip(&e.env[0].base);
+    cr_expect_eq(out->ready->n_capabilities, WIRE_MAX_CAPABILITIES);
     wire_envelope_destroy(&out);
     s_envelopes_fini(&e);
 }

@@ -91,10 +91,13 @@ static void s_send_ready(worker_t *self)
 {
     /* The profilers of the table that analyzer_run() has a backend for. */
     Profeed__Profiler profilers[16];
+    char *caps[16]; /* the same, as the strings the broker routes on (Ready.capabilities) */
     size_t n = 0;
     for (size_t i = 0; i < profiler_count() && n < sizeof profilers / sizeof profilers[0]; i++) {
-        if (analyzer_handles(profiler_at(i)->id))
+        if (analyzer_handles(profiler_at(i)->id)) {
+            caps[n] = (char *) profiler_at(i)->name;
             profilers[n++] = profiler_at(i)->id;
+        }
     }
     Profeed__Ready ready;
     profeed__ready__init(&ready);
@@ -104,6 +107,8 @@ static void s_send_ready(worker_t *self)
     ready.host = self->host;
     ready.profilers = profilers;
     ready.n_profilers = n;
+    ready.capabilities = caps;
+    ready.n_capabilities = n;
     ready.has_slots = 1;
     ready.slots = self->config->max_jobs;
     ready.has_chunks = ready.chunks = 1;
