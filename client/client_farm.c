@@ -1,4 +1,9 @@
-/* client_farm: the client library's farm calls (submit and wait, status). */
+/* client_farm: the client library's farm calls (submit and wait, status).
+ *
+ * One file of ~780 lines because both calls share the farm handle's private
+ * state (its socket, CURVE keys, Paranoid Pirate timing, the notice hook) and
+ * its send path; most of the length is profeed_farm_run()'s wait loop, which
+ * reads top to bottom as the job's messages arrive. */
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>

@@ -1,3 +1,11 @@
+/* worker: the profeed-analyzer's event loop (see worker.h).
+ *
+ * One file of ~860 lines because it is one loop and the job state it owns:
+ * passes arriving whole or streamed, the analysis of a complete job, the
+ * manifest and baseline comparison it attaches, and the Feedback sent back
+ * all read and change the same job_passes_t list and socket. It reads in the
+ * order a job flows: connect and announce, passes in, analysis, Feedback
+ * out, then the loop. */
 #include "worker.h"
 
 #include <assert.h>
