@@ -306,7 +306,7 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         goto done;
     }
     if (!s_profiler(job->profiler, &req.profiler)) {
-        *error = s_printf("unknown profiler \"%s\" (ncu, unitrace or vtune)", job->profiler);
+        *error = s_printf("unknown profiler \"%s\" (%s)", job->profiler, profiler_names());
         result = PROFEED_BAD_INPUT;
         goto done;
     }

@@ -85,6 +85,9 @@ void analyzer_compare_files(feedback_t *fb, const analyzer_input_t *baseline, co
  * page whole (a profiler without a page parser, or an ncu source page), so
  * keep its bytes; or out of memory (*err says which). `keep_raw`: the
  * collated data will carry the cells as printed. */
+/* Whether `profiler`'s backend parses pages as they come (it has a page
+ * parser); false for a profiler this build does not analyze. */
+bool analyzer_parses_pages(Profeed__Profiler profiler);
 analyzer_page_t *analyzer_page_begin(Profeed__Profiler profiler, const char *source, const char *head, size_t n,
                                      bool keep_raw, pf_error_t *err);
 pf_status_t analyzer_page_feed(analyzer_page_t *page, const char *bytes, size_t n, pf_error_t *err);
