@@ -91,7 +91,8 @@ bool discover_can_profile(void)
     char path[4096];
     for (size_t i = 0; i < profiler_count(); i++) {
         for (size_t v = 0; v < S_GPU_PROBES; v++) {
-            if (streq(profiler_at(i)->vendor, s_gpu_probes[v].vendor) && proc_find(profiler_at(i)->tool, path, sizeof path))
+            const profiler_t *p = profiler_at(i);
+            if (streq(p->vendor, s_gpu_probes[v].vendor) && proc_find(p->tool, path, sizeof path))
                 return true;
         }
     }
