@@ -28,7 +28,7 @@ metrics=$(grep -oE '"(smsp|sm|l1tex|lts|dram|gpu|gpc|launch|device|derived|memor
 # SourceCounters-only names are section-derived: ncu 2025.3.1 refuses them in
 # --metrics with "Failed to find metric" and stops the run.)
 
-# The default "core" plan's metrics come from the one list in common/pass_plan.c,
+# The default "core" plan's metrics come from the one list in analyzer/ncu/ncu_plan.c,
 # printed by the collector (PROFEED_COLLECTOR, else the build tree's), so what is
 # measured here is what the farm runs.
 collector=${PROFEED_COLLECTOR:-$root/build/collector/profeed-collector}

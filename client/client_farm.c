@@ -1,4 +1,9 @@
-/* client_farm: the client library's farm calls (submit and wait, status). */
+/* client_farm: the client library's farm calls (submit and wait, status).
+ *
+ * One file of ~780 lines because both calls share the farm handle's private
+ * state (its socket, CURVE keys, Paranoid Pirate timing, the notice hook) and
+ * its send path; most of the length is profeed_farm_run()'s wait loop, which
+ * reads top to bottom as the job's messages arrive. */
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
@@ -301,7 +306,7 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         goto done;
     }
     if (!s_profiler(job->profiler, &req.profiler)) {
-        *error = s_printf("unknown profiler \"%s\" (ncu, unitrace or vtune)", job->profiler);
+        *error = s_printf("unknown profiler \"%s\" (%s)", job->profiler, profiler_names());
         result = PROFEED_BAD_INPUT;
         goto done;
     }

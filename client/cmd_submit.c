@@ -15,7 +15,6 @@
 #include "cmd_security.h"
 #include "collector.h"
 #include "pf_log.h"
-#include "proc_run.h"
 #include "profeed_client.h"
 #include "worker.h"
 
@@ -52,7 +51,8 @@ static void s_help(FILE *out)
             "  --timeout-s N        the job's time limit (default: the broker's)\n"
             "  --wait-s N           give up waiting after N seconds (default: wait for the job)\n"
             "  --local              run broker, collector and analyzer in this process (inproc);\n"
-            "                       the collector runs ncu when it is on PATH, else --replay\n"
+            "                       the collector profiles for real when a profiler for the\n"
+            "                       host's GPUs is on PATH (ncu), else --replay\n"
             "  --replay MAP         with --local: replay recorded captures (default, without ncu:\n"
             "                       the bundled H200 map, share/profeed/replay/h200.map)\n"
             "  --pass-delay-ms N    with --local --replay: each replayed pass takes N ms\n"
@@ -171,8 +171,7 @@ static int s_local_start(local_farm_t *farm, const char *replay, int pass_delay_
     /* In-process, the job runs as whoever runs it, as the program would
      * without profeed: there is no other user to drop to. */
     farm->collector.run_as = COLLECTOR_RUN_AS_SELF;
-    char ncu[4096];
-    if (replay || !proc_find("ncu", ncu, sizeof ncu)) {
+    if (replay || !discover_can_profile()) {
         if (!replay && !s_default_replay(farm->default_replay, sizeof farm->default_replay)) {
             fprintf(stderr, "profeed: --local: cannot tell where the bundled replay map is; give --replay MAP\n");
             return -1;

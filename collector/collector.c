@@ -393,7 +393,7 @@ int collector_run(const collector_config_t *config, zsock_t *pipe)
         zsock_signal(pipe, 0);
     }
     pf_log_info(LOG, "%s: %s on %s, %zu GPU kinds, %u slots, broker %s", self.info.worker_id,
-                self.info.replay ? "replaying recorded captures" : "running ncu", self.info.host,
+                self.info.replay ? "replaying recorded captures" : "running real profilers", self.info.host,
                 self.info.gpu_count, (unsigned) config->slots, config->broker_endpoint);
     rc = 0;
     while (true) {

@@ -78,4 +78,10 @@ int collector_run(const collector_config_t *config, zsock_t *pipe);
 /* zactor entry point: `args` is a collector_config_t that outlives the actor. */
 void collector_actor(zsock_t *pipe, void *args);
 
+/* Whether this host could profile for real: a profiler of the table is on
+ * PATH for a GPU vendor whose GPUs discovery finds (discover.c's probes;
+ * NVIDIA's today). `profeed submit --local` replays recorded captures
+ * otherwise. */
+bool discover_can_profile(void);
+
 #endif

@@ -81,8 +81,8 @@ enum { A_PRINT_PLAN, A_PRINT_METRICS };
 static const config_action_t s_actions[] = {
     [A_PRINT_PLAN] = {.name = "print-plan", .arg = "P[:PLAN]",
                       .help = "print the commands of a pass plan (ncu:core|sol|full,\nunitrace, vtune) and exit"},
-    [A_PRINT_METRICS] = {.name = "print-metrics", .arg = "PLAN",
-                         .help = "print the ncu plan's --metrics list (core) and exit"},
+    [A_PRINT_METRICS] = {.name = "print-metrics", .arg = "[P:]PLAN",
+                         .help = "print the metrics a plan asks for by name (core) and exit"},
 };
 
 /* Prints the pass plan of PROFILER[:PLAN] for a placeholder program, one
@@ -103,8 +103,8 @@ static int s_print_plan(const char *spec, bool metrics_only, FILE *out)
     }
     Profeed__Profiler profiler = known->id;
     if (metrics_only) {
-        const char *const *metrics = pass_plan_ncu_metrics(name ? name : "core");
-        if (profiler != PROFEED__PROFILER__PROFILER_NCU || !metrics) {
+        const char *const *metrics = pass_plan_metrics(profiler, name ? name : known->plans[0]);
+        if (!metrics) {
             fprintf(stderr, "profeed-collector: plan %s does not ask for metrics by name\n", spec);
             return 2;
         }
@@ -156,8 +156,19 @@ static int s_action(size_t action, const char *arg)
 {
     if (action == A_PRINT_PLAN)
         return s_print_plan(arg, false, stdout);
+    /* A bare PLAN is the plan of that name of the first profiler in the
+     * table that has one (core: ncu's). */
+    const char *owner = NULL;
+    for (size_t i = 0; !owner && !strchr(arg, ':') && i < profiler_count(); i++) {
+        for (size_t k = 0; !owner && profiler_at(i)->plans[k]; k++)
+            owner = strcmp(profiler_at(i)->plans[k], arg) == 0 ? profiler_at(i)->name : NULL;
+    }
+    if (!owner && !strchr(arg, ':')) {
+        fprintf(stderr, PROG ": --print-metrics: no profiler has a plan \"%.64s\"\n", arg);
+        return 2;
+    }
     char spec[128];
-    int n = snprintf(spec, sizeof spec, "ncu:%s", arg);
+    int n = owner ? snprintf(spec, sizeof spec, "%s:%s", owner, arg) : snprintf(spec, sizeof spec, "%s", arg);
     if (n < 0 || (size_t) n >= sizeof spec) {
         fprintf(stderr, PROG ": --print-metrics: no plan has so long a name\n");
         return 2;

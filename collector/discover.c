@@ -79,13 +79,30 @@ static void s_probe_nvidia(collector_info_t *info)
 
 /* Each vendor's GPU probe, asked in this order; a probe whose tool is not
  * there adds nothing. A non-NVIDIA host's probe (xpu-smi, rocm-smi) goes
- * here. */
-static void (*const s_gpu_probes[])(collector_info_t *info) = {s_probe_nvidia};
+ * here, with the vendor name the profiler table uses. */
+static const struct {
+    const char *vendor;
+    void (*probe)(collector_info_t *info);
+} s_gpu_probes[] = {{"nvidia", s_probe_nvidia}};
+#define S_GPU_PROBES (sizeof s_gpu_probes / sizeof s_gpu_probes[0])
+
+bool discover_can_profile(void)
+{
+    char path[4096];
+    for (size_t i = 0; i < profiler_count(); i++) {
+        for (size_t v = 0; v < S_GPU_PROBES; v++) {
+            const profiler_t *p = profiler_at(i);
+            if (streq(p->vendor, s_gpu_probes[v].vendor) && proc_find(p->tool, path, sizeof path))
+                return true;
+        }
+    }
+    return false;
+}
 
 static void s_discover_gpus(collector_info_t *info)
 {
-    for (size_t i = 0; i < sizeof s_gpu_probes / sizeof s_gpu_probes[0]; i++)
-        s_gpu_probes[i](info);
+    for (size_t i = 0; i < S_GPU_PROBES; i++)
+        s_gpu_probes[i].probe(info);
 }
 
 static bool s_env_true(const char *name)
@@ -97,13 +114,20 @@ static bool s_env_true(const char *name)
 /* Versions, the CPU, python for kernel jobs, the job folders, sudo. */
 static void s_discover_tools(collector_info_t *info, const collector_config_t *config)
 {
-    const char *ncu = discover_profiler_path(info, PROFEED__PROFILER__PROFILER_NCU);
-    if (ncu) {
-        char *argv[] = {(char *) ncu, "--version", NULL};
+    /* WorkerInfo has one profiler_version: the first profiler found that the
+     * table says how to ask. */
+    for (size_t i = 0; i < profiler_count(); i++) {
+        const profiler_t *p = profiler_at(i);
+        const char *path = discover_profiler_path(info, p->id);
+        if (!path || !p->version_flag)
+            continue;
+        char *argv[] = {(char *) path, (char *) p->version_flag, NULL};
         char *text = s_tool_output(argv);
-        if (text && !host_info_parse_ncu_version(text, info->profiler_version, sizeof info->profiler_version))
-            pf_log_warn(LOG, "ncu --version printed no \"Version N\" line");
+        if (text && !host_info_parse_version(text, p->version_marker, info->profiler_version,
+                                             sizeof info->profiler_version))
+            pf_log_warn(LOG, "%s %s printed no \"%sN\" line", p->tool, p->version_flag, p->version_marker);
         free(text);
+        break;
     }
     char *cpuinfo = NULL;
     size_t len = 0;

@@ -90,12 +90,12 @@ size_t host_info_parse_nvidia_smi(const char *text, host_gpu_t *gpus, size_t max
     return n;
 }
 
-bool host_info_parse_ncu_version(const char *text, char *out, size_t cap)
+bool host_info_parse_version(const char *text, const char *marker, char *out, size_t cap)
 {
-    const char *v = text ? strstr(text, "Version ") : NULL;
+    const char *v = text && marker && *marker ? strstr(text, marker) : NULL;
     if (!v)
         return false;
-    v += strlen("Version ");
+    v += strlen(marker);
     size_t len = strspn(v, "0123456789.");
     if (len == 0 || len >= cap)
         return false;

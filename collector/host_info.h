@@ -30,8 +30,11 @@ typedef struct {
  * no "major.minor" capability) are skipped. Returns the count. */
 size_t host_info_parse_nvidia_smi(const char *text, host_gpu_t *gpus, size_t max);
 
-/* "Version 2025.3.1.0 (build 36398880)" (in `ncu --version`) -> "2025.3.1.0". */
-bool host_info_parse_ncu_version(const char *text, char *out, size_t cap);
+/* The version after `marker` (the profiler table's version_marker) in what a
+ * tool's version flag printed: "Version 2025.3.1.0 (build 36398880)" with
+ * marker "Version " -> "2025.3.1.0" (digits and dots). False when there is
+ * none, or it does not fit `cap`. */
+bool host_info_parse_version(const char *text, const char *marker, char *out, size_t cap);
 
 /* The first "model name : ..." of /proc/cpuinfo. */
 bool host_info_parse_cpu_model(const char *cpuinfo, char *out, size_t cap);

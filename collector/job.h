@@ -89,6 +89,18 @@ void job_run_replay(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest *re
  * pass plan, each pass retried on a transient failure. */
 void job_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest *req);
 
+/* Whether a pass whose attempt `attempt` (from 1) of `attempts` ended in
+ * `verdict` is run again: a transient failure only (a timeout, a death
+ * without a word), while attempts are left; a failure the profiler explained
+ * or a permission refusal would only happen again. */
+bool job_pass_retries(pass_result_t verdict, uint32_t attempt, uint32_t attempts);
+/* The wait before the attempt after one that waited `backoff_ms`: doubled,
+ * until a wait reaches 10 minutes. */
+int job_backoff_next(int backoff_ms);
+/* A job's folder as mkdtemp() takes it: <root>/profeed-<job id>-a<attempt>-XXXXXX
+ * (the job id is wire-checked: safe in a path). False when it does not fit. */
+bool job_dir_template(char *out, size_t cap, const char *root, const char *job_id, uint32_t attempt);
+
 /* slot.c: a slot's thread (zactor), running the jobs it is handed. */
 void slot_actor(zsock_t *pipe, void *args);
 

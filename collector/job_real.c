@@ -332,6 +332,22 @@ typedef struct {
 
 /* Runs a pass's steps, retrying transient failures of the whole pass with a
  * doubling back-off. False when cancelled or a step could not start (`why`). */
+bool job_pass_retries(pass_result_t verdict, uint32_t attempt, uint32_t attempts)
+{
+    return verdict == PASS_RESULT_TRANSIENT && attempt < attempts;
+}
+
+int job_backoff_next(int backoff_ms)
+{
+    return backoff_ms < 600000 ? backoff_ms * 2 : backoff_ms;
+}
+
+bool job_dir_template(char *out, size_t cap, const char *root, const char *job_id, uint32_t attempt)
+{
+    int n = snprintf(out, cap, "%s/profeed-%s-a%u-XXXXXX", root, job_id, (unsigned) attempt);
+    return n > 0 && (size_t) n < cap;
+}
+
 static bool s_run_pass(job_run_t *run, const pass_plan_t *plan, const pass_plan_pass_t *pp, const char *cwd,
                        uint32_t timeout_s, pass_run_t *out, char *why, size_t cap)
 {
@@ -388,15 +404,14 @@ static bool s_run_pass(job_run_t *run, const pass_plan_t *plan, const pass_plan_
                 break;
             }
         }
-        if (out->verdict != PASS_RESULT_TRANSIENT || attempt == attempts)
+        if (!job_pass_retries(out->verdict, attempt, attempts))
             break;
         pf_log_warn(LOG, "job %s: pass %s attempt %u of %u: %s (exit %d%s); retrying in %d ms", run->job_id, pp->key,
                     (unsigned) attempt, (unsigned) attempts, pass_result_name(out->verdict), out->exit_status,
                     out->timed_out ? ", timed out" : "", backoff);
         if (!job_sleep(run, backoff))
             return false;
-        if (backoff < 600000)
-            backoff *= 2;
+        backoff = job_backoff_next(backoff);
     }
     return true;
 }
@@ -413,8 +428,7 @@ void job_run_real(zsock_t *pipe, job_run_t *run, const Profeed__JobRequest *req)
         return;
     }
     char dir[4096];
-    int n = snprintf(dir, sizeof dir, "%s/profeed-%s-a%u-XXXXXX", info->job_root, run->job_id, (unsigned) run->attempt);
-    if (n < 0 || (size_t) n >= sizeof dir || !mkdtemp(dir)) {
+    if (!job_dir_template(dir, sizeof dir, info->job_root, run->job_id, run->attempt) || !mkdtemp(dir)) {
         snprintf(why, sizeof why, "cannot make a job folder under %.900s: %s", info->job_root, strerror(errno));
         job_send_error(pipe, why);
         return;

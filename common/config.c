@@ -1,5 +1,10 @@
 /* config: settings from defaults, a ZPL file, the environment and flags.
- * See config.h; docs/config.md lists the programs' keys. */
+ * See config.h; docs/config.md lists the programs' keys.
+ *
+ * One file of ~800 lines because every source (file, environment, flags)
+ * goes through the same key table, parse and check (s_check, s_assign), so a
+ * value's precedence and its error message are decided in one place; the
+ * help and printing at the end read that same table. */
 #include "config.h"
 
 

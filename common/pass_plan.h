@@ -1,24 +1,15 @@
-/* pass_plan: what each profiler pass of a job runs, in one place.
+/* pass_plan: what each profiler pass of a job runs.
  *
  * For a job's language and profiler this builds the argument vectors the
  * collector executes (fork + execve, never a shell) and names the metrics each
- * pass asks for, which the analyzer compares with what came back. It is the
- * single source of the Nsight Compute metric lists: bench/ncu_plans.sh reads
- * them through `profeed-collector --print-metrics PLAN`, and docs/ncu.md and
- * docs/benchmarks.md refer to them. Named ncu plans:
- *
- *   core  (default) 26 metrics by name in one run: every counter the first
- *         finding needs (docs/benchmarks.md: 12 replay passes, 20.8% of
- *         --set full's overhead on the H200, nine of nine first findings)
- *   sol   --section SpeedOfLight only (cheapest; coalescing and bank
- *         conflicts are then inferred)
- *   full  --set full into a report, then its raw and details pages imported
- *         as CSV (everything, NCU's rule text included; ~5x core's cost)
- *
- * unitrace: three --metric-query passes (ComputeBasic, MemoryProfile,
- * VectorEngineProfile) for SYCL, PyTorch and Triton on Intel GPUs, one
- * --metric-sampling pass for OpenCL. VTune: gpu-hotspots, then its
- * computing-task report as a tab-separated file. */
+ * pass asks for, which the analyzer compares with what came back. What a
+ * profiler's passes are is its own: the profiler table (profiler.h) names
+ * each profiler's builder, in the profiler's folder
+ * (analyzer/<name>/<name>_plan.c, which says what its named plans hold and
+ * builds them through pass_plan_build.h). Here: the plan and its passes,
+ * choosing the builder, and judging how a step went. A plan that asks for
+ * metrics by name is the single source of that list:
+ * `profeed-collector --print-metrics PLAN` prints it (bench/ncu_plans.sh). */
 #ifndef PASS_PLAN_H
 #define PASS_PLAN_H
 
@@ -83,9 +74,10 @@ char *const *pass_plan_env(const pass_plan_t *self);
 /* The plan's name ("core" when the job named none). */
 const char *pass_plan_name(const pass_plan_t *self);
 
-/* The metrics a named ncu plan asks for, NULL-terminated, or NULL when the
- * plan does not ask by name (sol, full) or does not exist. */
-const char *const *pass_plan_ncu_metrics(const char *plan);
+/* The metrics a named plan of `profiler` asks for by name (ncu's core),
+ * NULL-terminated, or NULL when the plan does not ask by name (ncu's sol and
+ * full), does not exist, or the profiler has no such plans. */
+const char *const *pass_plan_metrics(Profeed__Profiler profiler, const char *plan);
 
 /* PF_OK when `name` is a named plan of `profiler`; else PF_EBADINPUT with
  * the message pass_plan_new() gives (the plans there are). For a collector
@@ -94,15 +86,6 @@ pf_status_t pass_plan_check_name(Profeed__Profiler profiler, const char *name, p
 
 /* The named plans of a profiler, comma-separated, for messages and --help. */
 const char *pass_plan_names(Profeed__Profiler profiler);
-
-/* Each profiler's plan builder, as profiler.h's table names them
- * (profiler_plan_fn); pass_plan_new() calls the job's. */
-bool pass_plan_build_ncu(pass_plan_t *plan, const pass_plan_input_t *in, bool named, const char *name,
-                         pf_error_t *err);
-bool pass_plan_build_unitrace(pass_plan_t *plan, const pass_plan_input_t *in, bool named, const char *name,
-                              pf_error_t *err);
-bool pass_plan_build_vtune(pass_plan_t *plan, const pass_plan_input_t *in, bool named, const char *name,
-                           pf_error_t *err);
 
 /* How a finished step went, judged from its exit and what it printed. */
 typedef enum {

@@ -12,13 +12,45 @@ static const char *const s_unitrace_plans[] = {"groups", "compute", NULL};
 static const char *const s_vtune_plans[] = {"gpu-hotspots", NULL};
 
 static const profiler_t s_profilers[] = {
-    {PROFEED__PROFILER__PROFILER_NCU, "ncu", "Nsight Compute", "ncu", "nvidia", s_ncu_plans,
-     "core (default), sol, full", pass_plan_build_ncu, PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL},
-    {PROFEED__PROFILER__PROFILER_UNITRACE, "unitrace", "Intel unitrace", "unitrace", "intel", s_unitrace_plans,
-     "groups (default: ComputeBasic, MemoryProfile, VectorEngineProfile; OpenCL: ComputeBasic sampling), compute",
-     pass_plan_build_unitrace, PROFEED__LANGUAGE__LANGUAGE_OCL, "unitrace_sampling"},
-    {PROFEED__PROFILER__PROFILER_VTUNE, "vtune", "Intel VTune", "vtune", "intel", s_vtune_plans,
-     "gpu-hotspots (default)", pass_plan_build_vtune, PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL},
+    {
+        .id = PROFEED__PROFILER__PROFILER_NCU,
+        .name = "ncu",
+        .display = "Nsight Compute",
+        .tool = "ncu",
+        .vendor = "nvidia",
+        .plans = s_ncu_plans,
+        .plans_text = "core (default), sol, full",
+        .build_plan = ncu_plan_build,
+        .build_source = ncu_plan_source,
+        .plan_metrics = ncu_plan_metrics,
+        .version_flag = "--version",
+        .version_marker = "Version ",
+        .clock_options = "--clock-control none",
+        .rules_by = "NCU",
+    },
+    {
+        .id = PROFEED__PROFILER__PROFILER_UNITRACE,
+        .name = "unitrace",
+        .display = "Intel unitrace",
+        .tool = "unitrace",
+        .vendor = "intel",
+        .plans = s_unitrace_plans,
+        .plans_text = "groups (default: ComputeBasic, MemoryProfile, VectorEngineProfile; OpenCL: ComputeBasic "
+                      "sampling), compute",
+        .build_plan = unitrace_plan_build,
+        .variant_language = PROFEED__LANGUAGE__LANGUAGE_OCL,
+        .variant_name = "unitrace_sampling",
+    },
+    {
+        .id = PROFEED__PROFILER__PROFILER_VTUNE,
+        .name = "vtune",
+        .display = "Intel VTune",
+        .tool = "vtune",
+        .vendor = "intel",
+        .plans = s_vtune_plans,
+        .plans_text = "gpu-hotspots (default)",
+        .build_plan = vtune_plan_build,
+    },
 };
 #define S_PROFILERS (sizeof s_profilers / sizeof s_profilers[0])
 _Static_assert(S_PROFILERS <= PROFILER_MAX, "PROFILER_MAX holds every profiler");

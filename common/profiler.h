@@ -3,7 +3,8 @@
  * For each: its wire id, the name every command line, pass key and feedback
  * uses ("ncu"), the name a report shows ("Nsight Compute"), the program the
  * collector runs, the GPU vendor it measures, its pass plans (names, the
- * default first, and the builder in common/pass_plan.c), and, per language,
+ * default first, and their builders in its folder), how the collector asks
+ * its version, how its plans set the clocks, and, per language,
  * which profilers serve it in the order they are tried. Every place that maps
  * a name to an id, picks a default for a language or checks that a profiler
  * suits a language reads this table; what a profiler's output looks like and
@@ -20,9 +21,13 @@
 #include "profeed.pb-c.h"
 
 /* Builds a profiler's passes into `plan`: a named plan (`named`; `name` NULL
- * for the default) or the input's custom pass specs. common/pass_plan.c. */
+ * for the default) or the input's custom pass specs (pass_plan_build.h). */
 typedef bool (*profiler_plan_fn)(pass_plan_t *plan, const pass_plan_input_t *in, bool named, const char *name,
                                  pf_error_t *err);
+/* Adds the source pass (JobRequest.source) after the plan's. */
+typedef bool (*profiler_source_fn)(pass_plan_t *plan, const pass_plan_input_t *in);
+/* The metrics a named plan asks for by name, NULL-terminated; NULL: none. */
+typedef const char *const *(*profiler_metrics_fn)(const char *plan);
 
 typedef struct {
     Profeed__Profiler id;
@@ -32,13 +37,37 @@ typedef struct {
     const char *vendor;             /* "nvidia", "intel": the GPUs it measures */
     const char *const *plans;       /* its pass plans' names, the default first, NULL-terminated */
     const char *plans_text;         /* the same for messages, with what the default holds */
+    /* Its plans, built in its folder (analyzer/<name>/<name>_plan.c). */
     profiler_plan_fn build_plan;
+    profiler_source_fn build_source; /* NULL: it has no source pass */
+    profiler_metrics_fn plan_metrics; /* NULL: no plan asks for metrics by name */
     /* A language whose output the profiler's backend reads as a variant with
      * an analyzer name of its own (KernelFoundry's: unitrace on OpenCL is
      * "unitrace_sampling"); UNSPECIFIED (0) and NULL: none. */
     Profeed__Language variant_language;
     const char *variant_name;
+    /* How the collector learns the tool's version (WorkerInfo's
+     * profiler_version): the flag it runs the tool with, and the word its
+     * output puts before the version ("Version 2025.3.1.0"); NULL: not asked. */
+    const char *version_flag;
+    const char *version_marker;
+    /* The options its plans set the GPU's clocks with, for the manifest;
+     * NULL: its plans leave the clocks alone and say nothing. */
+    const char *clock_options;
+    /* Whose estimates a finding from the profiler's own rules carries (its
+     * source is "<name>:Rule"): "NCU" shows "NCU's estimate". */
+    const char *rules_by;
 } profiler_t;
+
+/* Each profiler's plan builders, as the table names them
+ * (analyzer/<name>/<name>_plan.c). */
+bool ncu_plan_build(pass_plan_t *plan, const pass_plan_input_t *in, bool named, const char *name, pf_error_t *err);
+bool ncu_plan_source(pass_plan_t *plan, const pass_plan_input_t *in);
+const char *const *ncu_plan_metrics(const char *plan);
+bool unitrace_plan_build(pass_plan_t *plan, const pass_plan_input_t *in, bool named, const char *name,
+                         pf_error_t *err);
+bool vtune_plan_build(pass_plan_t *plan, const pass_plan_input_t *in, bool named, const char *name,
+                      pf_error_t *err);
 
 /* At most this many profilers: callers may size arrays by it. */
 #define PROFILER_MAX 8

@@ -1,3 +1,9 @@
+/* wire_check: what a decoded message must mean (see wire_check.h).
+ *
+ * One file of ~1,100 lines because it is one table of rules over one schema:
+ * a check function per message, in proto/profeed.proto's order, sharing the
+ * field-path and failure helpers at the top, so a rule for a new field is
+ * found beside its message's others. */
 #include "wire_check.h"
 
 #include "pass_chunk.h"

@@ -123,10 +123,14 @@ bool wire_endpoint_is_local(const char *endpoint)
     const char *semi = strchr(host, ';');
     if (semi)
         host = semi + 1;
-    if (strncmp(host, "127.", 4) == 0 || strncmp(host, "localhost:", 10) == 0 || strncmp(host, "[::1]:", 6) == 0 ||
-        strncmp(host, "lo:", 3) == 0)
+    if (strncmp(host, "localhost:", 10) == 0 || strncmp(host, "[::1]:", 6) == 0 || strncmp(host, "lo:", 3) == 0)
         return true;
-    return false;
+    /* 127.0.0.0/8 as an address, digits and dots up to the port: a host name
+     * that only starts so ("127.example.com") resolves wherever its DNS says. */
+    if (strncmp(host, "127.", 4) != 0)
+        return false;
+    size_t n = strspn(host, "0123456789.");
+    return host[n] == ':';
 }
 
 pf_status_t wire_curve_check_plaintext(const char *endpoint, bool insecure, const char *component,

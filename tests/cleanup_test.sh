@@ -29,7 +29,7 @@ case "$build" in
   ;;
 esac
 
-for suite in test_config test_cli; do
+for suite in test_config test_cli test_wire_curve test_broker_auth test_broker_http test_collector; do
   log="$scratch/$suite.log"
   left="$scratch/$suite.left"
   if [ "$private_tmp" -eq 1 ]; then

@@ -1,5 +1,6 @@
 /* host_info: WorkerInfo from the host's own tools, parsed from their text. */
 #include "host_info.h"
+#include "profiler.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,10 +56,11 @@ Test(host_info, ncu_version_and_cpu_model)
 {
     char *env = s_fixture("ncu/h200/env.txt");
     char version[64];
-    cr_assert(host_info_parse_ncu_version(env, version, sizeof version));
+    const char *marker = profiler_by_name("ncu")->version_marker;
+    cr_assert(host_info_parse_version(env, marker, version, sizeof version));
     cr_assert_str_eq(version, "2025.3.1.0");
     free(env);
-    cr_assert_not(host_info_parse_ncu_version("nvcc: NVIDIA (R) Cuda compiler driver\n", version, sizeof version));
+    cr_assert_not(host_info_parse_version("nvcc: NVIDIA (R) Cuda compiler driver\n", marker, version, sizeof version));
     char model[256];
     cr_assert(host_info_parse_cpu_model("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9654 "
                                         "96-Core Processor\nmodel name\t: other\n",

@@ -90,13 +90,13 @@ Test(pass_plan, core_metrics_are_all_columns_of_the_h200_capture_of_that_plan)
     static char buf[1 << 20];
     size_t len = fread(buf, 1, sizeof buf, f);
     fclose(f);
-    const char *const *metrics = pass_plan_ncu_metrics("core");
+    const char *const *metrics = pass_plan_metrics(PROFEED__PROFILER__PROFILER_NCU, "core");
     size_t n = 0;
     while (metrics[n])
         n++;
     bool missing[64];
     cr_assert_eq(ncu_columns_missing(buf, len, metrics, n, missing), 0);
-    cr_assert_null(pass_plan_ncu_metrics("full"));
+    cr_assert_null(pass_plan_metrics(PROFEED__PROFILER__PROFILER_NCU, "full"));
 }
 
 Test(pass_plan, unknown_metric_names_are_reported_missing_against_the_returned_header)

@@ -3,6 +3,7 @@
 #include "profiler.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analyzer.h"
@@ -99,4 +100,49 @@ Test(profiler, a_variant_analyzer_name_is_its_profilers_and_only_for_its_languag
     cr_expect_null(profiler_by_analyzer_name(NULL));
     for (size_t i = 0; i < profiler_count(); i++) /* every variant names a language */
         cr_expect(!profiler_at(i)->variant_name || profiler_at(i)->variant_language, "%s", profiler_at(i)->name);
+}
+
+/* What used to be written as `== "ncu"` beside the table (the version probe,
+ * the clock note, whose estimates, the metrics list, streamed pages) is now
+ * the entry's, and the places that read it agree. */
+Test(profiler, version_probe_clocks_metrics_and_pages_come_from_the_entry)
+{
+    for (size_t i = 0; i < profiler_count(); i++) {
+        const profiler_t *p = profiler_at(i);
+        cr_expect_eq(p->version_flag != NULL, p->version_marker != NULL, "%s: flag and marker together", p->name);
+        for (size_t k = 0; p->plans[k]; k++)
+            cr_expect_eq(pass_plan_metrics(p->id, p->plans[k]), p->plan_metrics ? p->plan_metrics(p->plans[k]) : NULL,
+                         "%s:%s", p->name, p->plans[k]);
+    }
+    const profiler_t *ncu = profiler_by_name("ncu");
+    cr_assert_str_eq(ncu->version_flag, "--version");
+    cr_expect_not_null(pass_plan_metrics(ncu->id, "core"));
+    cr_expect_null(pass_plan_metrics(ncu->id, "sol"));
+    cr_expect_null(pass_plan_metrics(PROFEED__PROFILER__PROFILER_VTUNE, "gpu-hotspots"));
+    cr_expect(analyzer_parses_pages(ncu->id), "ncu's CSV pages parse as they stream");
+    cr_expect_not(analyzer_parses_pages(PROFEED__PROFILER__PROFILER_VTUNE));
+    cr_expect_not(analyzer_parses_pages(PROFEED__PROFILER__PROFILER_UNSPECIFIED));
+}
+
+static void s_clock_note(const char *path, char *out, size_t cap)
+{
+    analyzer_file_t files[1] = {{.path = path}};
+    analyzer_input_t input = {.files = files, .count = 1};
+    analysis_options_t options;
+    analysis_options_default(&options);
+    feedback_t *fb = NULL;
+    pf_error_t err;
+    cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_OK, "%s: %s", path, err.msg);
+    snprintf(out, cap, "%s", feedback_manifest(fb)->clock_control);
+    feedback_destroy(&fb);
+}
+
+Test(profiler, the_offline_clock_note_names_the_clock_options_of_the_profilers_plans)
+{
+    char note[256];
+    s_clock_note(PF_FIXTURE_DIR "/ncu/h200/full_raw.csv", note, sizeof note);
+    cr_expect_str_eq(note, "unknown: the files do not record it (profeed's collector runs ncu with --clock-control "
+                           "none)");
+    s_clock_note(PF_FIXTURE_DIR "/intel/vtune/low_occupancy.tsv", note, sizeof note);
+    cr_expect_str_eq(note, "unknown: the files do not record it", "VTune's plans leave the clocks alone");
 }

@@ -134,6 +134,15 @@ bool analyzer_handles(Profeed__Profiler profiler)
     return false;
 }
 
+/* The table's name of backend `b`'s profiler (test_profiler: every backend's
+ * id is in the table). */
+static const char *s_backend_name(size_t b)
+{
+    const profiler_t *p = profiler_by_id(s_backend_at[b]()->id);
+    assert(p);
+    return p->name;
+}
+
 const char *analyzer_detect(const analyzer_file_t *files, size_t count)
 {
     char head[4096];
@@ -142,14 +151,23 @@ const char *analyzer_detect(const analyzer_file_t *files, size_t count)
         const char *name = files[i].name ? files[i].name : (files[i].path ? files[i].path : "");
         for (size_t b = 0; b < S_BACKENDS; b++) {
             if (s_backend_at[b]()->by_content && s_backend_at[b]()->by_content(head, n))
-                return profiler_name_or(s_backend_at[b]()->id, "ncu");
+                return s_backend_name(b);
         }
         for (size_t b = 0; b < S_BACKENDS; b++) {
             if (s_backend_at[b]()->by_name && s_backend_at[b]()->by_name(name))
-                return profiler_name_or(s_backend_at[b]()->id, "ncu");
+                return s_backend_name(b);
         }
     }
-    return profiler_name_or(s_backend_at[S_BACKENDS - 1]()->id, "ncu");
+    return s_backend_name(S_BACKENDS - 1);
+}
+
+bool analyzer_parses_pages(Profeed__Profiler profiler)
+{
+    for (size_t i = 0; i < S_BACKENDS; i++) {
+        if (s_backend_at[i]()->id == profiler)
+            return s_backend_at[i]()->page_begin != NULL;
+    }
+    return false;
 }
 
 void analyzer_check_pass(feedback_t *fb, const Profeed__PassOutput *pass)
@@ -183,10 +201,13 @@ static void s_manifest(feedback_t *fb, const analyzer_input_t *input)
 {
     fb_manifest_t *m = feedback_manifest(fb);
     snprintf(m->gpu, sizeof m->gpu, "%s", feedback_device(fb));
-    snprintf(m->clock_control, sizeof m->clock_control, "%s",
-             strcmp(feedback_profiler(fb), profiler_name_or(PROFEED__PROFILER__PROFILER_NCU, "")) == 0
-                 ? "unknown: the files do not record it (profeed's collector runs ncu with --clock-control none)"
-                 : "unknown: the files do not record it");
+    const profiler_t *p = profiler_by_name(feedback_profiler(fb));
+    if (p && p->clock_options)
+        snprintf(m->clock_control, sizeof m->clock_control,
+                 "unknown: the files do not record it (profeed's collector runs %s with %s)", p->name,
+                 p->clock_options);
+    else
+        snprintf(m->clock_control, sizeof m->clock_control, "unknown: the files do not record it");
     size_t used = 0;
     m->target[0] = '\0';
     for (size_t i = 0; i < input->count && used + 1 < sizeof m->target; i++) {

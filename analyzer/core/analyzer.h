@@ -82,6 +82,10 @@ pf_status_t analyzer_run(const analyzer_input_t *input, const analysis_options_t
 void analyzer_compare_files(feedback_t *fb, const analyzer_input_t *baseline, const analysis_options_t *options,
                             const char *name);
 
+/* Whether `profiler`'s backend parses pages as they come (it has a page
+ * parser); false for a profiler this build does not analyze. */
+bool analyzer_parses_pages(Profeed__Profiler profiler);
+
 /* Parsing a page of a streamed pass as its bytes come (issue 20), so that
  * the parse overlaps the transfer: begin with the page's first bytes (`head`,
  * as many as a chunk holds) and the name messages give it (`source`), feed

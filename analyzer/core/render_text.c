@@ -163,12 +163,31 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k)
         textbuf_printf(tb, "   Ceiling: %s\n", ceiling);
 }
 
+/* "NCU's estimate: " for a finding from a profiler's own rules (its source is
+ * "<profiler>:Rule", and the table says whose they are), else "est. ". */
+static void s_whose_estimate(const char *source, char *out, size_t cap)
+{
+    const char *colon = strchr(source, ':');
+    char name[32];
+    const profiler_t *p = NULL;
+    if (colon && (size_t) (colon - source) < sizeof name) {
+        memcpy(name, source, (size_t) (colon - source));
+        name[colon - source] = '\0';
+        p = profiler_by_name(name);
+    }
+    if (p && p->rules_by)
+        snprintf(out, cap, "%s's estimate: ", p->rules_by);
+    else
+        snprintf(out, cap, "est. ");
+}
+
 static void s_finding(textbuf_t *tb, const fb_finding_t *f, int rank)
 {
     /* The estimate is the share of the kernel's time the change would save
      * (NCU's "estimated speedup" convention), shown with the speedup it means. */
     if (!isnan(f->speedup)) {
-        const char *whose = strncmp(f->source, "ncu:", 4) == 0 ? "NCU's estimate: " : "est. ";
+        char whose[64];
+        s_whose_estimate(f->source, whose, sizeof whose);
         double x = f->speedup < 99.9 ? 100 / (100 - f->speedup) : INFINITY;
         if (x < 10)
             textbuf_printf(tb, "   %c) [%s, %sgain %.0f%% of its time = %.1fx] %s\n", 'a' + (rank % 26),

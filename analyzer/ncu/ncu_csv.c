@@ -1,3 +1,10 @@
+/* ncu_csv: the streaming Nsight Compute CSV parser (see ncu_csv.h).
+ *
+ * One file of ~890 lines because it is one streaming parser: the header,
+ * units, raw and details rows, the message lines between records and the
+ * chunk-spanning record buffer all share one parse state and must agree on
+ * where a record ends; the fast splitter that does not need that state is
+ * ncu_split.c already. */
 #include "ncu_csv.h"
 
 #include <assert.h>

@@ -1,3 +1,9 @@
+/* ncu_source: the source page parser (see ncu_source.h).
+ *
+ * One file of ~750 lines because it is one parser: the header's column map,
+ * the kernel being filled, the per-function SASS address map and the row
+ * bound are one parse state (page_t) that every row handler reads and
+ * writes; split, that state would go into a header with no second user. */
 #include "ncu_source.h"
 
 #include <assert.h>

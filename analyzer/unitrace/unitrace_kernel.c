@@ -1,3 +1,10 @@
+/* unitrace_kernel: one kernel's top-down analysis (see unitrace_kernel.h).
+ *
+ * One file of ~770 lines because it is one model: the measured units, each
+ * cause's gain model and the bound all read and write one kernel context
+ * (kctx_t) and rank against each other; the file reads in that order
+ * (columns, units, causes, bound, top-down). Apart, the causes would need
+ * that context in a header shared by nothing else. */
 #include "unitrace_kernel.h"
 
 #include <math.h>

@@ -1,3 +1,9 @@
+/* vtune_analyze: VTune GPU hotspots to ranked findings (see vtune_analyze.h).
+ *
+ * One file of ~1,000 lines because it is one model, as unitrace_kernel.c is
+ * unitrace's: the units, the bound and each cause's gain model read one
+ * kernel's metrics and rank against each other, followed by the job-level
+ * notes (shape, launches, overhead) that use the same per-kernel results. */
 #include "vtune_analyze.h"
 
 #include <assert.h>

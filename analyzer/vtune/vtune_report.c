@@ -1,3 +1,10 @@
+/* vtune_report: VTune reports into one record per kernel (see vtune_report.h).
+ *
+ * One file of ~1,100 lines because its two readers (the CSV/TSV report and
+ * KernelFoundry's vtune_counters.json) fill the same kernel records through
+ * the same merge (s_merge: one kernel's rows across tables, summed or kept
+ * by column), whose rules are the module's point; apart, that merge and the
+ * kernel index would be a header shared by only these two. */
 #include "vtune_report.h"
 
 #include <assert.h>

@@ -1,3 +1,11 @@
+/* worker: the profeed-analyzer's event loop (see worker.h).
+ *
+ * One file of ~860 lines because it is one loop and the job state it owns:
+ * passes arriving whole or streamed, the analysis of a complete job, the
+ * manifest and baseline comparison it attaches, and the Feedback sent back
+ * all read and change the same job_passes_t list and socket. It reads in the
+ * order a job flows: connect and announce, passes in, analysis, Feedback
+ * out, then the loop. */
 #include "worker.h"
 
 #include <assert.h>
@@ -272,10 +280,12 @@ static void s_manifest(feedback_t *fb, const job_passes_t *job, const Profeed__W
     if (worker && worker->profiler_version)
         snprintf(m->profiler_version, sizeof m->profiler_version, "%s", worker->profiler_version);
     const Profeed__PassOutput *first = job->passes[0]->dispatch->pass_output;
+    const profiler_t *profiler = profiler_by_name(feedback_profiler(fb));
     if (first->replay_source)
         snprintf(m->clock_control, sizeof m->clock_control, "as recorded: replayed, not measured for this job");
-    else if (strcmp(feedback_profiler(fb), "ncu") == 0)
-        snprintf(m->clock_control, sizeof m->clock_control, "none (the collector runs ncu --clock-control none)");
+    else if (profiler && profiler->clock_options)
+        snprintf(m->clock_control, sizeof m->clock_control, "none (the collector runs %s %s)", profiler->name,
+                 profiler->clock_options);
     else
         snprintf(m->clock_control, sizeof m->clock_control, "none (the profiler leaves the GPU's clocks alone)");
     if (context && context->plan)
@@ -692,7 +702,10 @@ static void s_on_chunk(worker_t *self, Profeed__Envelope **env_p)
     pf_log_debug(LOG, "job %s: pass %s chunk %u taken", job->job_id, c->pass_key, (unsigned) c->seq);
     if (result != PASS_SPOOL_PASS_DONE)
         return;
-    bool parsed = c->has_profiler && c->profiler == PROFEED__PROFILER__PROFILER_NCU;
+    /* The profiler whose pages were parsed as they came (its backend has a
+     * page parser), named in the log line; NULL when they were spooled. */
+    const char *parsed = c->has_profiler && analyzer_parses_pages(c->profiler) ? profiler_name_or(c->profiler, NULL)
+                                                                               : NULL;
     /* The Envelope now holds the pass as if it had come whole, its files'
      * contents in the spool. */
     Profeed__PassChunk *chunk = d->pass_chunk;
@@ -702,9 +715,9 @@ static void s_on_chunk(worker_t *self, Profeed__Envelope **env_p)
     d->work_case = PROFEED__DISPATCH__WORK_PASS_OUTPUT;
     protobuf_c_message_free_unpacked(&chunk->base, NULL);
     const char *key = d->pass_output->pass_key;
-    pf_log_info(LOG, "job %s: pass %s streamed in (%u chunks%s; %zu of %u, attempt %u)", job->job_id, key, chunks,
-                parsed ? ", its ncu pages parsed as they came" : "", job->pass_len + 1, (unsigned) job->pass_count,
-                (unsigned) attempt);
+    pf_log_info(LOG, "job %s: pass %s streamed in (%u chunks%s%s%s; %zu of %u, attempt %u)", job->job_id, key, chunks,
+                parsed ? ", its " : "", parsed ? parsed : "", parsed ? " pages parsed as they came" : "",
+                job->pass_len + 1, (unsigned) job->pass_count, (unsigned) attempt);
     if (!s_job_add_pass(job, env_p, true))
         return;
     if (job->pass_len >= job->pass_count)
