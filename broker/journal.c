@@ -1,3 +1,9 @@
+/* journal.c: the journal of journal.h. One file of ~800 lines because its
+ * parts share one record framing and one file: the writers of each record
+ * kind, compaction (which rewrites live jobs with those writers), the bounded
+ * read-back of a delivered feedback, and the replay at open (which reads
+ * records back through the same job_table functions the broker uses). Split,
+ * each part would need the framing and the file's state made public. */
 #include "journal.h"
 
 #include <assert.h>
