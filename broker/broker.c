@@ -84,8 +84,8 @@ typedef struct {
     /* The last time collectors may have been away though alive: the start,
      * or the loss of a collector (a pause of this loop longer than the
      * liveness window loses every worker at once, and they come straight
-     * back). While none is registered, jobs are judged against them only
-     * once the live ones had the time to return (s_return_ms after it). */
+     * back). Jobs are judged against the registered collectors only once
+     * the live ones had the time to return (s_return_ms after it). */
     int64_t returning_ms;
     bool judged;                /* since returning_ms, every live worker had the time to return; the queue was judged */
     broker_metrics_t metrics;
@@ -439,7 +439,7 @@ static worker_t *s_collector_for(broker_t *self, const job_t *job)
     const Profeed__JobRequest *req = job->request;
     return worker_pool_pick_collector(self->pool, req->gpu_arch,
                                       worker_pool_capability(profiler_field(req->has_profiler, req->profiler)),
-                                      job->refused_by[0] ? job->refused_by : NULL);
+                                      req->language, job->refused_by[0] ? job->refused_by : NULL);
 }
 
 /* Hands queued jobs, oldest first, to free collectors that can run them. */
@@ -737,8 +737,8 @@ static bool s_servable(broker_t *self, const Profeed__JobRequest *req, char *rea
  * back: it notices the silence (interval x liveness), pauses at most
  * PIRATE_BACKOFF_MAX_INTERVALS intervals before reconnecting (a worker whose
  * broker died several times in a row is at its longest pause), and
- * registers. 36 s by default. Until then, while no collector is registered,
- * a new job is queued rather than refused, and the queue is judged at its
+ * registers. 36 s by default. Until then a new job that the collectors
+ * registered so far cannot run is queued rather than refused, and the queue is judged at its
  * end (s_judge_queue): a job no collector that came back can run is refused
  * then, saying why, not left to wait out its time limit. */
 static int64_t s_return_ms(const broker_t *self)
@@ -797,8 +797,13 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
         job = NULL;
     if (!job) {
         char reason[1024];
-        bool settled = wire_zmq_now_ms() - self->returning_ms >= s_return_ms(self) ||
-                       worker_pool_count(self->pool, PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR) > 0;
+        /* Within the window in which collectors may still be on their way
+         * back (a start or restart, a loss), a job that the collectors
+         * registered so far cannot serve is queued, not refused, whatever
+         * else is registered: after a broker restart the sm_80 collector may
+         * be back before the sm_90 one, and an sm_90 job is not unservable
+         * for that. The queue is judged when the window ends. */
+        bool settled = wire_zmq_now_ms() - self->returning_ms >= s_return_ms(self);
         if (settled && !s_servable(self, submitted, reason, sizeof reason)) {
             pf_log_info(LOG, "job %s from agent %s refused: %s", job_id, peer_name, reason);
             s_refuse(self, self->agents, peer, METRICS_REJECT_NO_WORKER,

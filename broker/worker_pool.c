@@ -272,8 +272,21 @@ void worker_pool_unreachable(worker_t *w)
     w->expiry_ms = 0;
 }
 
+static bool s_suits(Profeed__Language language, const char *capability);
+
+/* Whether `w` offers a profiler for `language`. */
+static bool s_offers_language(const worker_t *w, Profeed__Language language)
+{
+    if (language == PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED)
+        return true;
+    for (size_t i = 0; i < w->n_caps; i++)
+        if (s_suits(language, w->caps[i]))
+            return true;
+    return false;
+}
+
 worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, const char *capability,
-                                     const char *avoid)
+                                     Profeed__Language language, const char *avoid)
 {
     worker_t *best = NULL, *avoided = NULL;
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
@@ -281,6 +294,8 @@ worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, cons
             continue;
         if (!s_has_arch(w, arch) || !worker_pool_offers(w, capability))
             continue;
+        if (!capability && !s_offers_language(w, language))
+            continue; /* the collector would pick a profiler for it and find none */
         if (avoid && strcmp(w->key, avoid) == 0) {
             avoided = w;
             continue;

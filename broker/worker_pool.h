@@ -105,9 +105,11 @@ void worker_pool_heard(worker_t *w, int64_t now_ms, int64_t expiry_ms);
 void worker_pool_unreachable(worker_t *w);
 
 /* The least-loaded collector with a free slot that can serve the job, or
- * NULL; one other than `avoid` (a key, or NULL) when there is one. */
+ * NULL; one other than `avoid` (a key, or NULL) when there is one. A job
+ * that names no profiler (`capability` NULL) goes only to a collector that
+ * offers a profiler for its `language` (UNSPECIFIED: any). */
 worker_t *worker_pool_pick_collector(worker_pool_t *self, const char *arch, const char *capability,
-                                     const char *avoid);
+                                     Profeed__Language language, const char *avoid);
 
 /* The least-loaded analyzer that announces `capability` (NULL: any; and,
  * with `chunks`, speaks streamed passes: Ready.chunks), or NULL. */

@@ -169,8 +169,9 @@ PY
 check "... with the kernels and findings of profeed analyze on the files" test $? -eq 0
 
 # restart_broker [FLAGS...]: kill -9, the same ports and journal, and wait
-# until every worker is back (a job submitted before c1 is would be refused
-# as unservable while r1, of another arch, is registered).
+# until every worker is back (so the log lines the checks read are this
+# broker's; a job submitted before c1 is back is queued, not refused, while
+# the broker gives its workers the time to return).
 restart_broker() {
   local from=$(($(wc -l <"$dir/broker.log") + 1)) n all
   kill -KILL "$broker_pid"

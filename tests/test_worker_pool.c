@@ -77,6 +77,23 @@ static const ready_t s_ncu_collector = {
     PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR, "collector-h200", "sm_90", {"ncu"},
     {PROFEED__PROFILER__PROFILER_NCU}, 2};
 
+/* A job that names no profiler leaves the choice to the collector, which
+ * picks one for the job's language: a collector that offers none for it is
+ * not given the job (it would fail it with "unknown profiler"), however
+ * free it is. */
+Test(worker_pool, a_job_without_a_profiler_goes_only_to_a_collector_of_its_language)
+{
+    worker_pool_t *pool = worker_pool_new();
+    worker_t *c = s_register(pool, "c1", &s_ncu_collector);
+    cr_expect_null(worker_pool_pick_collector(pool, NULL, NULL, PROFEED__LANGUAGE__LANGUAGE_SYCL, NULL));
+    cr_expect_eq(worker_pool_pick_collector(pool, NULL, NULL, PROFEED__LANGUAGE__LANGUAGE_CUDA, NULL), c);
+    static const ready_t intel = {PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR, "collector-b580", "xe2", {"unitrace"},
+                                  {PROFEED__PROFILER__PROFILER_UNITRACE}, 1};
+    worker_t *i = s_register(pool, "c2", &intel);
+    cr_expect_eq(worker_pool_pick_collector(pool, NULL, NULL, PROFEED__LANGUAGE__LANGUAGE_SYCL, NULL), i);
+    worker_pool_destroy(&pool);
+}
+
 Test(worker_pool, a_job_goes_to_the_collector_that_announces_its_profilers_capability)
 {
     worker_pool_t *pool = worker_pool_new();
@@ -84,7 +101,7 @@ Test(worker_pool, a_job_goes_to_the_collector_that_announces_its_profilers_capab
     const char *need = worker_pool_capability(PROFEED__PROFILER__PROFILER_NCU);
     cr_assert_str_eq(need, "ncu", "the profiler table's name is the string workers announce");
     cr_expect(worker_pool_offers(c, need));
-    cr_expect_eq(worker_pool_pick_collector(pool, "sm_90", need, NULL), c);
+    cr_expect_eq(worker_pool_pick_collector(pool, "sm_90", need, PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL), c);
     char reason[512] = "";
     cr_expect(worker_pool_can_serve(pool, "sm_90", need, reason, sizeof reason), "%s", reason);
     worker_pool_destroy(&pool);
@@ -95,7 +112,7 @@ Test(worker_pool, a_job_no_collector_announces_a_capability_for_is_refused_namin
     worker_pool_t *pool = worker_pool_new();
     s_register(pool, "c1", &s_ncu_collector);
     const char *need = worker_pool_capability(PROFEED__PROFILER__PROFILER_VTUNE);
-    cr_expect_null(worker_pool_pick_collector(pool, NULL, need, NULL));
+    cr_expect_null(worker_pool_pick_collector(pool, NULL, need, PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL));
     char reason[512] = "";
     cr_assert_not(worker_pool_can_serve(pool, NULL, need, reason, sizeof reason));
     cr_expect_str_eq(reason,
@@ -104,7 +121,7 @@ Test(worker_pool, a_job_no_collector_announces_a_capability_for_is_refused_namin
     const ready_t analyzer = {PROFEED__WORKER_ROLE__WORKER_ROLE_ANALYZER, "analyzer-0", NULL, {"vtune"},
                               {PROFEED__PROFILER__PROFILER_VTUNE}, 4};
     worker_t *a = s_register(pool, "a1", &analyzer);
-    cr_expect_null(worker_pool_pick_collector(pool, NULL, need, NULL));
+    cr_expect_null(worker_pool_pick_collector(pool, NULL, need, PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL));
     cr_expect_eq(worker_pool_pick_analyzer(pool, need, true), a);
     cr_expect_null(worker_pool_pick_analyzer(pool, worker_pool_capability(PROFEED__PROFILER__PROFILER_NCU), true));
     worker_pool_destroy(&pool);
@@ -117,9 +134,9 @@ Test(worker_pool, a_collector_announcing_several_capabilities_serves_each_of_the
                            {PROFEED__PROFILER__PROFILER_UNITRACE, PROFEED__PROFILER__PROFILER_VTUNE}, 1};
     worker_t *c = s_register(pool, "c1", &intel);
     s_register(pool, "c2", &s_ncu_collector);
-    cr_expect_eq(worker_pool_pick_collector(pool, NULL, "unitrace", NULL), c);
-    cr_expect_eq(worker_pool_pick_collector(pool, NULL, "vtune", NULL), c);
-    cr_expect_neq(worker_pool_pick_collector(pool, NULL, "ncu", NULL), c);
+    cr_expect_eq(worker_pool_pick_collector(pool, NULL, "unitrace", PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL), c);
+    cr_expect_eq(worker_pool_pick_collector(pool, NULL, "vtune", PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL), c);
+    cr_expect_neq(worker_pool_pick_collector(pool, NULL, "ncu", PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL), c);
     char reason[512] = "";
     cr_assert_not(worker_pool_can_serve(pool, "sm_90", "vtune", reason, sizeof reason));
     cr_expect(strstr(reason, "(xe2) unitrace vtune;"), "every capability is offered in the refusal: %s", reason);
@@ -135,12 +152,14 @@ Test(worker_pool, a_collector_from_before_capabilities_is_matched_by_its_profile
     cr_assert_eq(c->n_caps, 2, "its profilers stand for its capabilities");
     cr_expect_str_eq(c->caps[0], "ncu");
     cr_expect_str_eq(c->caps[1], "unitrace");
-    cr_expect_eq(worker_pool_pick_collector(pool, NULL, worker_pool_capability(PROFEED__PROFILER__PROFILER_NCU), NULL),
+    cr_expect_eq(worker_pool_pick_collector(pool, NULL, worker_pool_capability(PROFEED__PROFILER__PROFILER_NCU),
+                                            PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL),
                  c);
-    cr_expect_eq(
-        worker_pool_pick_collector(pool, NULL, worker_pool_capability(PROFEED__PROFILER__PROFILER_UNITRACE), NULL), c);
+    cr_expect_eq(worker_pool_pick_collector(pool, NULL, worker_pool_capability(PROFEED__PROFILER__PROFILER_UNITRACE),
+                                            PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL),
+                 c);
     cr_expect_null(worker_pool_pick_collector(pool, NULL, worker_pool_capability(PROFEED__PROFILER__PROFILER_VTUNE),
-                                              NULL));
+                                              PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL));
     /* An old analyzer the same way. */
     const ready_t old_analyzer = {PROFEED__WORKER_ROLE__WORKER_ROLE_ANALYZER, "analyzer-old", NULL, {NULL},
                                   {PROFEED__PROFILER__PROFILER_NCU}, 4};
@@ -159,8 +178,10 @@ Test(worker_pool, announced_capabilities_are_what_is_matched_even_one_no_table_k
     const ready_t newer = {PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR, "collector-mi300", "gfx942", {"rocprof"},
                            {PROFEED__PROFILER__PROFILER_NCU}, 1};
     worker_t *c = s_register(pool, "c1", &newer);
-    cr_expect_eq(worker_pool_pick_collector(pool, "gfx942", "rocprof", NULL), c);
-    cr_expect_null(worker_pool_pick_collector(pool, NULL, "ncu", NULL), "announced strings replace the profilers");
+    cr_expect_eq(worker_pool_pick_collector(pool, "gfx942", "rocprof", PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL),
+                 c);
+    cr_expect_null(worker_pool_pick_collector(pool, NULL, "ncu", PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL),
+                   "announced strings replace the profilers");
     cr_expect_not(worker_pool_offers(c, "rocprof2"), "exact strings, not prefixes");
     cr_expect_not(worker_pool_offers(c, "ROCPROF"), "exact strings, not case-folded");
     worker_pool_destroy(&pool);
@@ -174,7 +195,7 @@ Test(worker_pool, a_job_naming_no_profiler_needs_no_capability)
     cr_expect_null(worker_pool_capability(profiler_field(false, PROFEED__PROFILER__PROFILER_NCU)),
                    "an absent field names none, whatever its value");
     cr_expect(worker_pool_offers(c, NULL));
-    cr_expect_eq(worker_pool_pick_collector(pool, "sm_90", NULL, NULL), c);
+    cr_expect_eq(worker_pool_pick_collector(pool, "sm_90", NULL, PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL), c);
     /* The language still decides whether any collector suits the job. */
     char reason[512] = "";
     cr_expect(worker_pool_offers_language(pool, PROFEED__LANGUAGE__LANGUAGE_CUDA, reason, sizeof reason), "%s",
@@ -193,9 +214,10 @@ Test(worker_pool, busy_counts_change_through_the_pool_and_never_fall_below_zero)
     worker_pool_claim(c);
     worker_pool_claim(c);
     cr_expect_eq(c->busy, 2);
-    cr_expect_null(worker_pool_pick_collector(pool, NULL, "ncu", NULL), "both slots are taken");
+    cr_expect_null(worker_pool_pick_collector(pool, NULL, "ncu", PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL),
+                   "both slots are taken");
     worker_pool_release(c);
-    cr_expect_eq(worker_pool_pick_collector(pool, NULL, "ncu", NULL), c);
+    cr_expect_eq(worker_pool_pick_collector(pool, NULL, "ncu", PROFEED__LANGUAGE__LANGUAGE_UNSPECIFIED, NULL), c);
     worker_pool_release(c);
     worker_pool_release(c);
     cr_expect_eq(c->busy, 0, "a release the report already counted out");
