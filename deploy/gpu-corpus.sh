@@ -15,7 +15,7 @@
 #              are profiled (--nvtx --nvtx-include profile/), so warm-up runs stay out.
 # Plans:
 #   core   --csv --page raw --metrics <the collector's default list, read from
-#          common/pass_plan.c so it is the list the collector runs>, LC_ALL=C
+#          analyzer/ncu/ncu_plan.c so it is the list the collector runs>, LC_ALL=C
 #   sol    --csv --page raw --section SpeedOfLight
 #   pass   three runs: --section SpeedOfLight; --section MemoryWorkloadAnalysis;
 #          --section WarpStateStats --section Occupancy --section LaunchStats
@@ -47,9 +47,7 @@ work=$(mktemp -d /tmp/gpu-corpus.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 # The default plan's metrics, exactly as the collector lists them.
-core_metrics=$(sed -n '/s_core_metrics\[\] = {/,/NULL,/p' "$root/common/pass_plan.c" |
-  grep -o '"[a-z0-9_.]*"' | tr -d '"' | paste -sd, -)
-[ -n "$core_metrics" ] || { echo "gpu-corpus: no core metric list in common/pass_plan.c" >&2; exit 2; }
+core_metrics=$(bash "$root/deploy/core-metrics.sh") || exit 2
 
 now() { date +%s.%N; }
 # timed LABEL DIR CMD...: runs CMD, appends "LABEL rc=N S s" to DIR/times.txt.

@@ -19,7 +19,7 @@
 #
 # Per target, each run timed (wall clock, into times.txt):
 #   uninstrumented   the program alone
-#   core             the collector's default pass (its metric list, read from common/pass_plan.c)
+#   core             the collector's default pass (its metric list, read from analyzer/ncu/ncu_plan.c)
 #   source_noimport  the source pass's capture without --import-source
 #   source           the source pass's capture as the collector runs it:
 #                    --section SourceCounters --section WarpStateStats --import-source yes -o R
@@ -57,12 +57,10 @@ trap 'rm -rf "$work"' EXIT
 top=$work/source-$stamp
 mkdir -p "$top" "$out"
 
-core_metrics=$(sed -n '/s_core_metrics\[\] = {/,/NULL,/p' "$root/common/pass_plan.c" |
-  grep -o '"[a-z0-9_.]*"' | tr -d '"' | paste -sd, -)
-[ -n "$core_metrics" ] || { echo "gpu-source: no core metric list in common/pass_plan.c" >&2; exit 2; }
-# The source pass's sections, as s_ncu_source_pass() in common/pass_plan.c builds them.
-grep -q '"SourceCounters"' "$root/common/pass_plan.c" && grep -q '"WarpStateStats"' "$root/common/pass_plan.c" ||
-  echo "gpu-source: WARNING: common/pass_plan.c's source pass no longer names SourceCounters + WarpStateStats" >&2
+core_metrics=$(bash "$root/deploy/core-metrics.sh") || exit 2
+# The source pass's sections, as s_ncu_source_pass() in analyzer/ncu/ncu_plan.c builds them.
+grep -q '"SourceCounters"' "$root/analyzer/ncu/ncu_plan.c" && grep -q '"WarpStateStats"' "$root/analyzer/ncu/ncu_plan.c" ||
+  echo "gpu-source: WARNING: analyzer/ncu/ncu_plan.c's source pass no longer names SourceCounters + WarpStateStats" >&2
 source_sections=(--section SourceCounters --section WarpStateStats)
 
 now() { date +%s.%N; }
