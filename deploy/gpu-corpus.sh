@@ -16,6 +16,8 @@
 # Plans:
 #   core   --csv --page raw --metrics <the collector's default list, read from
 #          analyzer/ncu/ncu_plan.c so it is the list the collector runs>, LC_ALL=C
+#   core_mwa  the core plan plus --section MemoryWorkloadAnalysis (its spill counter), to
+#          measure what adding that section would cost
 #   sol    --csv --page raw --section SpeedOfLight
 #   pass   three runs: --section SpeedOfLight; --section MemoryWorkloadAnalysis;
 #          --section WarpStateStats --section Occupancy --section LaunchStats
@@ -34,7 +36,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift ;;
     --plans) plans=$2; shift ;;
-    -h|--help) sed -n "2,27p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,29p" "$0"; exit 0 ;;
     -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
     *) corpora+=("$1") ;;
   esac
@@ -83,6 +85,8 @@ capture() {
     case "$plan" in
       core) LC_ALL=C timed core "$dir" "${ncu[@]}" --csv --page raw --metrics "$core_metrics" \
               --log-file "$dir/core_raw.csv" "$@" ;;
+      core_mwa) LC_ALL=C timed core_mwa "$dir" "${ncu[@]}" --csv --page raw --metrics "$core_metrics" \
+              --section MemoryWorkloadAnalysis --log-file "$dir/core_mwa_raw.csv" "$@" ;;
       sol) timed sol "$dir" "${ncu[@]}" --csv --page raw --section SpeedOfLight \
               --log-file "$dir/sol_raw.csv" "$@" ;;
       pass)
