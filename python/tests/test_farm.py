@@ -242,9 +242,10 @@ def test_asyncio_jobs_run_at_once(farm_procs):
 
 
 def test_no_capable_worker_is_refused(farm_procs):
-    # A broker just started queues jobs while its workers come back
-    # (2 x interval x liveness + 1 s); after that it refuses at once.
-    time.sleep(max(0.0, farm_procs.broker_started + 2.5 - time.monotonic()))
+    # A broker just started queues jobs no registered collector can run
+    # while its workers may still come back (interval x (liveness + 32) + 1 s:
+    # 8 s with HB); after that it refuses them at once.
+    time.sleep(max(0.0, farm_procs.broker_started + 0.2 * (3 + 32) + 1.5 - time.monotonic()))
     with profeed.Farm(farm_procs.agents) as farm, pytest.raises(profeed.Refused, match="NO_CAPABLE_WORKER"):
         farm.submit(["kernels"], language="sycl", gpu_arch="bmg", profiler="unitrace", wait_s=10)
 
