@@ -648,9 +648,10 @@ static void s_parallelism(ncu_ctx_t *c)
     if (smaller_blocks)
         snprintf(title, sizeof title,
                  "Occupancy limited by registers per thread in whole blocks: %.0f block%s per SM, %.0f%% "
-                 "theoretical occupancy; blocks of %.0f warps would fit %.0fx the warps with the same "
+                 "theoretical occupancy; blocks of %.0f warp%s would fit %.1fx the warps with the same "
                  "registers, while warps wait on latency with every unit under %.0f%% busy",
-                 current, current == 1 ? "" : "s", theo, to_warps, grow, ceil(c->busiest));
+                 current, current == 1 ? "" : "s", theo, to_warps, to_warps == 1 ? "" : "s", grow,
+                 ceil(c->busiest));
     else
         snprintf(title, sizeof title,
                  "Occupancy limited by %s: %.0f block%s per SM, %.0f%% theoretical occupancy, while "
