@@ -4,7 +4,6 @@
 #include "broker_auth.h"
 
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_util.h"
 #include "wire_curve.h"
 
 #define ZAP_ENDPOINT "inproc://zeromq.zap.01"
@@ -68,25 +68,6 @@ static void s_tree(tree_t *t)
     s_key(t, "stranger", NULL);
 }
 
-static void s_rm_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char path[4400];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            s_rm_dir(path);
-        else
-            cr_expect_eq(unlink(path), 0, "%s", path);
-    }
-    closedir(d);
-    cr_expect_eq(rmdir(dir), 0, "%s", dir);
-}
 
 /* The 32 bytes of key `name`'s public key. */
 static void s_public(const tree_t *t, const char *name, uint8_t out[32])
@@ -206,7 +187,7 @@ Test(broker_auth, each_role_s_key_is_admitted_on_its_endpoint_as_that_role)
     }
     broker_auth_destroy(&auth);
     broker_auth_destroy(&auth);
-    s_rm_dir(t.root);
+    test_rm_tree(t.root);
 }
 
 Test(broker_auth, a_key_is_refused_on_the_other_endpoint_and_an_unknown_key_everywhere)
@@ -236,7 +217,7 @@ Test(broker_auth, a_key_is_refused_on_the_other_endpoint_and_an_unknown_key_ever
         cr_expect_str_eq(r.meta_key, "", "and no key property");
     }
     broker_auth_destroy(&auth);
-    s_rm_dir(t.root);
+    test_rm_tree(t.root);
 }
 
 /* What libzmq would never send, or a peer without CURVE: refused with a
@@ -282,7 +263,7 @@ Test(broker_auth, malformed_requests_and_other_mechanisms_are_refused_with_a_rea
     s_curve(auth, BROKER_AUTH_AGENTS, key, &r);
     cr_expect_str_eq(r.status, "200");
     broker_auth_destroy(&auth);
-    s_rm_dir(t.root);
+    test_rm_tree(t.root);
 }
 
 Test(broker_auth, a_bad_folder_is_refused_at_start_and_a_role_without_one_admits_nobody)
@@ -315,7 +296,7 @@ Test(broker_auth, a_bad_folder_is_refused_at_start_and_a_role_without_one_admits
     s_curve(auth, BROKER_AUTH_AGENTS, a1, &r);
     cr_expect_str_eq(r.status, "200");
     broker_auth_destroy(&auth);
-    s_rm_dir(t.root);
+    test_rm_tree(t.root);
 }
 
 Test(broker_auth, user_is_compares_the_role_before_the_colon)

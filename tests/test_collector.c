@@ -4,7 +4,6 @@
 #include "job.h"
 
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,30 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_util.h"
+
 static void s_mkdtemp(char *dir, size_t cap, const char *what)
 {
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, cap, "%s/profeed-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
     cr_assert_not_null(mkdtemp(dir));
-}
-
-static void s_rm_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d, "%s", dir);
-    for (struct dirent *e; (e = readdir(d));) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char path[4400];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            s_rm_dir(path);
-        else
-            cr_expect_eq(unlink(path), 0, "%s", path);
-    }
-    closedir(d);
-    cr_expect_eq(rmdir(dir), 0, "%s", dir);
 }
 
 /* ---- the job folder ------------------------------------------------------ */
@@ -59,7 +41,7 @@ Test(collector, a_job_folder_is_named_for_the_job_and_its_attempt_below_the_root
     cr_assert(job_dir_template(again, sizeof again, root, "3f2b8c1e-job", 2));
     cr_assert_not_null(mkdtemp(again));
     cr_expect_str_neq(again, dir);
-    s_rm_dir(root);
+    test_rm_tree(root);
 }
 
 Test(collector, a_job_folder_that_would_not_fit_is_refused_not_cut)
@@ -165,7 +147,7 @@ Test(collector, a_pass_file_is_read_whole_within_its_bound_or_refused_with_the_r
     cr_expect_str_eq(job_basename(path), "ncu.000.csv");
     cr_expect_str_eq(job_basename("trace.metrics.41001"), "trace.metrics.41001");
     cr_expect_str_eq(job_basename("dir/"), "");
-    s_rm_dir(dir);
+    test_rm_tree(dir);
 }
 
 /* ---- discovery ----------------------------------------------------------- */
@@ -221,7 +203,7 @@ Test(collector, discovery_offers_the_profilers_on_path_and_asks_the_version_the_
     cr_expect_str_eq(info.gpus[0].arch, "sm_90");
     cr_expect_eq(info.gpus[0].count, 2);
     cr_expect_str_eq(info.python_path, "", "no python: kernel jobs refused, not a failure");
-    s_rm_dir(dir);
+    test_rm_tree(dir);
 }
 
 Test(collector, discovery_without_a_version_probe_leaves_the_version_empty)
@@ -235,7 +217,7 @@ Test(collector, discovery_without_a_version_probe_leaves_the_version_empty)
     cr_assert_eq(info.profiler_count, 1);
     cr_expect_eq(info.profilers[0], PROFEED__PROFILER__PROFILER_VTUNE);
     cr_expect_str_eq(info.profiler_version, "", "the table gives vtune no version flag");
-    s_rm_dir(dir);
+    test_rm_tree(dir);
 }
 
 Test(collector, discovery_refuses_a_host_without_profilers_and_a_bad_gpu_spec)
@@ -245,14 +227,14 @@ Test(collector, discovery_refuses_a_host_without_profilers_and_a_bad_gpu_spec)
     collector_config_t config;
     collector_info_t info;
     cr_expect_eq(s_discover(&info, &config, "NVIDIA H200:sm_90"), -1, "nothing on PATH: nothing to offer");
-    s_rm_dir(dir);
+    test_rm_tree(dir);
     const char *tools[] = {"ncu"};
     s_path_with(dir, sizeof dir, tools, 1);
     const char *bad[] = {"NVIDIA H200", "H200:sm_90:0", "H200:sm_90:1025", "H200:sm_90:two", "H200:sm_90:"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         cr_expect_eq(s_discover(&info, &config, bad[i]), -1, "--gpu %s", bad[i]);
     cr_expect_eq(s_discover(&info, &config, "H200:sm_90:1024"), 0, "the largest count");
-    s_rm_dir(dir);
+    test_rm_tree(dir);
 }
 
 /* `profeed submit --local` profiles for real only where a profiler is on
@@ -263,12 +245,12 @@ Test(collector, a_host_can_profile_with_a_profiler_for_a_gpu_vendor_discovery_kn
     const char *nvidia[] = {"ncu"};
     s_path_with(dir, sizeof dir, nvidia, 1);
     cr_expect(discover_can_profile());
-    s_rm_dir(dir);
+    test_rm_tree(dir);
     const char *intel[] = {"unitrace", "vtune"};
     s_path_with(dir, sizeof dir, intel, 2);
     cr_expect_not(discover_can_profile(), "no Intel GPU probe yet: replay");
-    s_rm_dir(dir);
+    test_rm_tree(dir);
     s_path_with(dir, sizeof dir, NULL, 0);
     cr_expect_not(discover_can_profile());
-    s_rm_dir(dir);
+    test_rm_tree(dir);
 }

@@ -12,26 +12,11 @@
 #include "feedback.h"
 #include "ncu_source.h"
 #include "render.h"
+#include "test_util.h"
 
 #define V2 PF_FIXTURE_DIR "/ncu/h200-v2/"
 #define CONSTRUCTED PF_FIXTURE_DIR "/ncu/source/"
 
-static char *s_read(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    cr_assert_geq(n, 0);
-    rewind(f);
-    char *bytes = malloc((size_t) n + 1);
-    cr_assert_not_null(bytes);
-    cr_assert_eq(fread(bytes, 1, (size_t) n, f), (size_t) n);
-    bytes[n] = '\0';
-    fclose(f);
-    *len = (size_t) n;
-    return bytes;
-}
 
 /* The analysis of these files, every kernel (no time-share cut). */
 static feedback_t *s_analyze_files(const char *const *paths, size_t count)
@@ -96,7 +81,7 @@ static const fb_finding_t *s_first(const feedback_t *fb, size_t kernel)
 Test(ncu_source, sass_rows_are_summed_per_line_once_per_address)
 {
     size_t len;
-    char *bytes = s_read(V2 "source_aos_float3_x.csv", &len);
+    char *bytes = test_read_file(V2 "source_aos_float3_x.csv", &len);
     ncu_source_t *src = ncu_source_new();
     pf_error_t err;
     cr_assert_eq(ncu_source_parse(src, "aos", bytes, len, &err), PF_OK, "%s", err.msg);
@@ -248,7 +233,7 @@ static void s_refused(const char *bytes, size_t len, pf_status_t code, const cha
 Test(ncu_source, a_page_cut_short_is_refused)
 {
     size_t len;
-    char *bytes = s_read(V2 "source_smem_stride4.csv", &len);
+    char *bytes = test_read_file(V2 "source_smem_stride4.csv", &len);
     /* inside a quoted field */
     char *q = strstr(bytes + len / 2, "\"");
     cr_assert_not_null(q);
@@ -292,10 +277,10 @@ Test(ncu_source, a_huge_field_is_refused_not_held)
 Test(ncu_source, detection_reads_the_first_row)
 {
     size_t len;
-    char *bytes = s_read(V2 "source_divergent_quarter.csv", &len);
+    char *bytes = test_read_file(V2 "source_divergent_quarter.csv", &len);
     cr_assert(ncu_source_sniff(bytes, len));
     free(bytes);
-    bytes = s_read(V2 "full_raw.csv", &len);
+    bytes = test_read_file(V2 "full_raw.csv", &len);
     cr_assert_not(ncu_source_sniff(bytes, len));
     free(bytes);
     cr_assert_not(ncu_source_sniff("\"File", 5));
@@ -400,7 +385,7 @@ Test(ncu_source, a_template_instance_matches_its_page_despite_the_cast)
 Test(ncu_source, a_triton_function_over_several_files_is_one_function)
 {
     size_t len;
-    char *bytes = s_read(REAL "triton_matmul_source.csv", &len);
+    char *bytes = test_read_file(REAL "triton_matmul_source.csv", &len);
     ncu_source_t *src = ncu_source_new();
     pf_error_t err;
     pf_error_clear(&err);
@@ -430,7 +415,7 @@ Test(ncu_source, a_triton_function_over_several_files_is_one_function)
 Test(ncu_source, an_export_without_lineinfo_is_named_not_refused)
 {
     size_t len;
-    char *bytes = s_read(REAL "nolineinfo_source.csv", &len);
+    char *bytes = test_read_file(REAL "nolineinfo_source.csv", &len);
     cr_assert(ncu_source_sniff(bytes, len));
     free(bytes);
     const char *pages[] = {REAL "nolineinfo_source.csv"};

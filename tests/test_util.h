@@ -4,8 +4,12 @@
 #define TEST_UTIL_H
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The whole file at `path` (a fixture), NUL-terminated; *len_p is its size.
  * Fails the test when it cannot be read. Caller frees. */
@@ -24,6 +28,28 @@ static inline char *test_read_file(const char *path, size_t *len_p)
     fclose(f);
     *len_p = (size_t) len;
     return data;
+}
+
+/* Removes the scratch folder `dir` and everything in it (links are removed,
+ * not followed). Fails the test when the folder is missing or a file cannot
+ * be removed: a suite that leaves files behind says so. */
+static inline void test_rm_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s", dir);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            test_rm_tree(path);
+        else
+            cr_expect_eq(unlink(path), 0, "%s", path);
+    }
+    closedir(d);
+    cr_expect_eq(rmdir(dir), 0, "%s", dir);
 }
 
 #endif
