@@ -135,9 +135,10 @@ static void s_unjudged(ncu_ctx_t *c)
             ncu_ctx_missing(c, causes[i].what);
 }
 
-/* The kernel's ceiling (ceiling.h): the busiest of the units measured and
- * ncu's SM and memory throughput summaries, the same maximum the bound is
- * judged on (s_context). */
+/* The kernel's ceiling (ceiling.h): the unit the memory bound named (DRAM
+ * whose stream keeps L2 busy, ncu_bound.c), else the busiest of the units
+ * measured and ncu's SM and memory throughput summaries, the same maximum
+ * the bound is judged on (s_context), each read against what it attains. */
 static void s_ceiling(const ncu_ctx_t *c)
 {
     fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
@@ -158,13 +159,15 @@ static void s_ceiling(const ncu_ctx_t *c)
     if (analysis_has(sm) && (!analysis_has(pct) || fmin(sm, 100) > pct)) {
         name = "SM throughput";
         pct = fmin(sm, 100);
+        attain = NCU_ATTAIN_ONCHIP;
     }
     if (analysis_has(mem) && (!analysis_has(pct) || fmin(mem, 100) > pct)) {
         name = "memory throughput";
         pct = fmin(mem, 100);
+        attain = NCU_ATTAIN_ONCHIP;
     }
     if (name)
-        feedback_kernel_ceiling(kernel, name, pct, strcmp(name, c->units.count ? c->units.unit[0].name : "") == 0 ? attain : NCU_ATTAIN_ONCHIP);
+        feedback_kernel_ceiling(kernel, name, pct, attain);
 }
 
 static void s_analyze_kernel(ncu_ctx_t *c)
