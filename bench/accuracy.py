@@ -27,6 +27,7 @@ FIXTURES = os.path.join(ROOT, "tests", "fixtures", "ncu")
 # Plan -> files, for each capture folder laid out by deploy/gpu-corpus.sh.
 PLANS = [
     ("core", ["core_raw.csv"]),
+    ("core + MWA", ["core_mwa_raw.csv"]),
     ("sol", ["sol_raw.csv"]),
     ("three sections", ["pass1_sol.csv", "pass2_memory.csv", "pass3_warps.csv"]),
     ("full", ["full_raw.csv", "full_details.csv"]),
@@ -40,6 +41,7 @@ CAPTURES = [
     ("h200-v4 (corpus_v4.cu)", "h200-v4/capture-2026-12-01", "h200-v4", "kernels"),
     ("h200-v5 (corpus_v5.cu)", "h200-v5/capture-2026-12-01", "h200-v5", "kernels"),
     ("h200-v6 (corpus_v6.cu)", "h200-v6/capture-2026-12-01", "h200-v6", "kernels"),
+    ("h200-v7 (corpus_v7.cu)", "h200-v7/capture-2026-12-02", "h200-v7", "kernels"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
 # plan of that time).
