@@ -41,7 +41,8 @@ static inline void test_rm_tree(const char *dir)
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char path[4400];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        int n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        cr_assert(n > 0 && (size_t) n < sizeof path, "%s/%s: path too long", dir, e->d_name);
         struct stat st;
         if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
             test_rm_tree(path);
