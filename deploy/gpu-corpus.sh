@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deploy/gpu-corpus.sh [--out DIR] [--plans "core sol pass full"] CORPUS...: captures the
+# deploy/gpu-corpus.sh [--out DIR] [--plans "core_mwa sol pass full"] CORPUS...: captures the
 # ground-truth corpora on a GPU host with Nsight Compute, plan by plan, and times each run.
 #
 # CORPUS is one of
@@ -15,10 +15,10 @@
 #              KernelBench problems); only the launches inside NVTX ranges named "profile"
 #              are profiled (--nvtx --nvtx-include profile/), so warm-up runs stay out.
 # Plans:
-#   core   --csv --page raw --metrics <the collector's default list, read from
-#          analyzer/ncu/ncu_plan.c so it is the list the collector runs>, LC_ALL=C
-#   core_mwa  the core plan plus --section MemoryWorkloadAnalysis (its spill counter), to
-#          measure what adding that section would cost
+#   core_mwa  the collector's default plan since 2026-12-02: --csv --page raw --metrics <its
+#          metric list> --section MemoryWorkloadAnalysis (the spill counters), both read from
+#          analyzer/ncu/ncu_plan.c through deploy/core-metrics.sh, LC_ALL=C
+#   core   the metric list alone (the default plan until 2026-12-01)
 #   sol    --csv --page raw --section SpeedOfLight
 #   pass   three runs: --section SpeedOfLight; --section MemoryWorkloadAnalysis;
 #          --section WarpStateStats --section Occupancy --section LaunchStats
@@ -31,7 +31,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$PWD/gpu-corpus-out}
-plans="core sol pass full"
+plans="core_mwa sol pass full"
 corpora=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -51,6 +51,7 @@ trap 'rm -rf "$work"' EXIT
 
 # The default plan's metrics, exactly as the collector lists them.
 core_metrics=$(bash "$root/deploy/core-metrics.sh") || exit 2
+read -r -a core_sections <<< "$(bash "$root/deploy/core-metrics.sh" --sections)" || exit 2
 
 now() { date +%s.%N; }
 # timed LABEL DIR CMD...: runs CMD, appends "LABEL rc=N S s" to DIR/times.txt.
@@ -88,7 +89,7 @@ capture() {
       core) LC_ALL=C timed core "$dir" "${ncu[@]}" --csv --page raw --metrics "$core_metrics" \
               --log-file "$dir/core_raw.csv" "$@" ;;
       core_mwa) LC_ALL=C timed core_mwa "$dir" "${ncu[@]}" --csv --page raw --metrics "$core_metrics" \
-              --section MemoryWorkloadAnalysis --log-file "$dir/core_mwa_raw.csv" "$@" ;;
+              "${core_sections[@]}" --log-file "$dir/core_mwa_raw.csv" "$@" ;;
       sol) timed sol "$dir" "${ncu[@]}" --csv --page raw --section SpeedOfLight \
               --log-file "$dir/sol_raw.csv" "$@" ;;
       pass)

@@ -19,7 +19,8 @@
 #
 # Per target, each run timed (wall clock, into times.txt):
 #   uninstrumented   the program alone
-#   core             the collector's default pass (its metric list, read from analyzer/ncu/ncu_plan.c)
+#   core             the collector's default pass (its metric list and section, read from
+#                    analyzer/ncu/ncu_plan.c through deploy/core-metrics.sh)
 #   source_noimport  the source pass's capture without --import-source
 #   source           the source pass's capture as the collector runs it:
 #                    --section SourceCounters --section WarpStateStats --import-source yes -o R
@@ -58,6 +59,7 @@ top=$work/source-$stamp
 mkdir -p "$top" "$out"
 
 core_metrics=$(bash "$root/deploy/core-metrics.sh") || exit 2
+read -r -a core_sections <<< "$(bash "$root/deploy/core-metrics.sh" --sections)" || exit 2
 # The source pass's sections, as s_ncu_source_pass() in analyzer/ncu/ncu_plan.c builds them.
 grep -q '"SourceCounters"' "$root/analyzer/ncu/ncu_plan.c" && grep -q '"WarpStateStats"' "$root/analyzer/ncu/ncu_plan.c" ||
   echo "gpu-source: WARNING: analyzer/ncu/ncu_plan.c's source pass no longer names SourceCounters + WarpStateStats" >&2
@@ -99,7 +101,7 @@ run() {
   case "$dir" in */workload_*) ncu+=(--nvtx --nvtx-include "profile/") ;; esac
   [ -n "$kernel" ] && ncu+=(-k "$kernel")
   timed uninstrumented "$dir" "$@"
-  LC_ALL=C timed core "$dir" "${ncu[@]}" --csv --page raw --metrics "$core_metrics" --log-file "$dir/core_raw.csv" "$@"
+  LC_ALL=C timed core "$dir" "${ncu[@]}" --csv --page raw --metrics "$core_metrics" "${core_sections[@]}" --log-file "$dir/core_raw.csv" "$@"
   timed source_noimport "$dir" "${ncu[@]}" "${source_sections[@]}" -f -o "$dir/noimport" "$@"
   timed source "$dir" "${ncu[@]}" "${source_sections[@]}" --import-source yes -f -o "$dir/report" "$@"
   export_page "$dir" source.csv export

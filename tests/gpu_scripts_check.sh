@@ -14,9 +14,14 @@ check() { # check NAME CMD...
 from_source=$(bash "$root/deploy/core-metrics.sh")
 from_collector=$("$build/collector/profeed-collector" --print-metrics core)
 check "deploy/core-metrics.sh prints the collector's core list" [ "$from_source" = "$from_collector" ]
+sections=$(bash "$root/deploy/core-metrics.sh" --sections)
+check "deploy/core-metrics.sh --sections prints the core pass's section arguments" \
+  grep -q -- " --metrics [^ ]* $sections PROGRAM" <<< "$("$build/collector/profeed-collector" --print-plan ncu:core)"
 for s in gpu-corpus gpu-source gpu-smoke gpu-bundle gpu-metric-probe core-metrics; do
   check "deploy/$s.sh parses" bash -n "$root/deploy/$s.sh"
 done
 check "gpu-corpus.sh reads the list through core-metrics.sh" grep -q 'deploy/core-metrics.sh' "$root/deploy/gpu-corpus.sh"
 check "gpu-source.sh reads the list through core-metrics.sh" grep -q 'deploy/core-metrics.sh' "$root/deploy/gpu-source.sh"
+check "gpu-corpus.sh reads the sections through core-metrics.sh" grep -q 'core-metrics.sh" --sections' "$root/deploy/gpu-corpus.sh"
+check "gpu-source.sh reads the sections through core-metrics.sh" grep -q 'core-metrics.sh" --sections' "$root/deploy/gpu-source.sh"
 exit "$fail"

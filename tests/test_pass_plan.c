@@ -46,7 +46,7 @@ static size_t s_index(char **argv, const char *arg)
     return (size_t) -1;
 }
 
-Test(pass_plan, default_ncu_plan_is_core_metrics_in_one_csv_pass_with_clocks_untouched)
+Test(pass_plan, default_ncu_plan_is_core_metrics_and_the_memory_section_in_one_csv_pass_with_clocks_untouched)
 {
     pass_plan_input_t in = s_input(PROFEED__PROFILER__PROFILER_NCU, "/usr/local/cuda/bin/ncu");
     pf_error_t err;
@@ -69,6 +69,11 @@ Test(pass_plan, default_ncu_plan_is_core_metrics_in_one_csv_pass_with_clocks_unt
         n++;
     cr_assert_str_eq(p->steps[0].argv[n - 2], "./kernels");
     cr_assert_str_eq(p->steps[0].argv[n - 1], "all");
+    /* The spill counters come only with this section (ncu drops them from --metrics). */
+    size_t section = s_index(p->steps[0].argv, "--section");
+    cr_assert_neq(section, (size_t) -1, "%s", line);
+    cr_assert_str_eq(p->steps[0].argv[section + 1], "MemoryWorkloadAnalysis");
+    cr_assert_gt(section, s_index(p->steps[0].argv, "--metrics"));
     cr_assert_eq(s_index(p->steps[0].argv, "sudo"), (size_t) -1, "sudo is never the default");
     cr_assert(p->steps[0].profiles);
     cr_assert_eq(p->metric_count, 63, "the measured core list (docs/ncu.md)");
@@ -81,21 +86,34 @@ Test(pass_plan, default_ncu_plan_is_core_metrics_in_one_csv_pass_with_clocks_unt
     cr_assert_null(plan);
 }
 
-Test(pass_plan, core_metrics_are_all_columns_of_the_h200_capture_of_that_plan)
+Test(pass_plan, core_metrics_are_all_columns_of_the_h200_captures_of_that_plan)
 {
-    /* The plan's list is the one deploy/gpu-corpus.sh captured on the H200:
-     * every name came back as a column (ncu drops unknown names silently). */
-    FILE *f = fopen(PF_FIXTURE_DIR "/ncu/h200/capture-2026-12-01/core_raw.csv", "rb");
-    cr_assert_not_null(f);
-    static char buf[1 << 20];
-    size_t len = fread(buf, 1, sizeof buf, f);
-    fclose(f);
+    /* The plan's list is the one deploy/gpu-corpus.sh captured on the H200,
+     * alone (core_raw.csv, the plan until 2026-12-01) and with the section
+     * (core_mwa_raw.csv, the plan since): every name came back as a column
+     * (ncu drops unknown names silently), and the section brought the spill
+     * counter the analysis reads. */
+    static const char *const files[] = {"/ncu/h200/capture-2026-12-01/core_raw.csv",
+                                        "/ncu/h200/capture-2026-12-01/core_mwa_raw.csv",
+                                        "/ncu/h200-v7/capture-2026-12-02/core_mwa_raw.csv"};
     const char *const *metrics = pass_plan_metrics(PROFEED__PROFILER__PROFILER_NCU, "core");
     size_t n = 0;
     while (metrics[n])
         n++;
-    bool missing[64];
-    cr_assert_eq(ncu_columns_missing(buf, len, metrics, n, missing), 0);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s%s", PF_FIXTURE_DIR, files[i]);
+        FILE *f = fopen(path, "rb");
+        cr_assert_not_null(f, "%s", path);
+        static char buf[1 << 20];
+        size_t len = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        bool missing[64];
+        cr_assert_eq(ncu_columns_missing(buf, len, metrics, n, missing), 0, "%s", path);
+        const char *spill[] = {"sass__inst_executed_register_spilling"};
+        bool spill_missing[1];
+        cr_assert_eq(ncu_columns_missing(buf, len, spill, 1, spill_missing), i == 0 ? 1 : 0, "%s", path);
+    }
     cr_assert_null(pass_plan_metrics(PROFEED__PROFILER__PROFILER_NCU, "full"));
 }
 
