@@ -26,8 +26,8 @@ FIXTURES = os.path.join(ROOT, "tests", "fixtures", "ncu")
 
 # Plan -> files, for each capture folder laid out by deploy/gpu-corpus.sh.
 PLANS = [
-    ("core", ["core_raw.csv"]),
-    ("core + MWA", ["core_mwa_raw.csv"]),
+    ("core", ["core_mwa_raw.csv"]),  # the default since 2026-12-02: metrics + MemoryWorkloadAnalysis
+    ("core metrics only", ["core_raw.csv"]),  # the default until 2026-12-01
     ("sol", ["sol_raw.csv"]),
     ("three sections", ["pass1_sol.csv", "pass2_memory.csv", "pass3_warps.csv"]),
     ("full", ["full_raw.csv", "full_details.csv"]),

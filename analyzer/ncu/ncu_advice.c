@@ -34,6 +34,10 @@ static const struct {
     {"compute_fma", "Cut FP32 work per result (hoist invariants, reuse partial results), or move "
                     "the math onto tensor cores (TF32/BF16 mma) if precision allows; packed "
                     "half2/bf16x2 math doubles the rate for 16-bit data."},
+    {"compute_fmaheavy", "Integer multiplies (IMAD, IMUL: index math, hashes) run only on the FMA "
+                         "pipe's heavy half: hoist index multiplies out of loops (strength-reduce "
+                         "them to additions), use shifts for power-of-two factors, and keep per-"
+                         "element math in FP32, which issues to both halves."},
     {"compute_alu", "Reduce integer and logic instructions: hoist index arithmetic out of loops, "
                     "use shifts and masks for power-of-two sizes, avoid 64-bit integer math."},
     {"compute_fp64", "Use FP32 (or mixed precision) where accuracy allows: FP64 runs at half the "
@@ -86,8 +90,8 @@ static const struct {
                             "shorten live ranges, unroll less."},
     {"occupancy_shared", "Use less shared memory per block (smaller tiles, reuse buffers) so more "
                          "blocks fit on an SM."},
-    {"occupancy_warps", "Use smaller blocks (e.g. 256 threads) so whole blocks fit the SM's warp "
-                        "slots more evenly."},
+    {"occupancy_warps", "Use smaller blocks (half the threads, the same work per thread) so whole "
+                        "blocks fit the SM's warp slots more evenly."},
     {"occupancy_blocks", "Use larger blocks: the SM's block limit is reached before its warp "
                          "slots fill."},
     {"occupancy_achieved", "Even out the work: give blocks equal work, launch several waves, and "

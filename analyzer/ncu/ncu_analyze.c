@@ -80,9 +80,24 @@ static void s_context(ncu_ctx_t *c)
  * measurement. */
 #define NCU_GAIN_LEAD 0.10
 
+/* A compute bound's headroom is what running its pipe or issue slots at the
+ * attainable ceiling would buy, but its action is to do less work, and no
+ * lever the finding names claims the headroom (a memory bound's does: more
+ * bytes in flight, measured on corpus v7's v7_regbound, est. 21%, measured
+ * 21%, and the agent loop's round 2, est. 1.63x, measured 1.49x). Divergence
+ * is that action made specific, with a measured waste: at NCU_GAIN_LEAD or
+ * more it leads over a compute bound even where the headroom is larger (corpus
+ * v7's v7_divmem: 21 of 32 lanes active on a stream at 69% issue, est. 15%,
+ * measured 14%, over a compute headroom of 27%). */
+static bool s_refines_compute_bound(const fb_finding_t *cause, const fb_finding_t *bound)
+{
+    return strcmp(bound->category, "compute_bound") == 0 && strcmp(cause->category, "divergence") == 0 &&
+           cause->importance >= 100 * NCU_GAIN_LEAD;
+}
+
 static void s_mark_primary(ncu_ctx_t *c, size_t first)
 {
-    fb_finding_t *best = NULL, *bound = NULL;
+    fb_finding_t *best = NULL, *bound = NULL, *relief = NULL;
     for (size_t i = first; i < feedback_finding_count(c->fb); i++) {
         fb_finding_t *f = feedback_finding_mut(c->fb, i);
         if (f->kernel != c->index)
@@ -94,6 +109,16 @@ static void s_mark_primary(ncu_ctx_t *c, size_t first)
     }
     if (bound && best && best != bound && best->importance < 100 * NCU_GAIN_LEAD)
         best = bound;
+    if (bound && best == bound) {
+        for (size_t i = first; i < feedback_finding_count(c->fb); i++) {
+            fb_finding_t *f = feedback_finding_mut(c->fb, i);
+            if (f->kernel == c->index && f != bound && s_refines_compute_bound(f, bound) &&
+                (!relief || f->importance > relief->importance))
+                relief = f;
+        }
+        if (relief)
+            best = relief;
+    }
     if (!best)
         return;
     best->primary = true;

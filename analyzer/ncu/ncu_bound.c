@@ -29,6 +29,26 @@ double ncu_ctx_stall_share(const ncu_ctx_t *c, ncu_metric_t stall)
     return fmin(x / c->stall_total, 1);
 }
 
+double ncu_ctx_stall_sum(const ncu_ctx_t *c, const ncu_metric_t *reasons, size_t n)
+{
+    double share = 0;
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        double s = ncu_ctx_stall_share(c, reasons[i]);
+        if (analysis_has(s)) {
+            share += s;
+            any = true;
+        }
+    }
+    return any ? fmin(share, 1) : NAN;
+}
+
+double ncu_ctx_memory_wait_share(const ncu_ctx_t *c)
+{
+    static const ncu_metric_t reasons[] = {NM_STALL_LONG_SCOREBOARD, NM_STALL_DRAIN, NM_STALL_LG_THROTTLE};
+    return ncu_ctx_stall_sum(c, reasons, sizeof reasons / sizeof reasons[0]);
+}
+
 fb_finding_t *ncu_ctx_finding(ncu_ctx_t *c, const char *category, double gain, const char *model,
                               const char *title, const char *action)
 {
@@ -225,8 +245,23 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         else
             snprintf(title, sizeof title, "Memory-bound on DRAM bandwidth: %.0f%% of peak; compute is at %.0f%%",
                      unit->pct, fmin(V(c, NM_SM_PCT), 100));
-        f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, unit), "headroom", title,
-                            ncu_advice_action(unit->pct >= NCU_SOL_HIGH ? "dram_bound" : "dram_below_roof"));
+        /* Below the roof with few warps: the bytes in flight come from more
+         * loads per thread or more warps, each loading its own data (corpus
+         * v7's v7_regbound, 8 warps per SM at 216 registers: 8 loads in flight
+         * per thread ran 1.27x faster, twice the warps with half the state
+         * each 1.34x). The action names both. */
+        char action[400];
+        double theo = V(c, NM_OCC_THEORETICAL);
+        const char *base = ncu_advice_action(unit->pct >= NCU_SOL_HIGH ? "dram_bound" : "dram_below_roof");
+        if (unit->pct < NCU_SOL_HIGH && analysis_has(theo) && theo <= 25 && analysis_has(V(c, NM_REGISTERS)) &&
+            V(c, NM_REGISTERS) > 64)
+            snprintf(action, sizeof action,
+                     "%s At %.0f%% occupancy (%.0f registers per thread), more warps are the other way to "
+                     "more bytes in flight: split each thread's state and data over several threads.",
+                     base, theo, V(c, NM_REGISTERS));
+        else
+            snprintf(action, sizeof action, "%s", base);
+        f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, unit), "headroom", title, action);
         if (f && s_dram_bandwidth(c, &achieved, &peak))
             finding_add_evidence(f, "dram__bytes.sum.per_second", achieved, "byte/s",
                                  "DRAM %.2f TB/s of %.2f TB/s peak", achieved / 1e12, peak / 1e12);
@@ -350,6 +385,23 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
                  "or other LSU-issued instructions, not loads, fill it", pipe->name, pipe->pct);
         f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(pipe->pct, sm)), "headroom", title,
                             ncu_advice_action("compute_lsu_shuffles"));
+    } else if (strcmp(pipe->key, "fma") == 0 && analysis_has(V(c, NM_PIPE_FMAHEAVY)) &&
+               V(c, NM_PIPE_FMAHEAVY) > pipe->pct + NCU_SOL_GAP) {
+        /* Integer multiplies (IMAD, IMUL, IDP) issue only to the FMA pipe's
+         * heavy half, FP32 to both: a heavy half far busier than the pipe is
+         * integer work the light half cannot share (corpus v7's v7_imad_hash:
+         * heavy half 88%, the pipe 44%, SM 88%). Not a unit of its own: it
+         * names what fills the FMA pipe when that pipe is the busiest. */
+        double heavy = fmin(V(c, NM_PIPE_FMAHEAVY), 100);
+        snprintf(title, sizeof title,
+                 "Compute-bound on the %s: its heavy half, which alone runs integer multiply-add (IMAD, "
+                 "IMUL), is %.0f%% busy (the whole pipe %.0f%%), SM %.0f%% of peak, memory %.0f%%",
+                 pipe->name, heavy, pipe->pct, sm, mem);
+        f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(heavy, sm)), "headroom", title,
+                            ncu_advice_action("compute_fmaheavy"));
+        if (f)
+            finding_add_evidence(f, ncu_metric_info(NM_PIPE_FMAHEAVY)->name, heavy, "%",
+                                 "FMA pipe heavy half %.0f%% busy", heavy);
     } else {
         snprintf(title, sizeof title, "Compute-bound on the %s: %.0f%% busy, SM %.0f%% of peak, memory %.0f%%",
                  pipe->name, pipe->pct, sm, mem);

@@ -1,8 +1,9 @@
 /* ncu_causes: the models that say what wastes the kernel's time, each with
  * its estimated gain (the share of the kernel's time the fix would save).
  *
- * A cause either wastes the unit that bounds the kernel (sectors fetched and
- * not used, shared-memory replays, idle lanes, local-memory traffic), leaves
+ * A cause either wastes the unit that bounds the kernel (idle lanes here;
+ * sectors fetched and not used, shared-memory replays and local-memory
+ * traffic in ncu_traffic.c), leaves
  * SMs without work (a grid smaller than the GPU, a partial last wave, uneven
  * blocks), or leaves warps waiting with nothing else to issue (too few warps,
  * contended atomics, barriers). docs/ncu.md ("Models") gives each formula
@@ -15,21 +16,8 @@
 #include "analysis.h"
 #include "ncu_ctx.h"
 
-#define SECTOR_BYTES 32.0
-
 static double V(const ncu_ctx_t *c, ncu_metric_t m) { return ncu_ctx_v(c, m); }
 static double s_or0(double x) { return analysis_has(x) ? x : 0; }
-
-/* The share of the kernel's time the memory system is busy: the busiest
- * memory level's utilization. Traffic that a fix removes shortens that part. */
-static double s_memory_busy(const ncu_ctx_t *c)
-{
-    const ncu_unit_t *m = ncu_units_busiest(&c->units, NCU_UNIT_MEMORY);
-    if (m)
-        return m->pct / 100;
-    double mem = V(c, NM_MEM_PCT);
-    return analysis_has(mem) ? fmin(mem, 100) / 100 : NAN;
-}
 
 /* The share of active time the SM issues instructions: issue slots, or the
  * busiest pipe when issue was not measured. */
@@ -53,179 +41,7 @@ static double s_latency_share(const ncu_ctx_t *c)
         NM_STALL_LONG_SCOREBOARD, NM_STALL_SHORT_SCOREBOARD, NM_STALL_WAIT,
         NM_STALL_DRAIN,           NM_STALL_IMC_MISS,         NM_STALL_BRANCH,
     };
-    double share = 0;
-    bool any = false;
-    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
-        double s = ncu_ctx_stall_share(c, reasons[i]);
-        if (analysis_has(s)) {
-            share += s;
-            any = true;
-        }
-    }
-    return any ? fmin(share, 1) : NAN;
-}
-
-/* ----- uncoalesced global access ------------------------------------------- */
-
-/* Sectors fetched and not used are traffic a coalesced layout would not move,
- * but only at the levels the waste reaches: every wasted sector passes L1;
- * only L1 misses reach L2 (stores always do); and DRAM carries waste only
- * when it reads more than the kernel used (bytes read > sectors x bytes used:
- * when neighbouring requests use the rest of a sector, L2 serves it again and
- * DRAM reads it once). Model: scale each level's work by what the waste is of
- * it, and the gain is how far the busiest unit drops (ncu_units_saved). Wide
- * vector accesses (float2, float4) use whole sectors and score zero. */
-static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, double share,
-                                 double sectors)
-{
-    double waste = (1 - bytes / SECTOR_BYTES) * share;
-    double hit = load ? V(c, NM_L1_HIT) : 0;
-    hit = analysis_has(hit) ? fmin(fmax(hit, 0), 100) / 100 : 0;
-    double dram_bytes = V(c, load ? NM_DRAM_READ : NM_DRAM_WRITE);
-    double dram_waste;
-    if (analysis_has(dram_bytes) && dram_bytes > 0 && analysis_has(sectors)) {
-        double used = sectors * bytes;
-        double excess = fmax(0, 1 - used / dram_bytes);
-        dram_waste = fmin(excess, 1 - bytes / SECTOR_BYTES) * share;
-    } else {
-        dram_waste = waste * (1 - hit);
-    }
-    ncu_relief_t relief = {.l1 = 1 - waste, .l2 = 1 - waste * (1 - hit), .dram = 1 - dram_waste,
-                           .compute = 1};
-    double gain = ncu_units_saved(&c->units, &relief);
-    if (!analysis_has(gain)) /* no unit table: the memory summary alone */
-        gain = analysis_has(V(c, NM_MEM_PCT)) ? waste * fmin(V(c, NM_MEM_PCT), 100) / 100 : NAN;
-    return gain;
-}
-
-static void s_uncoalesced(ncu_ctx_t *c)
-{
-    double ld = V(c, NM_LD_BYTES_PER_SECTOR), st = V(c, NM_ST_BYTES_PER_SECTOR);
-    if (!analysis_has(ld) && analysis_has(V(c, NM_LD_SECTOR_PCT)))
-        ld = V(c, NM_LD_SECTOR_PCT) / 100 * SECTOR_BYTES;
-    double sec_ld = V(c, NM_SECTORS_GLOBAL_LD), sec_st = V(c, NM_SECTORS_GLOBAL_ST);
-    bool shares = analysis_has(sec_ld) && analysis_has(sec_st) && sec_ld + sec_st > 0;
-    struct {
-        const char *side, *metric;
-        double bytes, share, sectors;
-    } sides[2] = {
-        {"loads", "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", ld,
-         shares ? sec_ld / (sec_ld + sec_st) : NAN, sec_ld},
-        {"stores", "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio", st,
-         shares ? sec_st / (sec_ld + sec_st) : NAN, sec_st},
-    };
-    if (analysis_has(ld) || analysis_has(st))
-        ncu_ctx_judged(c, "uncoalesced_access");
-    int best = -1;
-    double best_gain = 0;
-    for (int i = 0; i < 2; i++) {
-        double b = sides[i].bytes;
-        if (!analysis_has(b) || b <= 0 || b >= SECTOR_BYTES)
-            continue; /* zero: no such access */
-        /* Without sector counts the side's share of traffic is unknown: only a
-         * gross waste (under half of each sector) is judged, as if it were all
-         * of the traffic, and the finding says so. */
-        double share = sides[i].share;
-        if (!analysis_has(share)) {
-            if (b >= SECTOR_BYTES / 2)
-                continue;
-            share = 1;
-        }
-        double gain = s_uncoalesced_gain(c, i == 0, b, share, sides[i].sectors);
-        if (analysis_has(gain) && gain > best_gain) {
-            best_gain = gain;
-            best = i;
-        }
-    }
-    if (best < 0 || best_gain < NCU_GAIN_REPORT)
-        return;
-    char title[320];
-    double b = sides[best].bytes;
-    if (analysis_has(sides[best].share))
-        snprintf(title, sizeof title,
-                 "Uncoalesced global %s: %.1f of every 32 bytes fetched are used, and %s are %.0f%% "
-                 "of the global sectors", sides[best].side, b, sides[best].side, 100 * sides[best].share);
-    else
-        snprintf(title, sizeof title,
-                 "Uncoalesced global %s: %.1f of every 32 bytes fetched are used, so the memory "
-                 "system moves %.1fx the data the kernel uses", sides[best].side, b, SECTOR_BYTES / b);
-    fb_finding_t *f = ncu_ctx_finding(c, "uncoalesced_access", best_gain, "sectors", title,
-                                      ncu_advice_action("uncoalesced_access"));
-    if (!f)
-        return;
-    finding_add_evidence(f, sides[best].metric, b, "byte/sector", "%s use %.1f of 32 bytes per sector",
-                         sides[best].side, b);
-    if (analysis_has(sides[best].share))
-        finding_add_evidence(f, best == 0 ? "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
-                                          : "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-                             sides[best].sectors, "sector", "%.3g %s sectors of %.3g global sectors",
-                             sides[best].sectors, best == 0 ? "load" : "store", sec_ld + sec_st);
-    else
-        ncu_ctx_missing(c, "global sectors by direction (l1tex__t_sectors_pipe_lsu_mem_global_op_ld/"
-                           "st.sum): the core plan or --section MemoryWorkloadAnalysis_Tables");
-    ncu_ctx_pct(f, c, NM_L2_PCT);
-    ncu_ctx_pct(f, c, NM_DRAM_PCT);
-    ncu_ctx_pct(f, c, NM_L1_PCT);
-    if (analysis_has(V(c, NM_L1_HIT)) && best == 0)
-        finding_add_evidence(f, ncu_metric_info(NM_L1_HIT)->name, fmin(V(c, NM_L1_HIT), 100), "%",
-                             "L1 hit rate %.1f%%", fmin(V(c, NM_L1_HIT), 100));
-}
-
-/* ----- shared-memory bank conflicts --------------------------------------- */
-
-/* A conflict replays a shared-memory wavefront. Model: the L1/shared pipe's
- * work shrinks by replays / wavefronts x shared memory's share of its traffic
- * (wavefronts against global and local sectors); the gain is how far the
- * busiest unit drops. */
-static void s_bank_conflicts(ncu_ctx_t *c)
-{
-    double ld = V(c, NM_BANK_CONFLICTS_LD), st = V(c, NM_BANK_CONFLICTS_ST);
-    double conflicts = analysis_has(ld) || analysis_has(st) ? s_or0(ld) + s_or0(st) : V(c, NM_BANK_CONFLICTS);
-    double wld = V(c, NM_SHARED_WAVEFRONTS_LD), wst = V(c, NM_SHARED_WAVEFRONTS_ST);
-    double wavefronts = analysis_has(wld) || analysis_has(wst) ? s_or0(wld) + s_or0(wst) : V(c, NM_SHARED_WAVEFRONTS);
-    double l1 = V(c, NM_L1_PCT);
-    if (!analysis_has(conflicts) || !analysis_has(l1) || c->units.count == 0)
-        return;
-    ncu_ctx_judged(c, "bank_conflicts");
-    if (conflicts <= 0)
-        return;
-    double rate;
-    if (analysis_has(wavefronts) && wavefronts > 0) {
-        rate = fmin(conflicts / wavefronts, 1);
-    } else {
-        /* Without wavefront counts: each replay holds the SM's shared-memory
-         * data path for a cycle, so replays per SM cycle are its share. */
-        double t = V(c, NM_DURATION), sms = V(c, NM_SM_COUNT);
-        if (!analysis_has(t) || !analysis_has(sms) || !analysis_has(c->sm_clock_hz) || t <= 0)
-            return;
-        rate = fmin(conflicts / (t * 1e-9 * c->sm_clock_hz * sms), 1);
-        wavefronts = NAN;
-    }
-    double other = s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST)) +
-                   s_or0(V(c, NM_SECTORS_LOCAL_LD)) + s_or0(V(c, NM_SECTORS_LOCAL_ST));
-    double shared_share = analysis_has(wavefronts) ? wavefronts / (wavefronts + other) : 1;
-    ncu_relief_t relief = {.l1 = 1 - rate * shared_share, .l2 = 1, .dram = 1, .compute = 1};
-    double gain = ncu_units_saved(&c->units, &relief);
-    if (!analysis_has(gain) || gain < NCU_GAIN_REPORT)
-        return;
-    char title[300];
-    if (analysis_has(wavefronts))
-        snprintf(title, sizeof title,
-                 "Shared-memory bank conflicts: %.0f%% of shared-memory wavefronts are conflict replays "
-                 "(%.1f-way on average), on an L1/shared pipe %.0f%% busy", 100 * rate,
-                 rate < 0.97 ? 1 / (1 - rate) : 32.0, fmin(l1, 100));
-    else
-        snprintf(title, sizeof title,
-                 "Shared-memory bank conflicts: replays take %.0f%% of the SMs' cycles on an L1/shared "
-                 "pipe %.0f%% busy", 100 * rate, fmin(l1, 100));
-    fb_finding_t *f = ncu_ctx_finding(c, "bank_conflicts", gain, "replays", title,
-                                      ncu_advice_action("bank_conflicts"));
-    if (!f)
-        return;
-    finding_add_evidence(f, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", conflicts, "",
-                         "%.3g bank conflicts, %.2f per %s", conflicts, rate,
-                         analysis_has(wavefronts) ? "shared-memory wavefront" : "SM cycle");
-    ncu_ctx_pct(f, c, NM_L1_PCT);
+    return ncu_ctx_stall_sum(c, reasons, sizeof reasons / sizeof reasons[0]);
 }
 
 /* ----- divergence ----------------------------------------------------------- */
@@ -261,88 +77,6 @@ static void s_divergence(ncu_ctx_t *c)
                              "%.1f of them not predicated off", pred);
     ncu_ctx_pct(f, c, NM_ISSUE_PCT);
     ncu_ctx_pct(f, c, NM_SM_PCT);
-}
-
-/* ----- local memory ---------------------------------------------------------- */
-
-/* Local memory is per-thread global memory: register spills, or a private
- * array indexed at run time (or too large for registers). Model: kept in
- * registers, its sectors leave L1 and L2 (local / (local + global) of their
- * traffic), and DRAM keeps no more than the global sectors could need; the
- * gain is how far the busiest unit drops. */
-static void s_local_memory(ncu_ctx_t *c)
-{
-    double lld = V(c, NM_SECTORS_LOCAL_LD), lst = V(c, NM_SECTORS_LOCAL_ST);
-    double spills = V(c, NM_SPILL_INST), spill_req = V(c, NM_SPILL_REQUESTS);
-    if (!analysis_has(lld) && !analysis_has(lst)) {
-        /* Without sector counts, a measured spill is still worth saying. */
-        double n = analysis_has(spill_req) ? spill_req : spills;
-        if (analysis_has(n) && n > 0) {
-            char title[200];
-            snprintf(title, sizeof title, "Register spills: %.0f local-memory spill %s", n,
-                     analysis_has(spill_req) ? "requests" : "instructions");
-            fb_finding_t *f = ncu_ctx_finding(c, "register_spill", NAN, "none", title,
-                                              ncu_advice_action("register_spill"));
-            if (f)
-                finding_add_evidence(f, analysis_has(spill_req) ? ncu_metric_info(NM_SPILL_REQUESTS)->name
-                                                       : ncu_metric_info(NM_SPILL_INST)->name,
-                                     n, "", "%.0f spill %s", n, analysis_has(spill_req) ? "requests" : "instructions");
-            ncu_ctx_missing(c, "local-memory sectors (l1tex__t_sectors_pipe_lsu_mem_local_op_ld/st.sum): "
-                               "the core plan or --section MemoryWorkloadAnalysis_Tables");
-        }
-        return;
-    }
-    ncu_ctx_judged(c, "local_memory");
-    ncu_ctx_judged(c, "register_spill");
-    double local = s_or0(lld) + s_or0(lst);
-    double global = s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST));
-    double busy = s_memory_busy(c);
-    if (local <= 0 || !analysis_has(busy))
-        return;
-    double share = local / (local + global);
-    /* DRAM keeps at most what the global accesses could need (each global
-     * sector read or written once); the L2 hit rate alone misses the
-     * write-backs of dirty local lines that spill stores cause. */
-    double l2_hit = analysis_has(V(c, NM_L2_HIT)) ? fmin(fmax(V(c, NM_L2_HIT), 0), 100) / 100 : 0;
-    double dram_keep = 1 - share * (1 - l2_hit);
-    double dram_bytes = s_or0(V(c, NM_DRAM_READ)) + s_or0(V(c, NM_DRAM_WRITE));
-    if (dram_bytes > 0)
-        dram_keep = fmin(dram_keep, fmin(1, global * SECTOR_BYTES / dram_bytes));
-    ncu_relief_t relief = {.l1 = 1 - share, .l2 = 1 - share, .dram = dram_keep, .compute = 1};
-    double gain = c->units.count ? ncu_units_saved(&c->units, &relief) : share * busy;
-    if (!analysis_has(gain) || gain < NCU_GAIN_REPORT)
-        return;
-    bool spilled = analysis_has(spills) && spills > 0;
-    char title[320];
-    const char *category = spilled ? "register_spill" : "local_memory";
-    if (spilled)
-        snprintf(title, sizeof title,
-                 "Register spills: local memory carries %.0f%% of the kernel's memory sectors, from "
-                 "%.3g spill instructions", 100 * share, spills);
-    else if (analysis_has(spills))
-        snprintf(title, sizeof title,
-                 "Local memory, not spills: a per-thread array indexed at run time (or too large for "
-                 "registers) lives in local memory and carries %.0f%% of the memory sectors",
-                 100 * share);
-    else
-        snprintf(title, sizeof title,
-                 "Local memory carries %.0f%% of the kernel's memory sectors (register spills or a "
-                 "per-thread array indexed at run time; the spill counter was not measured)",
-                 100 * share);
-    fb_finding_t *f = ncu_ctx_finding(c, category, gain, "local_sectors", title,
-                                      ncu_advice_action(category));
-    if (!f)
-        return;
-    finding_add_evidence(f, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", local, "sector",
-                         "%.3g local sectors against %.3g global sectors", local, global);
-    if (analysis_has(spills))
-        finding_add_evidence(f, ncu_metric_info(NM_SPILL_INST)->name, spills, "inst",
-                             "%.3g register-spill instructions", spills);
-    if (analysis_has(V(c, NM_REGISTERS)))
-        finding_add_evidence(f, ncu_metric_info(NM_REGISTERS)->name, V(c, NM_REGISTERS),
-                             "register/thread", "%.0f registers per thread", V(c, NM_REGISTERS));
-    ncu_ctx_pct(f, c, NM_L2_PCT);
-    ncu_ctx_pct(f, c, NM_L1_PCT);
 }
 
 /* ----- idle SMs: grid size, waves, imbalance -------------------------------- */
@@ -657,8 +391,15 @@ static void s_parallelism(ncu_ctx_t *c)
                  "Occupancy limited by %s: %.0f block%s per SM, %.0f%% theoretical occupancy, while "
                  "warps wait on latency with every unit under %.0f%% busy", s_limits[limiter].name, current,
                  current == 1 ? "" : "s", theo, ceil(c->busiest));
+    char action[300];
+    if (smaller_blocks)
+        snprintf(action, sizeof action,
+                 "Use blocks of %.0f threads instead of %.0f, with the same work per thread: whole blocks "
+                 "then use the register file more evenly (%.0f resident warps per SM instead of %.0f).",
+                 32 * to_warps, V(c, NM_BLOCK_SIZE), grow * current * ceil(V(c, NM_BLOCK_SIZE) / 32),
+                 current * ceil(V(c, NM_BLOCK_SIZE) / 32));
     fb_finding_t *f = ncu_ctx_finding(c, "occupancy", gain, "warps_in_flight", title,
-                                      ncu_advice_action(smaller_blocks ? "occupancy_warps" : s_limits[limiter].advice));
+                                      smaller_blocks ? action : ncu_advice_action(s_limits[limiter].advice));
     if (!f)
         return;
     finding_add_evidence(f, ncu_metric_info(NM_OCC_THEORETICAL)->name, theo, "%",
@@ -691,11 +432,11 @@ static void s_contention(ncu_ctx_t *c)
         ncu_ctx_judged(c, "contention");
     if (!c->latency || atomics <= 0)
         return;
-    double wait = s_or0(ncu_ctx_stall_share(c, NM_STALL_LONG_SCOREBOARD)) +
-                  s_or0(ncu_ctx_stall_share(c, NM_STALL_DRAIN)) +
-                  s_or0(ncu_ctx_stall_share(c, NM_STALL_LG_THROTTLE));
+    double wait = ncu_ctx_memory_wait_share(c);
     if (!analysis_has(c->stall_total))
         wait = 1;
+    else if (!analysis_has(wait))
+        wait = 0;
     double gain = (1 - c->busiest / 100) * fmin(wait, 1);
     if (gain < NCU_GAIN_REPORT)
         return;
@@ -796,10 +537,8 @@ static void s_cause_stalls(ncu_ctx_t *c)
 
 void ncu_causes_add(ncu_ctx_t *c)
 {
-    s_uncoalesced(c);
-    s_bank_conflicts(c);
+    ncu_traffic_add(c);
     s_divergence(c);
-    s_local_memory(c);
     s_idle_sms(c);
     s_parallelism(c);
     s_contention(c);

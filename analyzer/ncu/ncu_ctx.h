@@ -58,6 +58,15 @@ static inline double ncu_ctx_v(const ncu_ctx_t *c, ncu_metric_t m) { return c->k
 /* A stall reason's share of the stall cycles, 0..1, or NAN when unmeasured. */
 double ncu_ctx_stall_share(const ncu_ctx_t *c, ncu_metric_t stall);
 
+/* The summed share of stall cycles of these reasons, at most 1; NAN when
+ * none was measured. */
+double ncu_ctx_stall_sum(const ncu_ctx_t *c, const ncu_metric_t *reasons, size_t n);
+
+/* The share of stall cycles spent waiting on the memory system beyond L1:
+ * results of global and local loads, stores draining at exit, the LSU queue
+ * (long scoreboard, drain, LG throttle); NAN when none was measured. */
+double ncu_ctx_memory_wait_share(const ncu_ctx_t *c);
+
 /* Adds a finding whose gain (0..1, the share of the kernel's time it would
  * save; NAN when no model applies) comes from `model`, a short name shown as
  * its source ("profeed:<model>"). Returns NULL when memory ran out. */
@@ -73,6 +82,10 @@ void ncu_ctx_missing(ncu_ctx_t *c, const char *what);
 /* Runs every cause model (waste on the bound unit, idle SMs, parallelism,
  * contention, stalls); sets c->latency_explained. */
 void ncu_causes_add(ncu_ctx_t *c);
+
+/* The traffic causes (ncu_traffic.c: uncoalesced access, bank conflicts,
+ * local memory), run by ncu_causes_add. */
+void ncu_traffic_add(ncu_ctx_t *c);
 
 /* Adds the bound finding: the unit that limits the kernel and its headroom,
  * or, when no unit is busy and no cause explained why, latency. */

@@ -181,6 +181,11 @@ static const ncu_metric_info_t s_metrics[NM__COUNT] = {
     [NM_PIPE_FMA] = {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
                      "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%",
                      "FMA pipe busy", NM_AGG_WMEAN},
+    /* The FMA pipe's heavy half: FP32 and integer multiply-add (IMAD, IMUL,
+     * IDP) issue there; FP32 alone also to the light half. --set full has it. */
+    [NM_PIPE_FMAHEAVY] = {"sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active",
+                          "sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed", NULL, NULL,
+                          "%", "FMA pipe heavy half busy", NM_AGG_WMEAN},
     [NM_PIPE_ALU] = {"sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
                      "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%",
                      "ALU pipe busy", NM_AGG_WMEAN},

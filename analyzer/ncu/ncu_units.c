@@ -96,13 +96,12 @@ const ncu_unit_t *ncu_units_find(const ncu_units_t *units, const char *key)
     return NULL;
 }
 
-double ncu_units_saved(const ncu_units_t *units, const ncu_relief_t *relief)
+void ncu_units_loads(const ncu_units_t *units, const ncu_relief_t *relief, double *before, double *after)
 {
-    if (units->count == 0)
-        return NAN;
     /* Time follows the unit nearest its attainable ceiling: each unit's
      * utilization is read against what it reaches at best. */
-    double before = 0, after = 0;
+    *before = 0;
+    *after = 0;
     for (size_t i = 0; i < units->count; i++) {
         const ncu_unit_t *u = &units->unit[i];
         double keep = u->kind != NCU_UNIT_MEMORY ? relief->compute
@@ -111,8 +110,16 @@ double ncu_units_saved(const ncu_units_t *units, const ncu_relief_t *relief)
                                                   : relief->dram;
         keep = keep < 0 ? 0 : keep > 1 ? 1 : keep;
         double load = fmin(u->pct / u->attain, 1);
-        before = fmax(before, load);
-        after = fmax(after, load * keep);
+        *before = fmax(*before, load);
+        *after = fmax(*after, load * keep);
     }
+}
+
+double ncu_units_saved(const ncu_units_t *units, const ncu_relief_t *relief)
+{
+    if (units->count == 0)
+        return NAN;
+    double before, after;
+    ncu_units_loads(units, relief, &before, &after);
     return before > after ? before - after : 0;
 }
