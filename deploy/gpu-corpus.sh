@@ -11,6 +11,7 @@
 #              timings (`corpus_v5 time`, uninstrumented) go to CORPUS/levers.txt
 #   h200-v6    tests/fixtures/ncu/h200-v6/corpus_v6.cu, the same way (`corpus_v6 all|time`)
 #   h200-v7    tests/fixtures/ncu/h200-v7/corpus_v7.cu, the same way (`corpus_v7 all|time`)
+#   h200-v8    tests/fixtures/ncu/h200-v8/corpus_v8.cu, the same way (`corpus_v8 all|time`)
 #   workloads  tests/fixtures/ncu/h200-v3/workloads.py all (PyTorch, cuBLAS, cuDNN, Triton,
 #              KernelBench problems); only the launches inside NVTX ranges named "profile"
 #              are profiled (--nvtx --nvtx-include profile/), so warm-up runs stay out.
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift ;;
     --plans) plans=$2; shift ;;
-    -h|--help) sed -n "2,30p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,31p" "$0"; exit 0 ;;
     -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
     *) corpora+=("$1") ;;
   esac
@@ -79,6 +80,7 @@ capture() {
   [ "$name" = h200-v5 ] && ncu+=(-k "regex:^v5_")
   [ "$name" = h200-v6 ] && ncu+=(-k "regex:^v6_")
   [ "$name" = h200-v7 ] && ncu+=(-k "regex:^v7_")
+  [ "$name" = h200-v8 ] && ncu+=(-k "regex:^v8_")
   if [ "$name" = workloads ]; then
     timed uninstrumented "$dir" "$@" --list-kernels
   else
@@ -131,7 +133,7 @@ for name in "${corpora[@]}"; do
     h200-v4)
       nvcc -O3 -arch=sm_90 -lineinfo -o "$work/corpus_v4" "$root/tests/fixtures/ncu/h200-v4/corpus_v4.cu" || exit 1
       capture "$name" "$dir" "$work/corpus_v4" all ;;
-    h200-v5|h200-v6|h200-v7)
+    h200-v5|h200-v6|h200-v7|h200-v8)
       v=${name#h200-}
       nvcc -O3 -arch=sm_90 -lineinfo -Xptxas -v -o "$work/corpus_$v" "$root/tests/fixtures/ncu/$name/corpus_$v.cu" \
         > "$dir/ptxas.txt" 2>&1 || { cat "$dir/ptxas.txt"; exit 1; }
