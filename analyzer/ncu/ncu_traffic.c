@@ -41,9 +41,9 @@ static double s_memory_busy(const ncu_ctx_t *c)
  * memory below every unit's ceiling with warps enough to fill it: an SM keeps
  * a bounded number of requests in flight, each costing about the same
  * latency, so the time spent waiting follows the number of sectors requested
- * beyond L1; a change that keeps
- * `relief->l2` of them saves (1 - that) of the memory-wait share of the stall
- * cycles. Either way no unit may pass its attainable ceiling afterwards (the
+ * beyond L1; a change that keeps a share of them (L2's, and DRAM's for the
+ * L2 misses, weighted by the L2 hit rate) saves the rest of the memory-wait
+ * share of the stall cycles. Either way no unit may pass its attainable ceiling afterwards (the
  * saving is at most 1 - the highest load left). *latency_model says which
  * model gave the estimate. */
 static double s_traffic_saved(const ncu_ctx_t *c, const ncu_relief_t *relief, bool *latency_model)
@@ -54,9 +54,15 @@ static double s_traffic_saved(const ncu_ctx_t *c, const ncu_relief_t *relief, bo
     if (!analysis_has(roofline) || !analysis_has(wait) || !analysis_has(occupancy) ||
         occupancy < NCU_LITTLE_MIN_OCCUPANCY)
         return roofline;
+    /* The requests the waits are for: L2's where L2 serves them, DRAM's where
+     * they miss it (a partly written sector's fill read is a DRAM request
+     * L2 alone would not show). */
+    double hit = V(c, NM_L2_HIT);
+    hit = analysis_has(hit) ? fmin(fmax(hit, 0), 100) / 100 : 1;
+    double keep = hit * fmin(fmax(relief->l2, 0), 1) + (1 - hit) * fmin(fmax(relief->dram, 0), 1);
     double before, after;
     ncu_units_loads(&c->units, relief, &before, &after);
-    double little = fmin(wait * (1 - fmin(fmax(relief->l2, 0), 1)), 1 - after);
+    double little = fmin(wait * (1 - keep), 1 - after);
     if (little > roofline) {
         *latency_model = true;
         return little;
@@ -192,19 +198,20 @@ static void s_uncoalesced(ncu_ctx_t *c)
     else
         ncu_ctx_missing(c, "global sectors by direction (l1tex__t_sectors_pipe_lsu_mem_global_op_ld/"
                            "st.sum): the core plan or --section MemoryWorkloadAnalysis_Tables");
-    ncu_ctx_pct(f, c, NM_L2_PCT);
-    ncu_ctx_pct(f, c, NM_DRAM_PCT);
-    ncu_ctx_pct(f, c, NM_L1_PCT);
-    if (best_latency)
-        s_latency_model_evidence(f, c);
-    /* The latency a cause explains is not left to the latency-bound finding. */
-    c->latency_explained = c->latency_explained || best_gain >= 0.2;
+    /* The fill reads and the model first: the text shows the first few. */
     if (best == 1 && analysis_has(V(c, NM_DRAM_READ)) && analysis_has(sec_ld) &&
         V(c, NM_DRAM_READ) > sec_ld * SECTOR_BYTES * 1.5)
         finding_add_evidence(f, "dram__bytes_read.sum", V(c, NM_DRAM_READ), "byte",
                              "DRAM read %.3g bytes where the loads need at most %.3g: partly written "
                              "sectors are read before they are written back", V(c, NM_DRAM_READ),
                              sec_ld * SECTOR_BYTES);
+    if (best_latency)
+        s_latency_model_evidence(f, c);
+    ncu_ctx_pct(f, c, NM_L2_PCT);
+    ncu_ctx_pct(f, c, NM_DRAM_PCT);
+    ncu_ctx_pct(f, c, NM_L1_PCT);
+    /* The latency a cause explains is not left to the latency-bound finding. */
+    c->latency_explained = c->latency_explained || best_gain >= 0.2;
     if (analysis_has(V(c, NM_L1_HIT)) && best == 0)
         finding_add_evidence(f, ncu_metric_info(NM_L1_HIT)->name, fmin(V(c, NM_L1_HIT), 100), "%",
                              "L1 hit rate %.1f%%", fmin(V(c, NM_L1_HIT), 100));
@@ -346,10 +353,10 @@ static void s_local_memory(ncu_ctx_t *c)
     if (analysis_has(V(c, NM_REGISTERS)))
         finding_add_evidence(f, ncu_metric_info(NM_REGISTERS)->name, V(c, NM_REGISTERS),
                              "register/thread", "%.0f registers per thread", V(c, NM_REGISTERS));
-    ncu_ctx_pct(f, c, NM_L2_PCT);
-    ncu_ctx_pct(f, c, NM_L1_PCT);
     if (latency_model)
         s_latency_model_evidence(f, c);
+    ncu_ctx_pct(f, c, NM_L2_PCT);
+    ncu_ctx_pct(f, c, NM_L1_PCT);
     c->latency_explained = c->latency_explained || gain >= 0.2;
 }
 
