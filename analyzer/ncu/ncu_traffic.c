@@ -76,9 +76,8 @@ static void s_latency_model_evidence(fb_finding_t *f, const ncu_ctx_t *c)
 {
     double wait = ncu_ctx_memory_wait_share(c);
     finding_add_evidence(f, "model", 100 * wait, "%",
-                         "warps wait on memory %.0f%% of their stall cycles with every unit below its "
-                         "ceiling: the time follows the sectors requested (Little's law), not the "
-                         "bandwidth used", 100 * wait);
+                         "warps wait on memory %.0f%% of their stall cycles: the time follows the "
+                         "sectors requested (Little's law), not only the bandwidth used", 100 * wait);
 }
 
 /* ----- uncoalesced global access ------------------------------------------- */
