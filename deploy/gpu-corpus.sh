@@ -52,7 +52,8 @@ trap 'rm -rf "$work"' EXIT
 
 # The default plan's metrics, exactly as the collector lists them.
 core_metrics=$(bash "$root/deploy/core-metrics.sh") || exit 2
-read -r -a core_sections <<< "$(bash "$root/deploy/core-metrics.sh" --sections)" || exit 2
+core_section_args=$(bash "$root/deploy/core-metrics.sh" --sections) || exit 2
+read -r -a core_sections <<< "$core_section_args"
 
 now() { date +%s.%N; }
 # timed LABEL DIR CMD...: runs CMD, appends "LABEL rc=N S s" to DIR/times.txt.

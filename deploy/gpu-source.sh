@@ -59,7 +59,8 @@ top=$work/source-$stamp
 mkdir -p "$top" "$out"
 
 core_metrics=$(bash "$root/deploy/core-metrics.sh") || exit 2
-read -r -a core_sections <<< "$(bash "$root/deploy/core-metrics.sh" --sections)" || exit 2
+core_section_args=$(bash "$root/deploy/core-metrics.sh" --sections) || exit 2
+read -r -a core_sections <<< "$core_section_args"
 # The source pass's sections, as s_ncu_source_pass() in analyzer/ncu/ncu_plan.c builds them.
 grep -q '"SourceCounters"' "$root/analyzer/ncu/ncu_plan.c" && grep -q '"WarpStateStats"' "$root/analyzer/ncu/ncu_plan.c" ||
   echo "gpu-source: WARNING: analyzer/ncu/ncu_plan.c's source pass no longer names SourceCounters + WarpStateStats" >&2

@@ -406,6 +406,24 @@ Test(ncu_accuracy, h200_v8_each_lever_leads_where_it_pays)
     s_levers("h200-v8/capture-2026-12-02", s_v8, sizeof s_v8 / sizeof s_v8[0], s_full, "full");
 }
 
+/* v7_regbound's DRAM bound below the roof at 8 warps per SM names both ways to
+ * more bytes in flight (8 loads per thread 1.27x, twice the warps 1.34x);
+ * v7_tinyblock_copy, at 32 warps and limited by blocks, names only loads. */
+Test(ncu_accuracy, a_dram_bound_limited_by_registers_names_more_warps_too)
+{
+    capture_t cap = s_capture("h200-v7/capture-2026-12-02", s_core);
+    const ncu_kernel_t *group;
+    const fb_finding_t *f = s_first(cap.fb, s_kernel(&cap, "v7_regbound", &group));
+    cr_assert_not_null(f);
+    cr_expect_str_eq(f->category, "dram_bound");
+    cr_expect(strstr(f->action, "more warps are the other way") != NULL, "%s", f->action);
+    f = s_first(cap.fb, s_kernel(&cap, "v7_tinyblock_copy", &group));
+    cr_assert_not_null(f);
+    cr_expect_str_eq(f->category, "dram_bound");
+    cr_expect(strstr(f->action, "more warps") == NULL, "%s", f->action);
+    s_capture_destroy(&cap);
+}
+
 Test(ncu_accuracy, h200_v5_occupancy_leads_where_its_lever_pays_and_only_there)
 {
     s_levers("h200-v5/capture-2026-12-01", s_v5, sizeof s_v5 / sizeof s_v5[0], s_core, "core");

@@ -89,36 +89,29 @@ static void s_context(ncu_ctx_t *c)
  * more it leads over a compute bound even where the headroom is larger (corpus
  * v7's v7_divmem: 21 of 32 lanes active on a stream at 69% issue, est. 15%,
  * measured 14%, over a compute headroom of 27%). */
-static bool s_refines_compute_bound(const fb_finding_t *cause, const fb_finding_t *bound)
+static bool s_refines_compute_bound(const fb_finding_t *divergence, const fb_finding_t *bound)
 {
-    return strcmp(bound->category, "compute_bound") == 0 && strcmp(cause->category, "divergence") == 0 &&
-           cause->importance >= 100 * NCU_GAIN_LEAD;
+    return strcmp(bound->category, "compute_bound") == 0 && divergence->importance >= 100 * NCU_GAIN_LEAD;
 }
 
 static void s_mark_primary(ncu_ctx_t *c, size_t first)
 {
-    fb_finding_t *best = NULL, *bound = NULL, *relief = NULL;
+    fb_finding_t *best = NULL, *bound = NULL, *divergence = NULL;
     for (size_t i = first; i < feedback_finding_count(c->fb); i++) {
         fb_finding_t *f = feedback_finding_mut(c->fb, i);
         if (f->kernel != c->index)
             continue;
         if (strcmp(f->source, "profeed:headroom") == 0 || strcmp(f->source, "profeed:latency") == 0)
             bound = f;
+        if (strcmp(f->category, "divergence") == 0)
+            divergence = f;
         if (!best || f->importance > best->importance)
             best = f;
     }
     if (bound && best && best != bound && best->importance < 100 * NCU_GAIN_LEAD)
         best = bound;
-    if (bound && best == bound) {
-        for (size_t i = first; i < feedback_finding_count(c->fb); i++) {
-            fb_finding_t *f = feedback_finding_mut(c->fb, i);
-            if (f->kernel == c->index && f != bound && s_refines_compute_bound(f, bound) &&
-                (!relief || f->importance > relief->importance))
-                relief = f;
-        }
-        if (relief)
-            best = relief;
-    }
+    if (bound && best == bound && divergence && s_refines_compute_bound(divergence, bound))
+        best = divergence;
     if (!best)
         return;
     best->primary = true;

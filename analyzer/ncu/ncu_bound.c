@@ -221,6 +221,20 @@ static double s_unit_headroom(const ncu_ctx_t *c, const ncu_unit_t *unit)
     return s_headroom_of(c, unit->pct, unit->attain);
 }
 
+/* Whether registers set the occupancy: their block limit is measured and no
+ * other limit (shared memory, warps, blocks) is lower. */
+static bool s_registers_limit_occupancy(const ncu_ctx_t *c)
+{
+    static const ncu_metric_t others[] = {NM_OCC_LIMIT_SMEM, NM_OCC_LIMIT_WARPS, NM_OCC_LIMIT_BLOCKS};
+    double regs = V(c, NM_OCC_LIMIT_REGISTERS);
+    if (!analysis_has(regs) || regs <= 0)
+        return false;
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (analysis_has(V(c, others[i])) && V(c, others[i]) > 0 && V(c, others[i]) < regs)
+            return false;
+    return true;
+}
+
 /* ----- memory side ----------------------------------------------------------- */
 
 static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
@@ -254,7 +268,7 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         double theo = V(c, NM_OCC_THEORETICAL);
         const char *base = ncu_advice_action(unit->pct >= NCU_SOL_HIGH ? "dram_bound" : "dram_below_roof");
         if (unit->pct < NCU_SOL_HIGH && analysis_has(theo) && theo <= 25 && analysis_has(V(c, NM_REGISTERS)) &&
-            V(c, NM_REGISTERS) > 64)
+            s_registers_limit_occupancy(c))
             snprintf(action, sizeof action,
                      "%s At %.0f%% occupancy (%.0f registers per thread), more warps are the other way to "
                      "more bytes in flight: split each thread's state and data over several threads.",

@@ -69,7 +69,7 @@ static double s_instruction_share(const ncu_ctx_t *c)
  * (1 - active/32) of the stall cycles spent on it (s_instruction_share),
  * capped where a unit would reach its ceiling. Corpus v8's v8_div_chain (two
  * warps per scheduler, dependent FMA chains, 16 of 32 lanes): the roofline
- * says 27%, converged warps measured 48%, this model 47%. (Stall shares are
+ * says 27%, converged warps measured 48%, this model 50%. (Stall shares are
  * over the reasons parsed, "selected" not among them.) */
 static void s_divergence(ncu_ctx_t *c)
 {
@@ -80,16 +80,10 @@ static void s_divergence(ncu_ctx_t *c)
     if (!analysis_has(active) || active >= 32 || active <= 0 || !analysis_has(busy))
         return;
     ncu_relief_t relief = {.l1 = 1, .l2 = 1, .dram = 1, .compute = active / 32};
-    double gain = c->units.count ? ncu_units_saved(&c->units, &relief) : (1 - active / 32) * busy;
     double own = s_instruction_share(c);
     bool chain = false;
-    if (c->units.count && analysis_has(own) && analysis_has(gain)) {
-        double before, after;
-        ncu_units_loads(&c->units, &relief, &before, &after);
-        double serial = fmin((1 - active / 32) * own, 1 - after);
-        chain = serial > gain;
-        gain = fmax(gain, serial);
-    }
+    double gain = c->units.count ? ncu_units_saved_or(&c->units, &relief, (1 - active / 32) * own, &chain)
+                                 : (1 - active / 32) * busy;
     if (!analysis_has(gain) || gain < NCU_GAIN_REPORT)
         return;
     char title[300];

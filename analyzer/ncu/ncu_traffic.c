@@ -36,38 +36,28 @@ static double s_memory_busy(const ncu_ctx_t *c)
 #define NCU_LITTLE_MIN_OCCUPANCY 25.0
 
 /* The share of the time a change that removes memory traffic saves, by the
- * better of two models. The roofline (ncu_units_saved): time follows the unit
- * nearest its ceiling. And Little's law, for a kernel whose warps wait on
- * memory below every unit's ceiling with warps enough to fill it: an SM keeps
- * a bounded number of requests in flight, each costing about the same
- * latency, so the time spent waiting follows the number of sectors requested
- * beyond L1; a change that keeps a share of them (L2's, and DRAM's for the
- * L2 misses, weighted by the L2 hit rate) saves the rest of the memory-wait
- * share of the stall cycles. Either way no unit may pass its attainable ceiling afterwards (the
- * saving is at most 1 - the highest load left). *latency_model says which
- * model gave the estimate. */
+ * better of two models (ncu_units_saved_or). The roofline: time follows the
+ * unit nearest its ceiling. And Little's law, for a kernel whose warps wait on
+ * memory with warps enough to fill the SM's requests in flight: each request
+ * costs about the same latency, so the time spent waiting follows the number
+ * of sectors requested beyond L1; a change that keeps a share of them (L2's,
+ * and DRAM's for the L2 misses, weighted by the L2 hit rate) saves the rest
+ * of the memory-wait share of the stall cycles, up to the next ceiling.
+ * *latency_model says which model gave the estimate. */
 static double s_traffic_saved(const ncu_ctx_t *c, const ncu_relief_t *relief, bool *latency_model)
 {
-    *latency_model = false;
-    double roofline = ncu_units_saved(&c->units, relief);
     double wait = ncu_ctx_memory_wait_share(c), occupancy = V(c, NM_OCC_ACHIEVED);
-    if (!analysis_has(roofline) || !analysis_has(wait) || !analysis_has(occupancy) ||
-        occupancy < NCU_LITTLE_MIN_OCCUPANCY)
-        return roofline;
-    /* The requests the waits are for: L2's where L2 serves them, DRAM's where
-     * they miss it (a partly written sector's fill read is a DRAM request
-     * L2 alone would not show). */
-    double hit = V(c, NM_L2_HIT);
-    hit = analysis_has(hit) ? fmin(fmax(hit, 0), 100) / 100 : 1;
-    double keep = hit * fmin(fmax(relief->l2, 0), 1) + (1 - hit) * fmin(fmax(relief->dram, 0), 1);
-    double before, after;
-    ncu_units_loads(&c->units, relief, &before, &after);
-    double little = fmin(wait * (1 - keep), 1 - after);
-    if (little > roofline) {
-        *latency_model = true;
-        return little;
+    double little = NAN;
+    if (analysis_has(wait) && analysis_has(occupancy) && occupancy >= NCU_LITTLE_MIN_OCCUPANCY) {
+        /* The requests the waits are for: L2's where L2 serves them, DRAM's
+         * where they miss it (a partly written sector's fill read is a DRAM
+         * request L2 alone would not show). */
+        double hit = V(c, NM_L2_HIT);
+        hit = analysis_has(hit) ? fmin(fmax(hit, 0), 100) / 100 : 1;
+        double keep = hit * fmin(fmax(relief->l2, 0), 1) + (1 - hit) * fmin(fmax(relief->dram, 0), 1);
+        little = wait * (1 - keep);
     }
-    return roofline;
+    return ncu_units_saved_or(&c->units, relief, little, latency_model);
 }
 
 /* Says why a traffic finding's estimate exceeds what the busiest unit's

@@ -96,7 +96,7 @@ const ncu_unit_t *ncu_units_find(const ncu_units_t *units, const char *key)
     return NULL;
 }
 
-void ncu_units_loads(const ncu_units_t *units, const ncu_relief_t *relief, double *before, double *after)
+static void s_loads(const ncu_units_t *units, const ncu_relief_t *relief, double *before, double *after)
 {
     /* Time follows the unit nearest its attainable ceiling: each unit's
      * utilization is read against what it reaches at best. */
@@ -120,6 +120,22 @@ double ncu_units_saved(const ncu_units_t *units, const ncu_relief_t *relief)
     if (units->count == 0)
         return NAN;
     double before, after;
-    ncu_units_loads(units, relief, &before, &after);
+    s_loads(units, relief, &before, &after);
     return before > after ? before - after : 0;
+}
+
+double ncu_units_saved_or(const ncu_units_t *units, const ncu_relief_t *relief, double other, bool *other_won)
+{
+    *other_won = false;
+    if (units->count == 0)
+        return NAN;
+    double before, after;
+    s_loads(units, relief, &before, &after);
+    double roofline = before > after ? before - after : 0;
+    if (!analysis_has(other))
+        return roofline;
+    /* After saving g every unit runs at load x keep / (1 - g): at most 1 - after. */
+    double capped = fmin(other, 1 - after);
+    *other_won = capped > roofline;
+    return *other_won ? capped : roofline;
 }

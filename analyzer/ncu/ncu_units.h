@@ -67,10 +67,12 @@ typedef struct {
  * little. */
 double ncu_units_saved(const ncu_units_t *units, const ncu_relief_t *relief);
 
-/* The highest utilization-to-attainable ratio (0..1) before and after the
- * change: after a change that saves a share g of the time, every unit runs
- * at its load x keep / (1 - g), so g can be at most 1 - *after. */
-void ncu_units_loads(const ncu_units_t *units, const ncu_relief_t *relief, double *before, double *after);
+/* The better of the roofline's saving and `other`, a saving another model
+ * estimates, capped so that no unit passes its attainable ceiling afterwards
+ * (after a change that saves a share g of the time every unit runs at its
+ * load x keep / (1 - g)). *other_won says which gave it; NAN without units,
+ * the roofline's alone when `other` is NAN. */
+double ncu_units_saved_or(const ncu_units_t *units, const ncu_relief_t *relief, double other, bool *other_won);
 
 /* The unit with this key, or NULL. */
 const ncu_unit_t *ncu_units_find(const ncu_units_t *units, const char *key);
