@@ -12,6 +12,8 @@
 #   h200-v6    tests/fixtures/ncu/h200-v6/corpus_v6.cu, the same way (`corpus_v6 all|time`)
 #   h200-v7    tests/fixtures/ncu/h200-v7/corpus_v7.cu, the same way (`corpus_v7 all|time`)
 #   h200-v8    tests/fixtures/ncu/h200-v8/corpus_v8.cu, the same way (`corpus_v8 all|time`)
+#   h200-v9    tests/fixtures/ncu/h200-v9/corpus_v9.cu, the same way (`corpus_v9 all|time`),
+#              with the SASS of its kernels in CORPUS/sass.txt
 #   workloads  tests/fixtures/ncu/h200-v3/workloads.py all (PyTorch, cuBLAS, cuDNN, Triton,
 #              KernelBench problems); only the launches inside NVTX ranges named "profile"
 #              are profiled (--nvtx --nvtx-include profile/), so warm-up runs stay out.
@@ -38,7 +40,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift ;;
     --plans) plans=$2; shift ;;
-    -h|--help) sed -n "2,31p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,33p" "$0"; exit 0 ;;
     -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
     *) corpora+=("$1") ;;
   esac
@@ -76,12 +78,8 @@ capture() {
   local ncu=(ncu --clock-control none --target-processes all)
   [ "$name" = workloads ] && ncu+=(--nvtx --nvtx-include "profile/")
   # corpus_v3's input generators (init_fill_*) run several times: only its kernels.
-  [ "$name" = h200-v3 ] && ncu+=(-k "regex:^v3_")
-  [ "$name" = h200-v4 ] && ncu+=(-k "regex:^v4_")
-  [ "$name" = h200-v5 ] && ncu+=(-k "regex:^v5_")
-  [ "$name" = h200-v6 ] && ncu+=(-k "regex:^v6_")
-  [ "$name" = h200-v7 ] && ncu+=(-k "regex:^v7_")
-  [ "$name" = h200-v8 ] && ncu+=(-k "regex:^v8_")
+  # From v3 on, each corpus's kernels are named vN_* (its levers fixN_*, its inputs init_*).
+  case "$name" in h200-v[3-9]) ncu+=(-k "regex:^${name#h200-}_") ;; esac
   if [ "$name" = workloads ]; then
     timed uninstrumented "$dir" "$@" --list-kernels
   else
@@ -134,10 +132,14 @@ for name in "${corpora[@]}"; do
     h200-v4)
       nvcc -O3 -arch=sm_90 -lineinfo -o "$work/corpus_v4" "$root/tests/fixtures/ncu/h200-v4/corpus_v4.cu" || exit 1
       capture "$name" "$dir" "$work/corpus_v4" all ;;
-    h200-v5|h200-v6|h200-v7|h200-v8)
+    h200-v5|h200-v6|h200-v7|h200-v8|h200-v9)
       v=${name#h200-}
       nvcc -O3 -arch=sm_90 -lineinfo -Xptxas -v -o "$work/corpus_$v" "$root/tests/fixtures/ncu/$name/corpus_$v.cu" \
         > "$dir/ptxas.txt" 2>&1 || { cat "$dir/ptxas.txt"; exit 1; }
+      # The SASS of the corpus's kernels and levers: what the predictions assumed the
+      # compiler emitted (predication, atomics, division) is checked against it.
+      [ "$v" = v9 ] && cuobjdump -sass "$work/corpus_$v" \
+        | awk '/Function :/ { keep = ($3 ~ /v9_|fix9_/) } keep' > "$dir/sass.txt" 2>&1
       for i in 1 2 3; do echo "# run $i"; "$work/corpus_$v" time; done > "$dir/levers.txt" 2>&1
       capture "$name" "$dir" "$work/corpus_$v" all ;;
     workloads)
