@@ -414,7 +414,7 @@ Test(ceiling, a_kernel_near_its_roof_says_to_consider_stopping)
     char *out = render_text(fb, 0);
     cr_assert(strstr(out, "When to stop: near the DRAM ceiling (88% of peak): at most 1.14x left; consider stopping"),
               "%s", out);
-    cr_assert(strstr(out, "   Ceiling: DRAM at 88% of peak: at most 1.14x left"), "%s", out);
+    cr_assert(strstr(out, "   Ceiling: DRAM at 88% of peak: at most 1.14x left on the same work"), "%s", out);
     free(out);
     /* A stricter setting: 1.14x is too far. */
     ceiling_judge(fb, 0.05, 1.10);

@@ -93,15 +93,19 @@ void render_stop(textbuf_t *tb, const feedback_t *fb)
         textbuf_printf(tb, "When to stop: %s%s\n", text, stop ? "." : "");
 }
 
+/* "on the same work": the bound is the busiest unit's headroom for the bytes and
+ * instructions the kernel has now; a fix that removes work (unused sectors,
+ * replays, idle lanes) can pay more, and its finding says so. */
 void render_ceiling(const fb_kernel_t *kernel, char *out, size_t cap)
 {
     double left = ceiling_left(kernel);
     if (isfinite(left) && kernel->ceiling_attain_pct < 100)
-        snprintf(out, cap, "%s at %.0f%% of peak (%.0f%% is attainable): at most %.2fx left", kernel->ceiling_unit,
+        snprintf(out, cap, "%s at %.0f%% of peak (%.0f%% is attainable): at most %.2fx left on the same work",
+                 kernel->ceiling_unit,
                  kernel->ceiling_pct, kernel->ceiling_attain_pct, left);
     else if (isfinite(left))
-        snprintf(out, cap, "%s at %.0f%% of peak: at most %.2fx left", kernel->ceiling_unit, kernel->ceiling_pct,
-                 left);
+        snprintf(out, cap, "%s at %.0f%% of peak: at most %.2fx left on the same work", kernel->ceiling_unit,
+                 kernel->ceiling_pct, left);
     else
         snprintf(out, cap, "%s", "");
 }
