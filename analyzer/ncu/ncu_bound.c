@@ -237,6 +237,25 @@ static bool s_registers_limit_occupancy(const ncu_ctx_t *c)
 
 /* ----- memory side ----------------------------------------------------------- */
 
+/* The DRAM bound's action. Below the roof with few warps: the bytes in flight
+ * come from more loads per thread or more warps, each loading its own data
+ * (corpus v7's v7_regbound, 8 warps per SM at 216 registers: 8 loads in flight
+ * per thread ran 1.27x faster, twice the warps with half the state each
+ * 1.34x). The action names both. */
+static void s_dram_action(const ncu_ctx_t *c, const ncu_unit_t *dram, char *action, size_t cap)
+{
+    double theo = V(c, NM_OCC_THEORETICAL);
+    const char *base = ncu_advice_action(dram->pct >= NCU_SOL_HIGH ? "dram_bound" : "dram_below_roof");
+    if (dram->pct < NCU_SOL_HIGH && analysis_has(theo) && theo <= 25 && analysis_has(V(c, NM_REGISTERS)) &&
+        s_registers_limit_occupancy(c))
+        snprintf(action, cap,
+                 "%s At %.0f%% occupancy (%.0f registers per thread), more warps are the other way to "
+                 "more bytes in flight: split each thread's state and data over several threads.",
+                 base, theo, V(c, NM_REGISTERS));
+    else
+        snprintf(action, cap, "%s", base);
+}
+
 static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
 {
     char title[320];
@@ -259,22 +278,8 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         else
             snprintf(title, sizeof title, "Memory-bound on DRAM bandwidth: %.0f%% of peak; compute is at %.0f%%",
                      unit->pct, fmin(V(c, NM_SM_PCT), 100));
-        /* Below the roof with few warps: the bytes in flight come from more
-         * loads per thread or more warps, each loading its own data (corpus
-         * v7's v7_regbound, 8 warps per SM at 216 registers: 8 loads in flight
-         * per thread ran 1.27x faster, twice the warps with half the state
-         * each 1.34x). The action names both. */
         char action[400];
-        double theo = V(c, NM_OCC_THEORETICAL);
-        const char *base = ncu_advice_action(unit->pct >= NCU_SOL_HIGH ? "dram_bound" : "dram_below_roof");
-        if (unit->pct < NCU_SOL_HIGH && analysis_has(theo) && theo <= 25 && analysis_has(V(c, NM_REGISTERS)) &&
-            s_registers_limit_occupancy(c))
-            snprintf(action, sizeof action,
-                     "%s At %.0f%% occupancy (%.0f registers per thread), more warps are the other way to "
-                     "more bytes in flight: split each thread's state and data over several threads.",
-                     base, theo, V(c, NM_REGISTERS));
-        else
-            snprintf(action, sizeof action, "%s", base);
+        s_dram_action(c, unit, action, sizeof action);
         f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, unit), "headroom", title, action);
         if (f && s_dram_bandwidth(c, &achieved, &peak))
             finding_add_evidence(f, "dram__bytes.sum.per_second", achieved, "byte/s",
@@ -482,6 +487,62 @@ static void s_bound_latency(ncu_ctx_t *c)
                              "achieved occupancy %.1f%%", V(c, NM_OCC_ACHIEVED));
 }
 
+/* Under 60% everywhere, a kernel whose warps wait on memory most of their
+ * stall cycles, whose requests DRAM serves (DRAM within 15 points of L2, the
+ * test ncu_bound_add uses: L2's traffic is DRAM's passing through, not reuse)
+ * and whose memory side dominates its SM side by SOLBottleneck's 10-point gap
+ * is a DRAM stream below its roof: by Little's law its rate is the bytes it
+ * keeps in flight over DRAM's latency, and the lever is more of them (wider
+ * loads, more loads per thread before use), worth up to the DRAM roof. Corpus
+ * v9's v9_half_axpy: 2-byte loads, DRAM 43%, SM 26%, memory waits 87% of the
+ * stalls; 16-byte loads ran 2.11x faster (the roof model says 2.1x). With the
+ * SM as busy as memory (PyTorch's batch-norm statistics: SM 55%, DRAM 43%)
+ * more bytes in flight bring the issue slots to their roof as soon as DRAM:
+ * latency in general, not a stream. Returns the DRAM unit, or NULL. */
+#define NCU_MEMORY_WAIT_DOMINANT 0.5
+#define NCU_DRAM_STREAM_MIN 10.0
+static const ncu_unit_t *s_dram_stream_below_roof(const ncu_ctx_t *c)
+{
+    const ncu_unit_t *dram = ncu_units_find(&c->units, "dram"), *l2 = ncu_units_find(&c->units, "l2");
+    double wait = ncu_ctx_memory_wait_share(c);
+    if (!dram || !l2 || !analysis_has(wait) || wait < NCU_MEMORY_WAIT_DOMINANT)
+        return NULL;
+    /* Local memory's waits are spills' or arrays' (their own findings). */
+    double global = s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST));
+    double local = s_or0(V(c, NM_SECTORS_LOCAL_LD)) + s_or0(V(c, NM_SECTORS_LOCAL_ST));
+    if (local > 0.1 * global)
+        return NULL;
+    double sm = V(c, NM_SM_PCT), mem = V(c, NM_MEM_PCT);
+    if (!analysis_has(sm) || !analysis_has(mem) || mem < sm + NCU_SOL_GAP)
+        return NULL;
+    return dram->pct >= NCU_DRAM_STREAM_MIN && dram->pct >= l2->pct - 15 ? dram : NULL;
+}
+
+static void s_bound_dram_latency(ncu_ctx_t *c, const ncu_unit_t *dram)
+{
+    char title[320], action[400];
+    double achieved, peak, wait = ncu_ctx_memory_wait_share(c);
+    if (s_dram_bandwidth(c, &achieved, &peak))
+        snprintf(title, sizeof title,
+                 "DRAM below its roof: %.0f%% of peak (%.2f of %.2f TB/s) while warps wait on memory %.0f%% "
+                 "of their stall cycles: too few bytes in flight to cover DRAM's latency",
+                 dram->pct, achieved / 1e12, peak / 1e12, 100 * wait);
+    else
+        snprintf(title, sizeof title,
+                 "DRAM below its roof: %.0f%% of peak while warps wait on memory %.0f%% of their stall "
+                 "cycles: too few bytes in flight to cover DRAM's latency", dram->pct, 100 * wait);
+    s_dram_action(c, dram, action, sizeof action);
+    fb_finding_t *f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, dram), "headroom", title, action);
+    if (!f)
+        return;
+    s_units_evidence(f, c);
+    s_stall_evidence(f, c, s_memory_stalls, sizeof s_memory_stalls / sizeof s_memory_stalls[0]);
+    if (analysis_has(V(c, NM_OCC_ACHIEVED)))
+        finding_add_evidence(f, ncu_metric_info(NM_OCC_ACHIEVED)->name, V(c, NM_OCC_ACHIEVED), "%",
+                             "achieved occupancy %.1f%%", V(c, NM_OCC_ACHIEVED));
+    s_roofline(c, f);
+}
+
 /* L1/TEX busy with almost no memory traffic: global, local and shared traffic
  * together under 0.05 sectors or wavefronts per SM cycle (the data path moves
  * one wavefront or four sectors a cycle), so its utilization comes from
@@ -505,8 +566,15 @@ void ncu_bound_add(ncu_ctx_t *c)
         return;
     }
     if (c->latency) {
-        if (!c->latency_explained)
+        if (c->latency_explained)
+            return;
+        const ncu_unit_t *dram = s_dram_stream_below_roof(c);
+        if (dram) {
+            c->bound = dram;
+            s_bound_dram_latency(c, dram);
+        } else {
             s_bound_latency(c);
+        }
         return;
     }
     const ncu_unit_t *mem = ncu_units_busiest(&c->units, NCU_UNIT_MEMORY);
