@@ -25,7 +25,8 @@
 #   sol    --csv --page raw --section SpeedOfLight
 #   pass   three runs: --section SpeedOfLight; --section MemoryWorkloadAnalysis;
 #          --section WarpStateStats --section Occupancy --section LaunchStats
-#   full   --set full --import-source yes -o full, then --import ... --csv --page raw / details
+#   full   --set full --metrics <what the full plan adds: deploy/core-metrics.sh --full>
+#          --import-source yes -o full, then --import ... --csv --page raw / details
 # Each capture is written as CORPUS/<plan>_raw.csv (pass1_sol.csv, pass2_memory.csv,
 # pass3_warps.csv, full_raw.csv, full_details.csv); CORPUS/times.txt has the wall time of the
 # uninstrumented run and of every plan, and the replay passes ncu reported per kernel. Everything
@@ -40,7 +41,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift ;;
     --plans) plans=$2; shift ;;
-    -h|--help) sed -n "2,33p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,34p" "$0"; exit 0 ;;
     -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
     *) corpora+=("$1") ;;
   esac
@@ -56,6 +57,7 @@ trap 'rm -rf "$work"' EXIT
 core_metrics=$(bash "$root/deploy/core-metrics.sh") || exit 2
 core_section_args=$(bash "$root/deploy/core-metrics.sh" --sections) || exit 2
 read -r -a core_sections <<< "$core_section_args"
+full_metrics=$(bash "$root/deploy/core-metrics.sh" --full) || exit 2
 
 now() { date +%s.%N; }
 # timed LABEL DIR CMD...: runs CMD, appends "LABEL rc=N S s" to DIR/times.txt.
@@ -100,7 +102,8 @@ capture() {
         timed pass3 "$dir" "${ncu[@]}" --csv --page raw --section WarpStateStats --section Occupancy \
           --section LaunchStats --log-file "$dir/pass3_warps.csv" "$@" ;;
       full)
-        timed full "$dir" "${ncu[@]}" --set full --import-source yes -f -o "$work/$name-full" "$@"
+        timed full "$dir" "${ncu[@]}" --set full --metrics "$full_metrics" --import-source yes -f \
+          -o "$work/$name-full" "$@"
         ncu --import "$work/$name-full.ncu-rep" --csv --page raw > "$dir/full_raw.csv" 2> "$dir/import.log"
         ncu --import "$work/$name-full.ncu-rep" --csv --page details > "$dir/full_details.csv" 2>> "$dir/import.log" ;;
       *) echo "gpu-corpus: unknown plan $plan" >&2; return 2 ;;

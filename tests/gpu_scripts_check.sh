@@ -17,6 +17,9 @@ check "deploy/core-metrics.sh prints the collector's core list" [ "$from_source"
 sections=$(bash "$root/deploy/core-metrics.sh" --sections)
 check "deploy/core-metrics.sh --sections prints the core pass's section arguments" \
   grep -q -- " --metrics [^ ]* $sections PROGRAM" <<< "$("$build/collector/profeed-collector" --print-plan ncu:core)"
+full=$(bash "$root/deploy/core-metrics.sh" --full)
+check "deploy/core-metrics.sh --full prints what the full plan adds to --set full" \
+  grep -q -- "--set full --metrics $full " <<< "$("$build/collector/profeed-collector" --print-plan ncu:full)"
 for s in gpu-corpus gpu-source gpu-smoke gpu-bundle gpu-metric-probe core-metrics; do
   check "deploy/$s.sh parses" bash -n "$root/deploy/$s.sh"
 done
@@ -24,4 +27,5 @@ check "gpu-corpus.sh reads the list through core-metrics.sh" grep -q 'deploy/cor
 check "gpu-source.sh reads the list through core-metrics.sh" grep -q 'deploy/core-metrics.sh' "$root/deploy/gpu-source.sh"
 check "gpu-corpus.sh reads the sections through core-metrics.sh" grep -q 'core-metrics.sh" --sections' "$root/deploy/gpu-corpus.sh"
 check "gpu-source.sh reads the sections through core-metrics.sh" grep -q 'core-metrics.sh" --sections' "$root/deploy/gpu-source.sh"
+check "gpu-corpus.sh reads the full plan's metrics through core-metrics.sh" grep -q 'core-metrics.sh" --full' "$root/deploy/gpu-corpus.sh"
 exit "$fail"

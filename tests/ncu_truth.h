@@ -42,7 +42,9 @@ static const struct {
     {"tail_effect", "compute_bound latency_bound load_imbalance"},
     {"occupancy", "latency_bound dram_bound memory_bound"},
     {"contention", "latency_bound l1_bound memory_bound"},
-    {"dram_bound", "memory_bound"},
+    /* A DRAM stream below its roof for want of bytes in flight is, without stall
+     * reasons (SpeedOfLight alone), a kernel with no unit at 60%: latency. */
+    {"dram_bound", "memory_bound latency_bound"},
     {"l2_bound", "memory_bound"},
     {"l1_bound", "memory_bound"},
     /* The LSU pipe issues into L1/TEX: without traffic counters its work looks like L1's. */

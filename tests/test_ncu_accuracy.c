@@ -256,6 +256,7 @@ PLANS(h200_v5, "h200-v5", "h200-v5/capture-2026-12-01", "kernels")
 PLANS(h200_v6, "h200-v6", "h200-v6/capture-2026-12-01", "kernels")
 PLANS(h200_v7, "h200-v7", "h200-v7/capture-2026-12-02", "kernels")
 PLANS(h200_v8, "h200-v8", "h200-v8/capture-2026-12-02", "kernels")
+PLANS(h200_v9, "h200-v9", "h200-v9/capture-2026-12-02", "kernels")
 
 /* Corpus v2 as shared (2026-11 captures, tests/fixtures/ncu/h200-v2/): the
  * plans of that day, the default plan of that time among them, may say less
@@ -406,6 +407,28 @@ Test(ncu_accuracy, h200_v8_each_lever_leads_where_it_pays)
     s_levers("h200-v8/capture-2026-12-02", s_v8, sizeof s_v8 / sizeof s_v8[0], s_full, "full");
 }
 
+/* Corpus v9 (tests/fixtures/ncu/h200-v9/README.md): kinds no corpus had. First
+ * run: 6 of 8 under core and full (docs/gpu-validation/2026-12-02-h200/
+ * accuracy_v9_first_run.txt): the fp16 stream below its roof was called
+ * latency-bound, the predicated FMAs compute-bound; the DRAM-stream bound and
+ * the per-pipe lanes came after it. F and G are levers that must not lead. */
+static const lever_t s_v9[] = {
+    {"v9_atomic_one", "contention", 1 - 0.9315 / 29.4754},         /* 31.6x */
+    {"v9_half_axpy", "dram_bound", 1 - 0.3741 / 0.7895},           /* 2.11x */
+    {"v9_rowsum_thread", "uncoalesced_access", 1 - 0.1250 / 0.5399}, /* 4.32x */
+    {"v9_trip_div", "divergence", 1 - 0.0558 / 0.0891},            /* 1.60x */
+    {"v9_pred_quarter", "divergence", 1 - 0.1662 / 0.6368},        /* 3.83x */
+    {"v9_offset_scale", "uncoalesced_access", 1 - 0.4135 / 0.4264}, /* 1.03x */
+    {"v9_embed", "uncoalesced_access", 1 - 0.2708 / 0.2668},       /* 0.99x */
+    {"v9_nchw_bias", "compute_bound", 1 - 0.3982 / 0.5164},        /* 1.30x */
+};
+
+Test(ncu_accuracy, h200_v9_each_lever_leads_where_it_pays_and_only_there)
+{
+    s_levers("h200-v9/capture-2026-12-02", s_v9, sizeof s_v9 / sizeof s_v9[0], s_core, "core");
+    s_levers("h200-v9/capture-2026-12-02", s_v9, sizeof s_v9 / sizeof s_v9[0], s_full, "full");
+}
+
 /* v7_regbound's DRAM bound below the roof at 8 warps per SM names both ways to
  * more bytes in flight (8 loads per thread 1.27x, twice the warps 1.34x);
  * v7_tinyblock_copy, at 32 warps and limited by blocks, names only loads. */
@@ -421,6 +444,34 @@ Test(ncu_accuracy, a_dram_bound_limited_by_registers_names_more_warps_too)
     cr_assert_not_null(f);
     cr_expect_str_eq(f->category, "dram_bound");
     cr_expect(strstr(f->action, "more warps") == NULL, "%s", f->action);
+    s_capture_destroy(&cap);
+}
+
+/* Predicated-off lanes are placed on a pipe by the per-pipe counters: in
+ * v9_pred_quarter the FMA pipe does work in 8 of 32 lanes (every lane active)
+ * and the finding names it; rsqrt_heavy's guarded fix-ups leave its FMA pipe
+ * at 10.7 useful lanes, but its bound is the XU pipe, which runs all 32, so
+ * no predication finding is made at all. */
+Test(ncu_accuracy, predicated_off_lanes_count_on_the_pipe_they_waste)
+{
+    capture_t cap = s_capture("h200-v9/capture-2026-12-02", s_core);
+    const ncu_kernel_t *group;
+    const fb_finding_t *f = s_first(cap.fb, s_kernel(&cap, "v9_pred_quarter", &group));
+    cr_assert_not_null(f);
+    cr_expect_str_eq(f->category, "divergence");
+    cr_expect(strstr(f->title, "Predicated-off lanes") && strstr(f->title, "FP32 FMA pipe"), "%s", f->title);
+    s_capture_destroy(&cap);
+
+    cap = s_capture("h200-v2/capture-2026-12-01", s_core);
+    size_t k = s_kernel(&cap, "rsqrt_heavy", &group);
+    cr_assert_neq(k, (size_t) -1);
+    f = s_first(cap.fb, k);
+    cr_assert_not_null(f);
+    cr_expect_str_eq(f->category, "compute_bound");
+    for (size_t i = 0; i < feedback_finding_count(cap.fb); i++) {
+        const fb_finding_t *x = feedback_finding(cap.fb, i);
+        cr_expect(x->kernel != k || strcmp(x->category, "divergence") != 0, "%s", x->title);
+    }
     s_capture_destroy(&cap);
 }
 

@@ -76,9 +76,9 @@ Test(pass_plan, default_ncu_plan_is_core_metrics_and_the_memory_section_in_one_c
     cr_assert_gt(section, s_index(p->steps[0].argv, "--metrics"));
     cr_assert_eq(s_index(p->steps[0].argv, "sudo"), (size_t) -1, "sudo is never the default");
     cr_assert(p->steps[0].profiles);
-    cr_assert_eq(p->metric_count, 63, "the measured core list (docs/ncu.md)");
+    cr_assert_eq(p->metric_count, 73, "the measured core list (docs/ncu.md)");
     cr_assert_str_eq(p->metrics[0], "gpu__time_duration.sum");
-    cr_assert_str_eq(p->metrics[62], "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained");
+    cr_assert_str_eq(p->metrics[72], "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained");
     char *const *env = pass_plan_env(plan);
     cr_assert_str_eq(env[0], "LC_ALL=C");
     cr_assert_null(env[1]);
@@ -88,14 +88,14 @@ Test(pass_plan, default_ncu_plan_is_core_metrics_and_the_memory_section_in_one_c
 
 Test(pass_plan, core_metrics_are_all_columns_of_the_h200_captures_of_that_plan)
 {
-    /* The plan's list is the one deploy/gpu-corpus.sh captured on the H200,
-     * alone (core_raw.csv, the plan until 2026-12-01) and with the section
-     * (core_mwa_raw.csv, the plan since): every name came back as a column
-     * (ncu drops unknown names silently), and the section brought the spill
-     * counter the analysis reads. */
-    static const char *const files[] = {"/ncu/h200/capture-2026-12-01/core_raw.csv",
-                                        "/ncu/h200/capture-2026-12-01/core_mwa_raw.csv",
-                                        "/ncu/h200-v7/capture-2026-12-02/core_mwa_raw.csv"};
+    /* The plan's list is the one deploy/gpu-corpus.sh captured on the H200
+     * with the section (core_mwa_raw.csv, every corpus captured again on
+     * 2026-12-02 when the per-pipe lane counters joined the list): every name
+     * came back as a column (ncu drops unknown names silently), and the
+     * section brought the spill counter the analysis reads. */
+    static const char *const files[] = {"/ncu/h200/capture-2026-12-01/core_mwa_raw.csv",
+                                        "/ncu/h200-v7/capture-2026-12-02/core_mwa_raw.csv",
+                                        "/ncu/h200-v9/capture-2026-12-02/core_mwa_raw.csv"};
     const char *const *metrics = pass_plan_metrics(PROFEED__PROFILER__PROFILER_NCU, "core");
     size_t n = 0;
     while (metrics[n])
@@ -108,13 +108,56 @@ Test(pass_plan, core_metrics_are_all_columns_of_the_h200_captures_of_that_plan)
         static char buf[1 << 20];
         size_t len = fread(buf, 1, sizeof buf, f);
         fclose(f);
-        bool missing[64];
+        bool missing[128];
+        cr_assert(n <= sizeof missing / sizeof missing[0]);
         cr_assert_eq(ncu_columns_missing(buf, len, metrics, n, missing), 0, "%s", path);
         const char *spill[] = {"sass__inst_executed_register_spilling"};
         bool spill_missing[1];
-        cr_assert_eq(ncu_columns_missing(buf, len, spill, 1, spill_missing), i == 0 ? 1 : 0, "%s", path);
+        cr_assert_eq(ncu_columns_missing(buf, len, spill, 1, spill_missing), 0, "%s", path);
     }
     cr_assert_null(pass_plan_metrics(PROFEED__PROFILER__PROFILER_NCU, "full"));
+}
+
+/* The full plan adds to --set full the core counters no section of it has
+ * (useful lanes per pipe): each is in the core list, and each came back as a
+ * column of the H200 capture made with the plan (corpus v9, full_raw.csv). */
+Test(pass_plan, full_adds_core_counters_the_full_set_lacks_and_ncu_returns_them)
+{
+    pass_plan_input_t in = s_input(PROFEED__PROFILER__PROFILER_NCU, "/opt/ncu");
+    Profeed__PassSpec full, *specs[1] = {&full};
+    profeed__pass_spec__init(&full);
+    full.name = "full";
+    in.passes = specs;
+    in.n_passes = 1;
+    pf_error_t err;
+    pass_plan_t *plan = pass_plan_new(&in, &err);
+    cr_assert_not_null(plan, "%s", err.msg);
+    char **argv = pass_plan_pass(plan, 0)->steps[0].argv;
+    size_t at = s_index(argv, "--metrics");
+    cr_assert_neq(at, (size_t) -1);
+    cr_assert_eq(s_index(argv, "--set") + 2, at, "--set full, then its added metrics");
+    char list[2048];
+    snprintf(list, sizeof list, "%s", argv[at + 1]);
+    const char *names[32];
+    size_t n = 0;
+    for (char *save = NULL, *t = strtok_r(list, ",", &save); t && n < 32; t = strtok_r(NULL, ",", &save))
+        names[n++] = t;
+    cr_assert_eq(n, 8);
+    const char *const *core = pass_plan_metrics(PROFEED__PROFILER__PROFILER_NCU, "core");
+    for (size_t i = 0; i < n; i++) {
+        bool found = false;
+        for (size_t j = 0; core[j] && !found; j++)
+            found = strcmp(core[j], names[i]) == 0;
+        cr_assert(found, "%s is not in the core list", names[i]);
+    }
+    FILE *f = fopen(PF_FIXTURE_DIR "/ncu/h200-v9/capture-2026-12-02/full_raw.csv", "rb");
+    cr_assert_not_null(f);
+    static char buf[1 << 20];
+    size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    bool missing[32];
+    cr_assert_eq(ncu_columns_missing(buf, len, names, n, missing), 0);
+    pass_plan_destroy(&plan);
 }
 
 Test(pass_plan, unknown_metric_names_are_reported_missing_against_the_returned_header)
@@ -173,8 +216,13 @@ Test(pass_plan, sudo_prefixes_only_the_profiling_steps_when_opted_in)
     cr_assert_eq(p->step_count, 3);
     char line[8192];
     s_join(&p->steps[0], line, sizeof line);
-    cr_assert_str_eq(line, "sudo -n -E /opt/ncu --set full -f -o /jobs/j1/ncu.000-full --log-file /jobs/j1/ncu.000.log "
-                           "--target-processes all --clock-control none ./kernels all");
+    cr_assert_str_eq(line, "sudo -n -E /opt/ncu --set full --metrics smsp__inst_executed_pipe_fma.sum,"
+                           "smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_fp64.sum,"
+                           "smsp__inst_executed_pipe_xu.sum,smsp__thread_inst_executed_pipe_fma_pred_on.sum,"
+                           "smsp__thread_inst_executed_pipe_alu_pred_on.sum,"
+                           "smsp__thread_inst_executed_pipe_fp64_pred_on.sum,"
+                           "smsp__thread_inst_executed_pipe_xu_pred_on.sum -f -o /jobs/j1/ncu.000-full "
+                           "--log-file /jobs/j1/ncu.000.log --target-processes all --clock-control none ./kernels all");
     cr_assert_str_eq(p->steps[0].log_path, "/jobs/j1/ncu.000.log");
     s_join(&p->steps[1], line, sizeof line);
     cr_assert_str_eq(line, "/opt/ncu --import /jobs/j1/ncu.000-full.ncu-rep --csv --page raw --print-units base");

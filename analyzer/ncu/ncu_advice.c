@@ -104,6 +104,9 @@ static const struct {
     {"occupancy_barriers", "Use fewer named barriers per block."},
     {"register_spill", "Reduce register pressure: fewer live values, less unrolling, or allow "
                        "more registers per thread (__launch_bounds__ with fewer threads)."},
+    {"predication", "Give the predicated work to whole warps: bucket or sort the items so the lanes that do "
+                    "it sit together, or hand work out per warp instead of per lane; lanes predicated off "
+                    "still take the issue slot and the pipe."},
     {"divergence", "Make whole warps take the same path: sort or bucket the inputs, or move the "
                    "branch to warp or block granularity."},
     {"warp_stall", "Expose more independent work per warp (ILP) so stalls overlap."},

@@ -182,7 +182,8 @@ static const ncu_metric_info_t s_metrics[NM__COUNT] = {
                      "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed", NULL, NULL, "%",
                      "FMA pipe busy", NM_AGG_WMEAN},
     /* The FMA pipe's heavy half: FP32 and integer multiply-add (IMAD, IMUL,
-     * IDP) issue there; FP32 alone also to the light half. --set full has it. */
+     * IDP) issue there; FP32 alone also to the light half. The core plan and
+     * --set full have it. */
     [NM_PIPE_FMAHEAVY] = {"sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active",
                           "sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed", NULL, NULL,
                           "%", "FMA pipe heavy half busy", NM_AGG_WMEAN},
@@ -218,6 +219,20 @@ static const ncu_metric_info_t s_metrics[NM__COUNT] = {
                      "LSU pipe busy", NM_AGG_WMEAN},
     [NM_INST_EXECUTED] = {"smsp__inst_executed.sum", "inst_executed", IS, "Executed Instructions",
                           "inst", "executed warp instructions", NM_AGG_SUM},
+    /* Useful lanes per pipe: predicated-off lanes take the issue slot and the
+     * pipe as idle ones do, but the overall ratio cannot say on which pipe
+     * (a transcendental's guarded fix-ups are predicated off on the FMA pipe
+     * while its XU pipe runs every lane). */
+#define PIPE_LANES(inst, lanes, pipe)                                                                  \
+    [inst] = {"smsp__inst_executed_pipe_" pipe ".sum", NULL, NULL, NULL, "inst",                       \
+              pipe " pipe warp instructions", NM_AGG_SUM},                                            \
+    [lanes] = {"smsp__thread_inst_executed_pipe_" pipe "_pred_on.sum", NULL, NULL, NULL, "inst",        \
+               pipe " pipe thread instructions predicated on", NM_AGG_SUM}
+    PIPE_LANES(NM_INST_PIPE_FMA, NM_LANES_PIPE_FMA, "fma"),
+    PIPE_LANES(NM_INST_PIPE_ALU, NM_LANES_PIPE_ALU, "alu"),
+    PIPE_LANES(NM_INST_PIPE_FP64, NM_LANES_PIPE_FP64, "fp64"),
+    PIPE_LANES(NM_INST_PIPE_XU, NM_LANES_PIPE_XU, "xu"),
+#undef PIPE_LANES
 
     [NM_FADD] = {"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", NULL, NULL, NULL, "inst",
                  "FP32 adds", NM_AGG_SUM},

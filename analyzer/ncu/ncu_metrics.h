@@ -42,6 +42,10 @@ typedef enum {
     /* Pipes */
     NM_PIPE_FMA, NM_PIPE_FMAHEAVY, NM_PIPE_ALU, NM_PIPE_FP64, NM_PIPE_TENSOR, NM_PIPE_HMMA, NM_PIPE_XU, NM_PIPE_LSU,
     NM_PIPE_ADU, NM_PIPE_CBU, NM_PIPE_UNIFORM, NM_PIPE_TEX, NM_INST_EXECUTED,
+    /* Per pipe: warp instructions, and thread instructions whose guard predicate was on
+     * (useful lanes per instruction = the second over the first) */
+    NM_INST_PIPE_FMA, NM_INST_PIPE_ALU, NM_INST_PIPE_FP64, NM_INST_PIPE_XU,
+    NM_LANES_PIPE_FMA, NM_LANES_PIPE_ALU, NM_LANES_PIPE_FP64, NM_LANES_PIPE_XU,
     /* Roofline */
     NM_FADD, NM_FMUL, NM_FFMA, NM_DADD, NM_DMUL, NM_DFMA, NM_HADD, NM_HMUL, NM_HFMA,
     NM_FADD_RATE, NM_FMUL_RATE, NM_FFMA_RATE,

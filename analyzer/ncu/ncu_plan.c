@@ -9,8 +9,9 @@
  *         the H200, medians of three runs)
  *   sol   --section SpeedOfLight only (cheapest; says less: the bound without
  *         its causes)
- *   full  --set full into a report, then its raw and details pages imported
- *         as CSV (everything, NCU's rule text included; about 4x core's cost)
+ *   full  --set full (plus the per-pipe lane counters the set lacks) into a
+ *         report, then its raw and details pages imported as CSV (everything,
+ *         NCU's rule text included; about 4x core's cost)
  *
  * plus, on request (JobRequest.source), the source pass. Custom passes are one
  * ncu run each writing its raw page as CSV, with the spec's args. This file
@@ -63,6 +64,18 @@ static const char *const s_core_metrics[] = {
     "sm__inst_executed_pipe_tex.avg.pct_of_peak_sustained_active",
     "smsp__thread_inst_executed_per_inst_executed.ratio",
     "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
+    /* useful lanes on each arithmetic pipe (predication by pipe), and the
+     * FMA pipe's heavy half (integer multiply-add) */
+    "smsp__inst_executed.sum",
+    "smsp__inst_executed_pipe_fma.sum",
+    "smsp__inst_executed_pipe_alu.sum",
+    "smsp__inst_executed_pipe_fp64.sum",
+    "smsp__inst_executed_pipe_xu.sum",
+    "smsp__thread_inst_executed_pipe_fma_pred_on.sum",
+    "smsp__thread_inst_executed_pipe_alu_pred_on.sum",
+    "smsp__thread_inst_executed_pipe_fp64_pred_on.sum",
+    "smsp__thread_inst_executed_pipe_xu_pred_on.sum",
+    "sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active",
     /* memory spaces and access efficiency */
     "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio",
     "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio",
@@ -219,15 +232,34 @@ static bool s_ncu_import_step(const pass_plan_input_t *in, pass_plan_pass_t *pas
     return pass_plan_add_step(pass, &imp, file, NULL, false);
 }
 
-/* --set full into a report, then the report's raw and details pages imported
- * as CSV in base units; the details page carries NCU's rule text. */
+/* What the full plan adds to --set full: the core plan's counters that no
+ * section of the full set carries (useful lanes per pipe, for predication by
+ * pipe). Each is also in s_core_metrics (tests/test_pass_plan.c checks);
+ * deploy/core-metrics.sh --full prints them for the GPU scripts. */
+static const char *const s_full_metrics[] = {
+    "smsp__inst_executed_pipe_fma.sum",
+    "smsp__inst_executed_pipe_alu.sum",
+    "smsp__inst_executed_pipe_fp64.sum",
+    "smsp__inst_executed_pipe_xu.sum",
+    "smsp__thread_inst_executed_pipe_fma_pred_on.sum",
+    "smsp__thread_inst_executed_pipe_alu_pred_on.sum",
+    "smsp__thread_inst_executed_pipe_fp64_pred_on.sum",
+    "smsp__thread_inst_executed_pipe_xu_pred_on.sum",
+    NULL,
+};
+
+/* --set full (and s_full_metrics) into a report, then the report's raw and
+ * details pages imported as CSV in base units; the details page carries
+ * NCU's rule text. */
 static bool s_ncu_full_pass(pass_plan_t *plan, const pass_plan_input_t *in)
 {
-    static const char *const capture[] = {"--set", "full"};
+    const char *capture[] = {"--set", "full", "--metrics", pass_plan_join(plan, s_full_metrics)};
     static const char *const raw[] = {"--page", "raw", "--print-units", "base"};
     static const char *const details[] = {"--page", "details", "--print-units", "base"};
+    if (!capture[3])
+        return false;
     pass_plan_pass_t *pass = pass_plan_add_pass(plan, in, "full");
-    const char *report_file = pass ? s_ncu_report_step(plan, in, pass, "full", capture, 2) : NULL;
+    const char *report_file = pass ? s_ncu_report_step(plan, in, pass, "full", capture, 4) : NULL;
     return report_file && s_ncu_import_step(in, pass, report_file, raw, 4, "full_raw.csv") &&
            s_ncu_import_step(in, pass, report_file, details, 4, "full_details.csv");
 }

@@ -108,6 +108,8 @@ static void s_loads(const ncu_units_t *units, const ncu_relief_t *relief, double
                       : strcmp(u->key, "l1") == 0 ? relief->l1
                       : strcmp(u->key, "l2") == 0 ? relief->l2
                                                   : relief->dram;
+        if (relief->unit_keep && !isnan(relief->unit_keep[i]))
+            keep = relief->unit_keep[i];
         keep = keep < 0 ? 0 : keep > 1 ? 1 : keep;
         double load = fmin(u->pct / u->attain, 1);
         *before = fmax(*before, load);

@@ -54,9 +54,12 @@ void ncu_units_measure(const ncu_kernel_t *k, ncu_units_t *out);
 const ncu_unit_t *ncu_units_busiest(const ncu_units_t *units, int kind);
 
 /* How much of each unit's work a change leaves: 1 keeps it, 0.25 removes
- * three quarters. `compute` applies to every pipe and the issue slots. */
+ * three quarters. `compute` applies to every pipe and the issue slots, except
+ * the units `unit_keep` names: when not NULL it holds one value per unit of
+ * the ncu_units_t it is used with (same order), NAN for "the default". */
 typedef struct {
     double l1, l2, dram, compute;
+    const double *unit_keep;
 } ncu_relief_t;
 
 /* The share of the kernel's time a change saves, by the roofline argument:
