@@ -14,6 +14,7 @@
 #   h200-v8    tests/fixtures/ncu/h200-v8/corpus_v8.cu, the same way (`corpus_v8 all|time`)
 #   h200-v9    tests/fixtures/ncu/h200-v9/corpus_v9.cu, the same way (`corpus_v9 all|time`),
 #              with the SASS of its kernels in CORPUS/sass.txt
+#   h200-v10   tests/fixtures/ncu/h200-v10/corpus_v10.cu, the same way as v9
 #   workloads  tests/fixtures/ncu/h200-v3/workloads.py all (PyTorch, cuBLAS, cuDNN, Triton,
 #              KernelBench problems); only the launches inside NVTX ranges named "profile"
 #              are profiled (--nvtx --nvtx-include profile/), so warm-up runs stay out.
@@ -41,7 +42,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift ;;
     --plans) plans=$2; shift ;;
-    -h|--help) sed -n "2,34p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,35p" "$0"; exit 0 ;;
     -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
     *) corpora+=("$1") ;;
   esac
@@ -81,7 +82,7 @@ capture() {
   [ "$name" = workloads ] && ncu+=(--nvtx --nvtx-include "profile/")
   # corpus_v3's input generators (init_fill_*) run several times: only its kernels.
   # From v3 on, each corpus's kernels are named vN_* (its levers fixN_*, its inputs init_*).
-  case "$name" in h200-v[3-9]) ncu+=(-k "regex:^${name#h200-}_") ;; esac
+  case "$name" in h200-v[3-9]|h200-v1[0-9]) ncu+=(-k "regex:^${name#h200-}_") ;; esac
   if [ "$name" = workloads ]; then
     timed uninstrumented "$dir" "$@" --list-kernels
   else
@@ -135,14 +136,15 @@ for name in "${corpora[@]}"; do
     h200-v4)
       nvcc -O3 -arch=sm_90 -lineinfo -o "$work/corpus_v4" "$root/tests/fixtures/ncu/h200-v4/corpus_v4.cu" || exit 1
       capture "$name" "$dir" "$work/corpus_v4" all ;;
-    h200-v5|h200-v6|h200-v7|h200-v8|h200-v9)
+    h200-v5|h200-v6|h200-v7|h200-v8|h200-v9|h200-v10)
       v=${name#h200-}
       nvcc -O3 -arch=sm_90 -lineinfo -Xptxas -v -o "$work/corpus_$v" "$root/tests/fixtures/ncu/$name/corpus_$v.cu" \
         > "$dir/ptxas.txt" 2>&1 || { cat "$dir/ptxas.txt"; exit 1; }
       # The SASS of the corpus's kernels and levers: what the predictions assumed the
       # compiler emitted (predication, atomics, division) is checked against it.
-      [ "$v" = v9 ] && cuobjdump -sass "$work/corpus_$v" \
-        | awk '/Function :/ { keep = ($3 ~ /v9_|fix9_/) } keep' > "$dir/sass.txt" 2>&1
+      case "$v" in v[5-8]) ;; *) cuobjdump -sass "$work/corpus_$v" \
+        | awk -v k="${v}_" -v f="fix${v#v}_" '/Function :/ { keep = index($3, k) || index($3, f) } keep' \
+        > "$dir/sass.txt" 2>&1 ;; esac
       for i in 1 2 3; do echo "# run $i"; "$work/corpus_$v" time; done > "$dir/levers.txt" 2>&1
       capture "$name" "$dir" "$work/corpus_$v" all ;;
     workloads)
