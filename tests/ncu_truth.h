@@ -49,6 +49,9 @@ static const struct {
     {"l1_bound", "memory_bound"},
     /* The LSU pipe issues into L1/TEX: without traffic counters its work looks like L1's. */
     {"compute_bound:lsu", "l1_bound"},
+    /* Serialized constant loads keep the ADU busy: without issue slots (SpeedOfLight
+     * alone) the replays cannot be told from the ADU's own work. */
+    {"warp_stall", "compute_bound:adu"},
 };
 
 static bool s_truth_word_in(const char *list, const char *word)
@@ -79,10 +82,19 @@ static truth_verdict_t truth_judge_one(const fb_finding_t *first, const char *ex
                 return TRUTH_RIGHT;
         return strstr(first->title, "was not measured") ? TRUTH_LESS : TRUTH_WRONG;
     }
-    for (size_t i = 0; i < sizeof s_truth_less / sizeof s_truth_less[0]; i++)
-        if ((strcmp(s_truth_less[i].truth, category) == 0 || strcmp(s_truth_less[i].truth, expect) == 0) &&
-            s_truth_word_in(s_truth_less[i].less, got))
+    for (size_t i = 0; i < sizeof s_truth_less / sizeof s_truth_less[0]; i++) {
+        if (strcmp(s_truth_less[i].truth, category) != 0 && strcmp(s_truth_less[i].truth, expect) != 0)
+            continue;
+        if (s_truth_word_in(s_truth_less[i].less, got))
             return TRUTH_LESS;
+        /* "category:pipe" in a list: that category with that pipe in the title */
+        for (size_t j = 0; first && j < sizeof s_truth_pipes / sizeof s_truth_pipes[0]; j++) {
+            char word[64];
+            snprintf(word, sizeof word, "%s:%s", got, s_truth_pipes[j].pipe);
+            if (s_truth_word_in(s_truth_less[i].less, word) && strstr(first->title, s_truth_pipes[j].words))
+                return TRUTH_LESS;
+        }
+    }
     return TRUTH_WRONG;
 }
 

@@ -257,6 +257,7 @@ PLANS(h200_v6, "h200-v6", "h200-v6/capture-2026-12-01", "kernels")
 PLANS(h200_v7, "h200-v7", "h200-v7/capture-2026-12-02", "kernels")
 PLANS(h200_v8, "h200-v8", "h200-v8/capture-2026-12-02", "kernels")
 PLANS(h200_v9, "h200-v9", "h200-v9/capture-2026-12-02", "kernels")
+PLANS(h200_v10, "h200-v10", "h200-v10/capture-2026-12-02", "kernels")
 
 /* Corpus v2 as shared (2026-11 captures, tests/fixtures/ncu/h200-v2/): the
  * plans of that day, the default plan of that time among them, may say less
@@ -427,6 +428,29 @@ Test(ncu_accuracy, h200_v9_each_lever_leads_where_it_pays_and_only_there)
 {
     s_levers("h200-v9/capture-2026-12-02", s_v9, sizeof s_v9 / sizeof s_v9[0], s_core, "core");
     s_levers("h200-v9/capture-2026-12-02", s_v9, sizeof s_v9 / sizeof s_v9[0], s_full, "full");
+}
+
+/* Corpus v10 (tests/fixtures/ncu/h200-v10/README.md): v9's models on kernels
+ * they were not made with, and three new kinds. First run: 4 of 7 under core
+ * and full (docs/gpu-validation/2026-12-02-h200/accuracy_v10_first_run.txt):
+ * the two streams with the SM as busy as memory were called latency-bound (a
+ * condition of the DRAM-stream bound, dropped after it) and the constant
+ * lookup table ADU-bound (the replay finding came after it). G's lever must
+ * not lead: 64-thread blocks changed nothing. */
+static const lever_t s_v10[] = {
+    {"v10_l2_gather", "uncoalesced_access", 1 - 0.3108 / 0.4827},  /* 1.55x */
+    {"v10_half_math", "dram_bound", 1 - 0.2623 / 0.7337},          /* 2.80x */
+    {"v10_pred_alu", "divergence", 1 - 0.1568 / 0.6051},           /* 3.86x */
+    {"v10_int8_copy", "dram_bound", 1 - 0.5045 / 2.5609},          /* 5.08x */
+    {"v10_const_lut", "warp_stall", 1 - 0.3257 / 26.8274},         /* 82.4x */
+    {"v10_colsum_thread", "small_grid", 1 - 0.2506 / 2.3972},      /* 9.57x */
+    {"v10_rows64", "occupancy", 1 - 0.6386 / 0.6424},              /* 1.01x */
+};
+
+Test(ncu_accuracy, h200_v10_each_lever_leads_where_it_pays_and_only_there)
+{
+    s_levers("h200-v10/capture-2026-12-02", s_v10, sizeof s_v10 / sizeof s_v10[0], s_core, "core");
+    s_levers("h200-v10/capture-2026-12-02", s_v10, sizeof s_v10 / sizeof s_v10[0], s_full, "full");
 }
 
 /* v7_regbound's DRAM bound below the roof at 8 warps per SM names both ways to

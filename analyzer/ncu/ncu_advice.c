@@ -107,6 +107,9 @@ static const struct {
     {"predication", "Give the predicated work to whole warps: bucket or sort the items so the lanes that do "
                     "it sit together, or hand work out per warp instead of per lane; lanes predicated off "
                     "still take the issue slot and the pipe."},
+    {"constant_divergent", "Constant memory serves one address per warp at a time: read a table that lanes "
+                           "index differently from global memory (const __restrict__, cached in L1) or from "
+                           "shared memory, and keep __constant__ for values every lane of a warp reads alike."},
     {"divergence", "Make whole warps take the same path: sort or bucket the inputs, or move the "
                    "branch to warp or block granularity."},
     {"warp_stall", "Expose more independent work per warp (ILP) so stalls overlap."},

@@ -644,6 +644,57 @@ static void s_cause_stalls(ncu_ctx_t *c)
     }
 }
 
+/* Constant-bank loads whose lanes read different addresses are served one
+ * address at a time by the ADU pipe (which also runs barriers and branches,
+ * one pass each). A kernel whose ADU is its busiest pipe at 8x or more the
+ * share of issue slots the SM uses, with barriers under a tenth of its stalls,
+ * is replaying them: across every committed H200 capture the ratio is at most
+ * 3.1 otherwise (barrier_heavy 1.9), and corpus v10's per-lane __constant__
+ * lookup table reads 166 (ADU 71%, issue 0.4%); its warps wait on the full
+ * MIO queue. Model: uniform or global-memory reads keep issue/ADU of the
+ * ADU's work (one pass per instruction); the gain is the better of the
+ * roofline and that waste's share of the MIO-queue and short-scoreboard
+ * waits, capped at the next ceiling. Measured: the table read from global
+ * memory ran 82x faster (est. 99%). */
+#define NCU_ADU_REPLAY_RATIO 8.0
+static void s_constant_replays(ncu_ctx_t *c)
+{
+    const ncu_unit_t *adu = ncu_units_find(&c->units, "adu"), *issue = ncu_units_find(&c->units, "issue");
+    const ncu_unit_t *pipe = ncu_units_busiest(&c->units, NCU_UNIT_PIPE);
+    double barrier = ncu_ctx_stall_share(c, NM_STALL_BARRIER);
+    if (!adu || !issue || pipe != adu || adu->pct < 10 || adu->pct < NCU_ADU_REPLAY_RATIO * issue->pct ||
+        (analysis_has(barrier) && barrier >= 0.1))
+        return;
+    double keep[NCU_UNITS_MAX];
+    for (size_t u = 0; u < c->units.count; u++)
+        keep[u] = &c->units.unit[u] == adu ? issue->pct / adu->pct : NAN;
+    ncu_relief_t relief = {.l1 = 1, .l2 = 1, .dram = 1, .compute = 1, .unit_keep = keep};
+    static const ncu_metric_t waits[] = {NM_STALL_MIO_THROTTLE, NM_STALL_SHORT_SCOREBOARD};
+    double wait = ncu_ctx_stall_sum(c, waits, sizeof waits / sizeof waits[0]);
+    bool waited = false;
+    double gain = ncu_units_saved_or(&c->units, &relief,
+                                     analysis_has(wait) ? wait * (1 - issue->pct / adu->pct) : NAN, &waited);
+    if (!analysis_has(gain) || gain < NCU_GAIN_REPORT)
+        return;
+    char title[320];
+    snprintf(title, sizeof title,
+             "Constant-memory loads serialized: the ADU pipe, which serves constant-bank loads, is %.0f%% busy "
+             "while the SM issues in %.1f%% of its slots (%.0fx): a warp's constant load is replayed once per "
+             "distinct address its lanes read", adu->pct, issue->pct, adu->pct / fmax(issue->pct, 0.01));
+    fb_finding_t *f = ncu_ctx_finding(c, "warp_stall", gain, "adu_replays", title,
+                                      ncu_advice_action("constant_divergent"));
+    if (!f)
+        return;
+    finding_add_evidence(f, adu->metric, adu->pct, "%", "ADU pipe %.0f%% busy", adu->pct);
+    finding_add_evidence(f, issue->metric, issue->pct, "%", "issue slots %.1f%% busy", issue->pct);
+    if (analysis_has(wait))
+        finding_add_evidence(f, "model", 100 * wait, "%",
+                             "warps wait on the MIO queue and short-scoreboard results %.0f%% of their stall cycles",
+                             100 * wait);
+    if (c->latency)
+        c->latency_explained = c->latency_explained || gain >= 0.2;
+}
+
 void ncu_causes_add(ncu_ctx_t *c)
 {
     ncu_traffic_add(c);
@@ -653,4 +704,5 @@ void ncu_causes_add(ncu_ctx_t *c)
     s_contention(c);
     s_shared_atomics(c);
     s_cause_stalls(c);
+    s_constant_replays(c);
 }
