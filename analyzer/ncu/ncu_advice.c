@@ -56,7 +56,9 @@ static const struct {
     {"l1_bound_traffic", "Cut the L1 traffic: load wider (float4), reuse loaded values from "
                          "registers, and keep only the data each thread needs in flight."},
     {"compute_adu", "The ADU runs barriers, branches and constant-bank loads: remove __syncthreads "
-                    "that no data dependency needs, and make branches uniform per warp."},
+                    "that no data dependency needs, make branches uniform per warp, and let a warp's "
+                    "lanes read one constant address at a time (per-lane tables belong in global or "
+                    "shared memory)."},
     {"compute_cbu", "Simplify warp-level control flow: fewer divergent branches, votes and "
                     "warp-synchronous loops."},
     {"compute_uniform", "Uniform (per-warp scalar) work dominates: hoist loop-invariant index "
