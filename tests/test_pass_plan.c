@@ -46,6 +46,23 @@ static size_t s_index(char **argv, const char *arg)
     return (size_t) -1;
 }
 
+/* A plan of one named ncu pass, built for the profiler at `path`; the spec is
+ * only read while the plan is built. */
+static pass_plan_t *s_named_plan(const char *path, const char *name, bool sudo)
+{
+    pass_plan_input_t in = s_input(PROFEED__PROFILER__PROFILER_NCU, path);
+    Profeed__PassSpec spec, *specs[1] = {&spec};
+    profeed__pass_spec__init(&spec);
+    spec.name = (char *) name;
+    in.passes = specs;
+    in.n_passes = 1;
+    in.sudo = sudo;
+    pf_error_t err;
+    pass_plan_t *plan = pass_plan_new(&in, &err);
+    cr_assert_not_null(plan, "%s", err.msg);
+    return plan;
+}
+
 Test(pass_plan, default_ncu_plan_is_core_metrics_and_the_memory_section_in_one_csv_pass_with_clocks_untouched)
 {
     pass_plan_input_t in = s_input(PROFEED__PROFILER__PROFILER_NCU, "/usr/local/cuda/bin/ncu");
@@ -123,15 +140,7 @@ Test(pass_plan, core_metrics_are_all_columns_of_the_h200_captures_of_that_plan)
  * column of the H200 capture made with the plan (corpus v9, full_raw.csv). */
 Test(pass_plan, full_adds_core_counters_the_full_set_lacks_and_ncu_returns_them)
 {
-    pass_plan_input_t in = s_input(PROFEED__PROFILER__PROFILER_NCU, "/opt/ncu");
-    Profeed__PassSpec full, *specs[1] = {&full};
-    profeed__pass_spec__init(&full);
-    full.name = "full";
-    in.passes = specs;
-    in.n_passes = 1;
-    pf_error_t err;
-    pass_plan_t *plan = pass_plan_new(&in, &err);
-    cr_assert_not_null(plan, "%s", err.msg);
+    pass_plan_t *plan = s_named_plan("/opt/ncu", "full", false);
     char **argv = pass_plan_pass(plan, 0)->steps[0].argv;
     size_t at = s_index(argv, "--metrics");
     cr_assert_neq(at, (size_t) -1);
@@ -202,16 +211,7 @@ Test(pass_plan, job_filter_becomes_launch_skip_count_kernel_regex_and_nvtx_range
 
 Test(pass_plan, sudo_prefixes_only_the_profiling_steps_when_opted_in)
 {
-    pass_plan_input_t in = s_input(PROFEED__PROFILER__PROFILER_NCU, "/opt/ncu");
-    Profeed__PassSpec full, *specs[1] = {&full};
-    profeed__pass_spec__init(&full);
-    full.name = "full";
-    in.passes = specs;
-    in.n_passes = 1;
-    in.sudo = true;
-    pf_error_t err;
-    pass_plan_t *plan = pass_plan_new(&in, &err);
-    cr_assert_not_null(plan, "%s", err.msg);
+    pass_plan_t *plan = s_named_plan("/opt/ncu", "full", true);
     const pass_plan_pass_t *p = pass_plan_pass(plan, 0);
     cr_assert_eq(p->step_count, 3);
     char line[8192];
@@ -237,15 +237,7 @@ Test(pass_plan, sudo_prefixes_only_the_profiling_steps_when_opted_in)
 
 Test(pass_plan, sol_plan_and_custom_passes_with_their_metrics)
 {
-    pass_plan_input_t in = s_input(PROFEED__PROFILER__PROFILER_NCU, "ncu");
-    Profeed__PassSpec sol, *one[1] = {&sol};
-    profeed__pass_spec__init(&sol);
-    sol.name = "sol";
-    in.passes = one;
-    in.n_passes = 1;
-    pf_error_t err;
-    pass_plan_t *plan = pass_plan_new(&in, &err);
-    cr_assert_not_null(plan, "%s", err.msg);
+    pass_plan_t *plan = s_named_plan("ncu", "sol", false);
     char line[8192];
     s_join(&pass_plan_pass(plan, 0)->steps[0], line, sizeof line);
     cr_assert_not_null(strstr(line, "--clock-control none --section SpeedOfLight ./kernels all"), "%s", line);
@@ -253,6 +245,8 @@ Test(pass_plan, sol_plan_and_custom_passes_with_their_metrics)
 
     char *a1[] = {"--section", "Occupancy"};
     char *a2[] = {"--metrics", "dram__bytes_read.sum,sm__cycles_active.avg"};
+    pass_plan_input_t in = s_input(PROFEED__PROFILER__PROFILER_NCU, "ncu");
+    pf_error_t err;
     Profeed__PassSpec c1, c2, *two[2] = {&c1, &c2};
     profeed__pass_spec__init(&c1);
     profeed__pass_spec__init(&c2);
