@@ -83,7 +83,7 @@ wait_workers() {
 step "3/5 Choosing the collector's backend"
 program=(kernels all)
 arch=sm_90
-collector_args=(--replay tests/fixtures/replay/h200.map)
+collector_args=(--replay tests/fixtures/replay/quickstart.map)
 backend=replay
 if command -v ncu >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   if command -v nvcc >/dev/null 2>&1; then
@@ -106,7 +106,7 @@ if [ "$backend" = ncu ]; then
 else
   note "NO GPU PROFILING: this machine lacks ncu, an NVIDIA GPU or nvcc, so the collector"
   note "REPLAYS a recorded capture of \`kernels all\` made on an NVIDIA H200"
-  note "(tests/fixtures/replay/h200.map); the feedback below says so in its notes."
+  note "under the default plan (tests/fixtures/replay/quickstart.map); the feedback below says so."
 fi
 
 step "4/5 Starting a local farm on loopback (logs: $logs)"
