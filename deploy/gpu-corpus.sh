@@ -14,7 +14,7 @@
 #   h200-v8    tests/fixtures/ncu/h200-v8/corpus_v8.cu, the same way (`corpus_v8 all|time`)
 #   h200-v9    tests/fixtures/ncu/h200-v9/corpus_v9.cu, the same way (`corpus_v9 all|time`),
 #              with the SASS of its kernels in CORPUS/sass.txt
-#   h200-v10   tests/fixtures/ncu/h200-v10/corpus_v10.cu, the same way as v9
+#   h200-v10, h200-v11  tests/fixtures/ncu/h200-vN/corpus_vN.cu, the same way as v9
 #   workloads  tests/fixtures/ncu/h200-v3/workloads.py all (PyTorch, cuBLAS, cuDNN, Triton,
 #              KernelBench problems); only the launches inside NVTX ranges named "profile"
 #              are profiled (--nvtx --nvtx-include profile/), so warm-up runs stay out.
@@ -136,7 +136,7 @@ for name in "${corpora[@]}"; do
     h200-v4)
       nvcc -O3 -arch=sm_90 -lineinfo -o "$work/corpus_v4" "$root/tests/fixtures/ncu/h200-v4/corpus_v4.cu" || exit 1
       capture "$name" "$dir" "$work/corpus_v4" all ;;
-    h200-v5|h200-v6|h200-v7|h200-v8|h200-v9|h200-v10)
+    h200-v5|h200-v6|h200-v7|h200-v8|h200-v9|h200-v10|h200-v11)
       v=${name#h200-}
       nvcc -O3 -arch=sm_90 -lineinfo -Xptxas -v -o "$work/corpus_$v" "$root/tests/fixtures/ncu/$name/corpus_$v.cu" \
         > "$dir/ptxas.txt" 2>&1 || { cat "$dir/ptxas.txt"; exit 1; }
