@@ -112,6 +112,12 @@ static const struct {
     {"constant_divergent", "Constant memory serves one address per warp at a time: read a table that lanes "
                            "index differently from global memory (const __restrict__, cached in L1) or from "
                            "shared memory, and keep __constant__ for values every lane of a warp reads alike."},
+    {"uncoalesced_misaligned", "Most sectors are used whole; find the accesses that are not: a warp's 128 bytes "
+                               "starting off a 32-byte boundary span a sector more than they need (pad rows or "
+                               "offset the base to 32 bytes, or load aligned vectors and shift values through "
+                               "registers or shuffles; a sliding window can reuse loaded values across "
+                               "outputs), and a value every lane reads can be loaded once per warp and "
+                               "broadcast with a shuffle."},
     {"divergence", "Make whole warps take the same path: sort or bucket the inputs, or move the "
                    "branch to warp or block granularity."},
     {"warp_stall", "Expose more independent work per warp (ILP) so stalls overlap."},
