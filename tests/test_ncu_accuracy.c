@@ -258,6 +258,7 @@ PLANS(h200_v7, "h200-v7", "h200-v7/capture-2026-12-02", "kernels")
 PLANS(h200_v8, "h200-v8", "h200-v8/capture-2026-12-02", "kernels")
 PLANS(h200_v9, "h200-v9", "h200-v9/capture-2026-12-02", "kernels")
 PLANS(h200_v10, "h200-v10", "h200-v10/capture-2026-12-02", "kernels")
+PLANS(h200_v11, "h200-v11", "h200-v11/capture-2026-12-02", "kernels")
 
 /* Corpus v2 as shared (2026-11 captures, tests/fixtures/ncu/h200-v2/): the
  * plans of that day, the default plan of that time among them, may say less
@@ -451,6 +452,25 @@ Test(ncu_accuracy, h200_v10_each_lever_leads_where_it_pays_and_only_there)
 {
     s_levers("h200-v10/capture-2026-12-02", s_v10, sizeof s_v10 / sizeof s_v10[0], s_core, "core");
     s_levers("h200-v10/capture-2026-12-02", s_v10, sizeof s_v10 / sizeof s_v10[0], s_full, "full");
+}
+
+/* Corpus v11 (tests/fixtures/ncu/h200-v11/README.md): v10's changes where they
+ * could be wrong. First run: 2 of 4 under core and full (docs/gpu-validation/
+ * 2026-12-02-h200/accuracy_v11_first_run.txt): the whole-line chase was called
+ * latency-bound (DRAM 37% under an L2 at 55%, most of whose lookups missed:
+ * the DRAM-stream test reads the L2 hit rate since), and the sliding-window
+ * convolution leads with its misaligned loads (est. 14%) where the measured
+ * lever, register reuse, is l1_bound (1.20x): a known miss, not tested here. */
+static const lever_t s_v11[] = {
+    {"v11_chase_lines", "dram_bound", 1 - 0.0574 / 0.1096},        /* 1.91x */
+    {"v11_const_halves", "warp_stall", 1 - 0.1622 / 1.7209},       /* 10.6x */
+    {"v11_cas_max", "contention", 1 - 0.1892 / 1.2826},            /* 6.78x */
+};
+
+Test(ncu_accuracy, h200_v11_each_lever_leads_where_it_pays)
+{
+    s_levers("h200-v11/capture-2026-12-02", s_v11, sizeof s_v11 / sizeof s_v11[0], s_core, "core");
+    s_levers("h200-v11/capture-2026-12-02", s_v11, sizeof s_v11 / sizeof s_v11[0], s_full, "full");
 }
 
 /* v7_regbound's DRAM bound below the roof at 8 warps per SM names both ways to
