@@ -18,6 +18,7 @@
 #   workloads  tests/fixtures/ncu/h200-v3/workloads.py all (PyTorch, cuBLAS, cuDNN, Triton,
 #              KernelBench problems); only the launches inside NVTX ranges named "profile"
 #              are profiled (--nvtx --nvtx-include profile/), so warm-up runs stay out.
+#   workloads-v12  tests/fixtures/ncu/h200-v12/workloads.py all, the same way
 # Plans:
 #   core_mwa  the collector's default plan since 2026-12-02: --csv --page raw --metrics <its
 #          metric list> --section MemoryWorkloadAnalysis (the spill counters), both read from
@@ -42,7 +43,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift ;;
     --plans) plans=$2; shift ;;
-    -h|--help) sed -n "2,35p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,36p" "$0"; exit 0 ;;
     -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
     *) corpora+=("$1") ;;
   esac
@@ -79,11 +80,11 @@ capture() {
   local name=$1 dir=$2
   shift 2
   local ncu=(ncu --clock-control none --target-processes all)
-  [ "$name" = workloads ] && ncu+=(--nvtx --nvtx-include "profile/")
+  case "$name" in workloads*) ncu+=(--nvtx --nvtx-include "profile/") ;; esac
   # corpus_v3's input generators (init_fill_*) run several times: only its kernels.
   # From v3 on, each corpus's kernels are named vN_* (its levers fixN_*, its inputs init_*).
   case "$name" in h200-v[3-9]|h200-v1[0-9]) ncu+=(-k "regex:^${name#h200-}_") ;; esac
-  if [ "$name" = workloads ]; then
+  if [ "${name#workloads}" != "$name" ]; then
     timed uninstrumented "$dir" "$@" --list-kernels
   else
     timed uninstrumented "$dir" "$@"
@@ -149,6 +150,8 @@ for name in "${corpora[@]}"; do
       capture "$name" "$dir" "$work/corpus_$v" all ;;
     workloads)
       capture "$name" "$dir" python3 "$root/tests/fixtures/ncu/h200-v3/workloads.py" all ;;
+    workloads-v12)
+      capture "$name" "$dir" python3 "$root/tests/fixtures/ncu/h200-v12/workloads.py" all ;;
     *) echo "gpu-corpus: unknown corpus $name" >&2; exit 2 ;;
   esac
   tar -C "$work" -cJf "$out/$name.tar.xz" "$name"
