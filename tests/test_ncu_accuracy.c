@@ -260,6 +260,16 @@ PLANS(h200_v9, "h200-v9", "h200-v9/capture-2026-12-02", "kernels")
 PLANS(h200_v10, "h200-v10", "h200-v10/capture-2026-12-02", "kernels")
 PLANS(h200_v11, "h200-v11", "h200-v11/capture-2026-12-02", "kernels")
 
+/* Corpus v12's workloads were captured under the default plan and full only. */
+Test(ncu_accuracy, h200_v12_workloads_core_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v12", "h200-v12/workloads", "workloads", "core", s_core, true);
+}
+Test(ncu_accuracy, h200_v12_workloads_full_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v12", "h200-v12/workloads", "workloads", "full", s_full, true);
+}
+
 /* Corpus v2 as shared (2026-11 captures, tests/fixtures/ncu/h200-v2/): the
  * plans of that day, the default plan of that time among them, may say less
  * than today's core plan but never something wrong; --set full is exact. */
