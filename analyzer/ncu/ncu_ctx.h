@@ -87,6 +87,10 @@ void ncu_causes_add(ncu_ctx_t *c);
  * local memory), run by ncu_causes_add. */
 void ncu_traffic_add(ncu_ctx_t *c);
 
+/* Thread efficiency (ncu_lanes.c: divergence, predicated-off lanes by pipe),
+ * run by ncu_causes_add. */
+void ncu_lanes_add(ncu_ctx_t *c);
+
 /* Adds the bound finding: the unit that limits the kernel and its headroom,
  * or, when no unit is busy and no cause explained why, latency. */
 void ncu_bound_add(ncu_ctx_t *c);
