@@ -237,6 +237,16 @@ static bool s_registers_limit_occupancy(const ncu_ctx_t *c)
 
 /* ----- memory side ----------------------------------------------------------- */
 
+/* DRAM traffic passes through L2, so L2 reads at least as busy as DRAM; with
+ * DRAM within this many points of L2, DRAM's traffic is what keeps L2 busy (a
+ * stream that reads and writes each byte once, whose L2 hits are its writes),
+ * not reuse. */
+#define NCU_L2_CARRIES_GAP 15.0
+static bool s_l2_carries_dram(const ncu_unit_t *dram, const ncu_unit_t *l2)
+{
+    return dram && l2 && dram->pct >= l2->pct - NCU_L2_CARRIES_GAP;
+}
+
 /* The DRAM bound's action. Below the roof with few warps: the bytes in flight
  * come from more loads per thread or more warps, each loading its own data
  * (corpus v7's v7_regbound, 8 warps per SM at 216 registers: 8 loads in flight
@@ -438,6 +448,13 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
 
 /* ----- latency ------------------------------------------------------------------- */
 
+static void s_occupancy_evidence(fb_finding_t *f, const ncu_ctx_t *c)
+{
+    if (analysis_has(V(c, NM_OCC_ACHIEVED)))
+        finding_add_evidence(f, ncu_metric_info(NM_OCC_ACHIEVED)->name, V(c, NM_OCC_ACHIEVED), "%",
+                             "achieved occupancy %.1f%%", V(c, NM_OCC_ACHIEVED));
+}
+
 /* The largest stall reason worth naming, or -1. */
 static int s_top_stall(const ncu_ctx_t *c, double *share)
 {
@@ -482,15 +499,13 @@ static void s_bound_latency(ncu_ctx_t *c)
     else
         ncu_ctx_missing(c, "warp stall reasons (smsp__average_warps_issue_stalled_*): the core plan or "
                            "--section WarpStateStats");
-    if (analysis_has(V(c, NM_OCC_ACHIEVED)))
-        finding_add_evidence(f, ncu_metric_info(NM_OCC_ACHIEVED)->name, V(c, NM_OCC_ACHIEVED), "%",
-                             "achieved occupancy %.1f%%", V(c, NM_OCC_ACHIEVED));
+    s_occupancy_evidence(f, c);
 }
 
 /* Under 60% everywhere, a kernel whose warps wait on memory most of their
- * stall cycles and whose requests DRAM serves (DRAM within 15 points of L2,
- * the test ncu_bound_add uses: L2's traffic is DRAM's passing through, not
- * reuse; or most of L2's lookups missing) is a DRAM stream below its roof: by Little's law its rate is the
+ * stall cycles and whose requests DRAM serves (L2 carrying DRAM's traffic,
+ * s_l2_carries_dram, or most of L2's lookups missing) is a DRAM stream below
+ * its roof: by Little's law its rate is the
  * bytes it keeps in flight over DRAM's latency, and the lever is more of them
  * (wider loads, more loads per thread before use), worth up to the DRAM roof.
  * Corpus v9's v9_half_axpy: 2-byte loads, DRAM 43%, SM 26%, memory waits 87%
@@ -522,7 +537,7 @@ static const ncu_unit_t *s_dram_stream_below_roof(const ncu_ctx_t *c)
      * 128-byte nodes: L2 55%, DRAM 37%, 22% of L2's sectors hit; four chains
      * per warp ran 1.91x faster). */
     double hit = V(c, NM_L2_HIT);
-    bool served = dram->pct >= l2->pct - 15 || (analysis_has(hit) && hit < 50);
+    bool served = s_l2_carries_dram(dram, l2) || (analysis_has(hit) && hit < 50);
     return dram->pct >= NCU_DRAM_STREAM_MIN && served ? dram : NULL;
 }
 
@@ -545,9 +560,7 @@ static void s_bound_dram_latency(ncu_ctx_t *c, const ncu_unit_t *dram)
         return;
     s_units_evidence(f, c);
     s_stall_evidence(f, c, s_memory_stalls, sizeof s_memory_stalls / sizeof s_memory_stalls[0]);
-    if (analysis_has(V(c, NM_OCC_ACHIEVED)))
-        finding_add_evidence(f, ncu_metric_info(NM_OCC_ACHIEVED)->name, V(c, NM_OCC_ACHIEVED), "%",
-                             "achieved occupancy %.1f%%", V(c, NM_OCC_ACHIEVED));
+    s_occupancy_evidence(f, c);
     s_roofline(c, f);
 }
 
@@ -607,15 +620,12 @@ void ncu_bound_add(ncu_ctx_t *c)
         }
     }
     if (memory_side) {
-        /* DRAM traffic passes through L2, so L2 reads at least as busy as
-         * DRAM: DRAM near the roof and close to L2 is the root, and so is
-         * DRAM below the roof when L2 is the busiest level and within 15
-         * points of it: then DRAM's traffic is what keeps L2 busy (a stream
-         * that reads and writes each byte once, whose L2 hits are its
-         * writes), not reuse. */
+        /* DRAM near the roof and carried by L2 (s_l2_carries_dram) is the
+         * root, and so is DRAM below the roof when L2 is the busiest level
+         * and carries it. */
         const ncu_unit_t *dram = ncu_units_find(&c->units, "dram");
         const ncu_unit_t *l2 = ncu_units_find(&c->units, "l2");
-        bool l2_carries = dram && l2 && dram->pct >= l2->pct - 15;
+        bool l2_carries = s_l2_carries_dram(dram, l2);
         if (dram && ((dram->pct >= NCU_SOL_LATENCY && (!l2 || l2_carries)) ||
                      (l2_carries && mem && strcmp(mem->key, "l2") == 0)))
             mem = dram;

@@ -511,7 +511,8 @@ static void s_constant_replays(ncu_ctx_t *c)
         return;
     double keep[NCU_UNITS_MAX];
     for (size_t u = 0; u < c->units.count; u++)
-        keep[u] = &c->units.unit[u] == adu ? issue->pct / adu->pct : NAN;
+        keep[u] = NAN;
+    keep[adu - c->units.unit] = issue->pct / adu->pct;
     ncu_relief_t relief = {.l1 = 1, .l2 = 1, .dram = 1, .compute = 1, .unit_keep = keep};
     static const ncu_metric_t waits[] = {NM_STALL_MIO_THROTTLE, NM_STALL_SHORT_SCOREBOARD};
     double wait = ncu_ctx_stall_sum(c, waits, sizeof waits / sizeof waits[0]);

@@ -6,7 +6,6 @@
  * measurements behind it. */
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "analysis.h"
 #include "ncu_advice.h"
@@ -81,24 +80,22 @@ static const ncu_unit_t *s_lanes_keep(const ncu_ctx_t *c, double active, double 
         double lanes = fmin(fmax(t / n, 0), 32), used = lanes < NCU_LANES_LOW ? fmin(lanes, active) : active;
         counted += n;
         kept += n * used / 32;
-        for (size_t u = 0; u < c->units.count; u++) {
-            const ncu_unit_t *unit = &c->units.unit[u];
-            if (strcmp(unit->key, s_pipe_lanes[i].key) != 0)
-                continue;
-            keep[u] = used / 32;
-            double waste = unit->pct * (active - used) / 32; /* busy time on predicated-off lanes */
-            if (lanes < NCU_LANES_LOW && active - used >= 4 && waste > worst_waste) {
-                worst_waste = waste;
-                worst = unit;
-                *worst_lanes = used;
-            }
+        const ncu_unit_t *unit = ncu_units_find(&c->units, s_pipe_lanes[i].key);
+        if (!unit)
+            continue;
+        keep[unit - c->units.unit] = used / 32;
+        double waste = unit->pct * (active - used) / 32; /* busy time on predicated-off lanes */
+        if (lanes < NCU_LANES_LOW && active - used >= 4 && waste > worst_waste) {
+            worst_waste = waste;
+            worst = unit;
+            *worst_lanes = used;
         }
     }
+    const ncu_unit_t *issue = ncu_units_find(&c->units, "issue");
     if (analysis_has(all) && all >= counted && all > 0) {
         *issue_keep = (kept + (all - counted) * active / 32) / all;
-        for (size_t u = 0; u < c->units.count; u++)
-            if (c->units.unit[u].kind == NCU_UNIT_ISSUE)
-                keep[u] = *issue_keep;
+        if (issue)
+            keep[issue - c->units.unit] = *issue_keep;
     }
     return worst;
 }

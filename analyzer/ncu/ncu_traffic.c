@@ -173,16 +173,15 @@ static void s_uncoalesced(ncu_ctx_t *c)
      * and scattered layouts use half a sector or less. Swapping index roles is
      * no fix there; aligning, reusing loads or loading once per warp is. */
     bool nearly = b >= 24;
+    const char *kind = nearly ? " (mostly whole sectors)" : "";
     if (analysis_has(sides[best].share))
         snprintf(title, sizeof title,
                  "Uncoalesced global %s%s: %.1f of every 32 bytes fetched are used, and %s are %.0f%% "
-                 "of the global sectors", sides[best].side, nearly ? " (mostly whole sectors)" : "",
-                 b, sides[best].side, 100 * sides[best].share);
+                 "of the global sectors", sides[best].side, kind, b, sides[best].side, 100 * sides[best].share);
     else
         snprintf(title, sizeof title,
                  "Uncoalesced global %s%s: %.1f of every 32 bytes fetched are used, so the memory "
-                 "system moves %.1fx the data the kernel uses", sides[best].side,
-                 nearly ? " (mostly whole sectors)" : "", b, SECTOR_BYTES / b);
+                 "system moves %.1fx the data the kernel uses", sides[best].side, kind, b, SECTOR_BYTES / b);
     fb_finding_t *f = ncu_ctx_finding(c, "uncoalesced_access", best_gain, "sectors", title,
                                       ncu_advice_action(nearly ? "uncoalesced_misaligned" : "uncoalesced_access"));
     if (!f)
