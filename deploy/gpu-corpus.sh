@@ -18,7 +18,7 @@
 #   workloads  tests/fixtures/ncu/h200-v3/workloads.py all (PyTorch, cuBLAS, cuDNN, Triton,
 #              KernelBench problems); only the launches inside NVTX ranges named "profile"
 #              are profiled (--nvtx --nvtx-include profile/), so warm-up runs stay out.
-#   workloads-v12  tests/fixtures/ncu/h200-v12/workloads.py all, the same way
+#   workloads-vN   tests/fixtures/ncu/h200-vN/workloads.py all, the same way (v12)
 # Plans:
 #   core_mwa  the collector's default plan since 2026-12-02: --csv --page raw --metrics <its
 #          metric list> --section MemoryWorkloadAnalysis (the spill counters), both read from
@@ -137,9 +137,11 @@ for name in "${corpora[@]}"; do
     h200-v4)
       nvcc -O3 -arch=sm_90 -lineinfo -o "$work/corpus_v4" "$root/tests/fixtures/ncu/h200-v4/corpus_v4.cu" || exit 1
       capture "$name" "$dir" "$work/corpus_v4" all ;;
-    h200-v5|h200-v6|h200-v7|h200-v8|h200-v9|h200-v10|h200-v11)
+    h200-v[5-9]|h200-v1[0-9])
       v=${name#h200-}
-      nvcc -O3 -arch=sm_90 -lineinfo -Xptxas -v -o "$work/corpus_$v" "$root/tests/fixtures/ncu/$name/corpus_$v.cu" \
+      src=$root/tests/fixtures/ncu/$name/corpus_$v.cu
+      [ -f "$src" ] || { echo "gpu-corpus: unknown corpus $name (no $src)" >&2; exit 2; }
+      nvcc -O3 -arch=sm_90 -lineinfo -Xptxas -v -o "$work/corpus_$v" "$src" \
         > "$dir/ptxas.txt" 2>&1 || { cat "$dir/ptxas.txt"; exit 1; }
       # The SASS of the corpus's kernels and levers: what the predictions assumed the
       # compiler emitted (predication, atomics, division) is checked against it.
@@ -150,8 +152,10 @@ for name in "${corpora[@]}"; do
       capture "$name" "$dir" "$work/corpus_$v" all ;;
     workloads)
       capture "$name" "$dir" python3 "$root/tests/fixtures/ncu/h200-v3/workloads.py" all ;;
-    workloads-v12)
-      capture "$name" "$dir" python3 "$root/tests/fixtures/ncu/h200-v12/workloads.py" all ;;
+    workloads-v*)
+      src=$root/tests/fixtures/ncu/h200-${name#workloads-}/workloads.py
+      [ -f "$src" ] || { echo "gpu-corpus: unknown corpus $name (no $src)" >&2; exit 2; }
+      capture "$name" "$dir" python3 "$src" all ;;
     *) echo "gpu-corpus: unknown corpus $name" >&2; exit 2 ;;
   esac
   tar -C "$work" -cJf "$out/$name.tar.xz" "$name"
