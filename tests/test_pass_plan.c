@@ -93,9 +93,9 @@ Test(pass_plan, default_ncu_plan_is_core_metrics_and_the_memory_section_in_one_c
     cr_assert_gt(section, s_index(p->steps[0].argv, "--metrics"));
     cr_assert_eq(s_index(p->steps[0].argv, "sudo"), (size_t) -1, "sudo is never the default");
     cr_assert(p->steps[0].profiles);
-    cr_assert_eq(p->metric_count, 73, "the measured core list (docs/ncu.md)");
+    cr_assert_eq(p->metric_count, 75, "the measured core list (docs/ncu.md)");
     cr_assert_str_eq(p->metrics[0], "gpu__time_duration.sum");
-    cr_assert_str_eq(p->metrics[72], "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained");
+    cr_assert_str_eq(p->metrics[74], "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained");
     char *const *env = pass_plan_env(plan);
     cr_assert_str_eq(env[0], "LC_ALL=C");
     cr_assert_null(env[1]);

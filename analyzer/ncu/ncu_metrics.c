@@ -112,6 +112,10 @@ static const ncu_metric_info_t s_metrics[NM__COUNT] = {
                              "sector", "local load sectors", NM_AGG_SUM},
     [NM_SECTORS_LOCAL_ST] = {"l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", NULL, NULL, NULL,
                              "sector", "local store sectors", NM_AGG_SUM},
+    [NM_REQUESTS_GLOBAL_LD] = {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", NULL, NULL, NULL,
+                               "request", "global load requests", NM_AGG_SUM},
+    [NM_WAVEFRONTS_GLOBAL_LD] = {"l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld.sum", NULL, NULL,
+                                 NULL, "wavefront", "L1 output wavefronts of global loads", NM_AGG_SUM},
 
     [NM_BLOCK_SIZE] = {"launch__block_size", NULL, LS, "Block Size", "", "block size", NM_AGG_WMEAN},
     [NM_GRID_SIZE] = {"launch__grid_size", NULL, LS, "Grid Size", "", "grid size", NM_AGG_WMEAN},

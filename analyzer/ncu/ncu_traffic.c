@@ -85,6 +85,25 @@ static void s_latency_model_evidence(fb_finding_t *f, const ncu_ctx_t *c)
  * fills, at most a sector per store sector. Model: scale each level's work by
  * what the waste is of it; the gain is s_traffic_saved's. Wide vector
  * accesses (float2, float4) use whole sectors and score zero. */
+/* The share of L1's work that coalescing removes. L1 returns a global load
+ * request's sectors in wavefronts, at least one per request: where lanes share
+ * a few addresses (a broadcast, or a row read a column at a time by a block
+ * whose other warps and later iterations hit the rest of each sector) a
+ * request of a few sectors takes one wavefront, and fewer sectors would not
+ * take less (corpus v13's naive matmul: 2 sectors, 1.00 wavefront a request,
+ * L1 99% busy; shared-memory tiles ran 1.49x faster, which is the L1 bound's
+ * lever, not coalescing's; a thread per row, 32 sectors in 8.1 wavefronts,
+ * is L1 time that coalescing removes). So L1 keeps at least one wavefront per
+ * request: max(kept, 1 / wavefronts per request) of the loads' share. Without
+ * request and wavefront counts, L1 is taken to scale with sectors. */
+static double s_l1_waste(const ncu_ctx_t *c, bool load, double kept, double share)
+{
+    double req = V(c, NM_REQUESTS_GLOBAL_LD), wf = V(c, NM_WAVEFRONTS_GLOBAL_LD);
+    if (load && analysis_has(req) && analysis_has(wf) && req > 0 && wf >= req)
+        kept = fmax(kept, req / wf);
+    return (1 - kept) * share;
+}
+
 static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, double share,
                                  double sectors, double load_sectors, bool *latency_model)
 {
@@ -111,8 +130,8 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
         }
         dram_waste = fmin(excess / (rd + wr), 1);
     }
-    ncu_relief_t relief = {.l1 = 1 - waste, .l2 = 1 - waste * (1 - hit), .dram = 1 - dram_waste,
-                           .compute = 1};
+    ncu_relief_t relief = {.l1 = 1 - s_l1_waste(c, load, kept, share), .l2 = 1 - waste * (1 - hit),
+                           .dram = 1 - dram_waste, .compute = 1};
     double gain = s_traffic_saved(c, &relief, latency_model);
     if (!analysis_has(gain)) /* no unit table: the memory summary alone */
         gain = analysis_has(V(c, NM_MEM_PCT)) ? waste * fmin(V(c, NM_MEM_PCT), 100) / 100 : NAN;
