@@ -256,15 +256,21 @@ static bool s_l2_carries_dram(const ncu_unit_t *dram, const ncu_unit_t *l2)
  * L1-missing sectors per DRAM sector; the row read once ran 1.14x faster, with
  * DRAM at 81% after). A stream reads each sector from DRAM once: about 1. */
 #define NCU_L2_REREAD_RATIO 2.0
-static bool s_l2_rereads(const ncu_ctx_t *c)
+static double s_l2_reread_ratio(const ncu_ctx_t *c)
 {
     double ld = V(c, NM_SECTORS_GLOBAL_LD), hit = V(c, NM_L1_HIT), rd = V(c, NM_DRAM_READ);
     if (!analysis_has(ld) || !analysis_has(hit) || !analysis_has(rd) || rd <= 0)
-        return false;
+        return NAN;
     double all = ld + s_or0(V(c, NM_SECTORS_GLOBAL_ST)) + s_or0(V(c, NM_SECTORS_LOCAL_LD)) +
                  s_or0(V(c, NM_SECTORS_LOCAL_ST));
     double missed = ld - fmin(fmax(hit, 0), 100) / 100 * all;
-    return missed * 32.0 > NCU_L2_REREAD_RATIO * rd; /* 32-byte sectors */
+    return missed * 32.0 / rd; /* 32-byte sectors */
+}
+
+static bool s_l2_rereads(const ncu_ctx_t *c)
+{
+    double ratio = s_l2_reread_ratio(c);
+    return analysis_has(ratio) && ratio > NCU_L2_REREAD_RATIO;
 }
 
 /* The DRAM bound's action. Below the roof with few warps: the bytes in flight
@@ -324,6 +330,11 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
             snprintf(title, sizeof title,
                      "L2-bound on atomics: L2 %.0f%% of peak, its atomic unit %.0f%% busy with %.3g "
                      "global atomic instructions", unit->pct, fmin(atomic_unit, 100), atomics);
+        else if (s_l2_rereads(c))
+            snprintf(title, sizeof title,
+                     "L2-bound on re-reads: L2 %.0f%% of peak with DRAM at %.0f%%: the loads that miss L1 "
+                     "fetch %.1fx the bytes DRAM reads, so L2 serves the same data again",
+                     unit->pct, s_or0(dram), s_l2_reread_ratio(c));
         else
             snprintf(title, sizeof title, "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%: the working "
                                           "set is served from L2, over and over", unit->pct, s_or0(dram));
