@@ -260,6 +260,7 @@ PLANS(h200_v9, "h200-v9", "h200-v9/capture-2026-12-02", "kernels")
 PLANS(h200_v10, "h200-v10", "h200-v10/capture-2026-12-02", "kernels")
 PLANS(h200_v11, "h200-v11", "h200-v11/capture-2026-12-02", "kernels")
 PLANS(h200_v13, "h200-v13", "h200-v13/capture-2026-12-02", "kernels")
+PLANS(h200_v14, "h200-v14", "h200-v14/capture-2026-12-02", "kernels")
 
 /* Corpus v12's workloads were captured under the default plan and full only. */
 Test(ncu_accuracy, h200_v12_workloads_core_names_every_expected_first_finding)
@@ -505,6 +506,29 @@ Test(ncu_accuracy, h200_v13_each_lever_leads_where_it_pays_and_only_there)
 {
     s_levers("h200-v13/capture-2026-12-02", s_v13, sizeof s_v13 / sizeof s_v13[0], s_core, "core");
     s_levers("h200-v13/capture-2026-12-02", s_v13, sizeof s_v13 / sizeof s_v13[0], s_full, "full");
+}
+
+/* Corpus v14 (tests/fixtures/ncu/h200-v14/README.md): more agent-style
+ * kernels, aimed at v13's changes. First run: 3 of 7 under core and full
+ * (docs/gpu-validation/2026-12-02-h200/accuracy_v14_first_run.txt): the
+ * column-strided matmul led with the L1 reuse estimate (coalescing comes
+ * first since), the 1x1 convolution with its broadcast weights' sectors (their
+ * waste reaches L2 only beyond L1's hits since), the 5x5 pool with an L1 bound
+ * at 59% (the issue slots count through the SM summary for latency since).
+ * The layer norm is a known miss; the warp softmax's float4 lever (1.099x,
+ * 1.108x, 1.115x in three runs) is too near 1.10x to test either way. */
+static const lever_t s_v14[] = {
+    {"v14_mm_tx_rows", "uncoalesced_access", 1 - 0.4253 / 2.2711},  /* 5.34x */
+    {"v14_avgpool5", "l1_bound", 1 - 0.0816 / 0.0893},              /* 4 outputs per thread: 1.09x */
+    {"v14_relu_one_block_per_sm", "small_grid", 1 - 0.3587 / 3.2005}, /* 8.92x */
+    {"v14_conv1x1", "l2_bound", 1 - 0.1587 / 0.2805},               /* 4 channels per thread: 1.77x */
+    {"v14_hist_global", "contention", 1 - 2.9075 / 17.3785},        /* 5.98x */
+};
+
+Test(ncu_accuracy, h200_v14_each_lever_leads_where_it_pays_and_only_there)
+{
+    s_levers("h200-v14/capture-2026-12-02", s_v14, sizeof s_v14 / sizeof s_v14[0], s_core, "core");
+    s_levers("h200-v14/capture-2026-12-02", s_v14, sizeof s_v14 / sizeof s_v14[0], s_full, "full");
 }
 
 /* v7_regbound's DRAM bound below the roof at 8 warps per SM names both ways to

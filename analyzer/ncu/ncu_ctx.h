@@ -87,6 +87,13 @@ void ncu_causes_add(ncu_ctx_t *c);
  * local memory), run by ncu_causes_add. */
 void ncu_traffic_add(ncu_ctx_t *c);
 
+/* The shares of L1's and L2's work that would remain if the global loads were
+ * coalesced (ncu_traffic.c's model: L1 keeps a wavefront a request, L2 sees the
+ * waste beyond L1's hits); 1 and 1 when unmeasured. The reuse estimates of the
+ * L1 and L2 bounds act on what coalescing leaves, its own finding estimating
+ * the rest. */
+void ncu_traffic_coalesced_keep(const ncu_ctx_t *c, double *l1, double *l2);
+
 /* Thread efficiency (ncu_lanes.c: divergence, predicated-off lanes by pipe),
  * run by ncu_causes_add. */
 void ncu_lanes_add(ncu_ctx_t *c);

@@ -104,6 +104,21 @@ static double s_l1_waste(const ncu_ctx_t *c, bool load, double kept, double shar
     return (1 - kept) * share;
 }
 
+void ncu_traffic_coalesced_keep(const ncu_ctx_t *c, double *l1, double *l2)
+{
+    *l1 = *l2 = 1;
+    double ld = V(c, NM_LD_BYTES_PER_SECTOR), sec_ld = V(c, NM_SECTORS_GLOBAL_LD), sec_st = V(c, NM_SECTORS_GLOBAL_ST);
+    if (!analysis_has(ld) || ld <= 0 || ld >= SECTOR_BYTES || !analysis_has(sec_ld) || sec_ld <= 0)
+        return;
+    double kept = ld / SECTOR_BYTES, lanes = V(c, NM_THREADS_PER_WARP);
+    if (analysis_has(lanes) && lanes >= 1)
+        kept = fmax(kept, 1 / lanes);
+    double share = sec_ld / (sec_ld + s_or0(sec_st)), hit = V(c, NM_L1_HIT);
+    hit = analysis_has(hit) ? fmin(fmax(hit, 0), 100) / 100 : 0;
+    *l1 = 1 - s_l1_waste(c, true, kept, share);
+    *l2 = 1 - fmax(0, (1 - kept) * share - hit);
+}
+
 static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, double share,
                                  double sectors, double load_sectors, bool *latency_model)
 {
@@ -117,8 +132,15 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
     double waste = (1 - kept) * share;
     double hit = load ? V(c, NM_L1_HIT) : 0;
     hit = analysis_has(hit) ? fmin(fmax(hit, 0), 100) / 100 : 0;
+    /* The unused bytes of a partly used sector are what later requests hit
+     * (the next iteration's element, a neighbour's, a broadcast value read
+     * again), so the waste reaches L2 only beyond L1's hits, not in proportion
+     * to them: corpus v14's 1x1 convolution wastes its sectors on weights every
+     * warp reads (one address, an L1 hit) while its input loads, whole sectors,
+     * are the misses. */
+    double l2_waste = fmax(0, waste - hit);
     double rd = V(c, NM_DRAM_READ), wr = V(c, NM_DRAM_WRITE);
-    double dram_waste = waste * (1 - hit);
+    double dram_waste = l2_waste;
     if (analysis_has(rd) && analysis_has(wr) && rd + wr > 0 && analysis_has(sectors)) {
         double used = sectors * bytes, excess;
         if (load) {
@@ -130,7 +152,7 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
         }
         dram_waste = fmin(excess / (rd + wr), 1);
     }
-    ncu_relief_t relief = {.l1 = 1 - s_l1_waste(c, load, kept, share), .l2 = 1 - waste * (1 - hit),
+    ncu_relief_t relief = {.l1 = 1 - s_l1_waste(c, load, kept, share), .l2 = 1 - l2_waste,
                            .dram = 1 - dram_waste, .compute = 1};
     double gain = s_traffic_saved(c, &relief, latency_model);
     if (!analysis_has(gain)) /* no unit table: the memory summary alone */
