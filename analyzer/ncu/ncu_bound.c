@@ -256,14 +256,21 @@ static bool s_l2_carries_dram(const ncu_unit_t *dram, const ncu_unit_t *l2)
  * L1-missing sectors per DRAM sector; the row read once ran 1.14x faster, with
  * DRAM at 81% after). A stream reads each sector from DRAM once: about 1. */
 #define NCU_L2_REREAD_RATIO 2.0
-static double s_l2_reread_ratio(const ncu_ctx_t *c)
+static double s_l1_missed_load_sectors(const ncu_ctx_t *c)
 {
-    double ld = V(c, NM_SECTORS_GLOBAL_LD), hit = V(c, NM_L1_HIT), rd = V(c, NM_DRAM_READ);
-    if (!analysis_has(ld) || !analysis_has(hit) || !analysis_has(rd) || rd <= 0)
+    double ld = V(c, NM_SECTORS_GLOBAL_LD), hit = V(c, NM_L1_HIT);
+    if (!analysis_has(ld) || !analysis_has(hit))
         return NAN;
     double all = ld + s_or0(V(c, NM_SECTORS_GLOBAL_ST)) + s_or0(V(c, NM_SECTORS_LOCAL_LD)) +
                  s_or0(V(c, NM_SECTORS_LOCAL_ST));
-    double missed = ld - fmin(fmax(hit, 0), 100) / 100 * all;
+    return fmax(ld - fmin(fmax(hit, 0), 100) / 100 * all, 0);
+}
+
+static double s_l2_reread_ratio(const ncu_ctx_t *c)
+{
+    double missed = s_l1_missed_load_sectors(c), rd = V(c, NM_DRAM_READ);
+    if (!analysis_has(missed) || !analysis_has(rd) || rd <= 0)
+        return NAN;
     return missed * 32.0 / rd; /* 32-byte sectors */
 }
 
@@ -281,10 +288,10 @@ static bool s_l2_rereads(const ncu_ctx_t *c)
  * roofline to the next unit that binds (the issue slots, a math pipe, L2).
  * It is an upper bound, as the fix decides how much of the reuse it takes.
  * Corpus v13: the naive matmul (L1 99%, hits 88%, issue next at 38%) est.
- * 62%, shared-memory tiles measured 33% (1.49x); the direct convolution (L1
- * 87%, hits 90%, issue 56%) est. 36%, 4 channels per thread measured 40%
+ * 60%, shared-memory tiles measured 33% (1.49x); the direct convolution (L1
+ * 87%, hits 90%, issue 56%) est. 30%, 4 channels per thread measured 40%
  * (1.67x). Corpus v11's sliding window (L1 87%, hits 97%, issue 48%) est.
- * 45% where 4 outputs per thread measured 17%: the lever moved the limit to
+ * 41% where 4 outputs per thread measured 17%: the lever moved the limit to
  * something the counters did not show. */
 static double s_reuse_saved(const ncu_ctx_t *c, double hit)
 {
@@ -311,16 +318,15 @@ static double s_reuse_saved(const ncu_ctx_t *c, double hit)
  * first reads), and as the data is then kept in registers or shared memory,
  * the loads' L1 work and LSU instructions fall by the same share; the time
  * follows the roofline to the next unit. Corpus v13's block softmax (2.2
- * re-reads per DRAM read, stores as many as reads) est. 8%, the row read once
- * measured 12%; corpus v14's 1x1 convolution (119) est. 60%, 4 channels per
- * thread measured 43%. */
+ * L1-missing sectors per DRAM sector, stores as many as reads) est. 13%, the
+ * row read once measured 12%; corpus v14's 1x1 convolution (119) est. 58%, 4
+ * channels per thread measured 43%. */
 static double s_reread_saved(const ncu_ctx_t *c, double ratio)
 {
     double ld = V(c, NM_SECTORS_GLOBAL_LD), st = s_or0(V(c, NM_SECTORS_GLOBAL_ST));
-    if (!analysis_has(ratio) || ratio <= 1 || !analysis_has(ld) || ld <= 0)
+    double missed = s_l1_missed_load_sectors(c);
+    if (!analysis_has(ratio) || ratio <= 1 || !analysis_has(ld) || ld <= 0 || !analysis_has(missed))
         return NAN;
-    double hit = fmin(fmax(V(c, NM_L1_HIT), 0), 100) / 100;
-    double missed = fmax(ld - hit * (ld + st), 0);
     double l2_keep = (missed / ratio + st) / (missed + st);
     double ld_keep = 1 - (ld / (ld + st)) * (1 - 1 / ratio);
     double keep[NCU_UNITS_MAX];
