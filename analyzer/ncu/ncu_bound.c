@@ -349,6 +349,14 @@ static double s_reread_saved(const ncu_ctx_t *c, double ratio)
  * (corpus v7's v7_regbound, 8 warps per SM at 216 registers: 8 loads in flight
  * per thread ran 1.27x faster, twice the warps with half the state each
  * 1.34x). The action names both. */
+/* Below the 2x at which L2's re-reads are the bound (s_l2_rereads), a kernel
+ * whose L1-missing loads still fetch this much more than DRAM reads is reading
+ * data twice, and where the second pass misses L2 as well DRAM carries it
+ * again (corpus v14's layer norm: 1.46x, DRAM reads 1.37x the input; reading
+ * each row once ran 1.26x faster). Streams read each sector once: about 1.0;
+ * PyTorch's reductions 1.2. */
+#define NCU_REREAD_NOTE_RATIO 1.3
+
 static void s_dram_action(const ncu_ctx_t *c, const ncu_unit_t *dram, char *action, size_t cap)
 {
     double theo = V(c, NM_OCC_THEORETICAL);
@@ -361,6 +369,13 @@ static void s_dram_action(const ncu_ctx_t *c, const ncu_unit_t *dram, char *acti
                  base, theo, V(c, NM_REGISTERS));
     else
         snprintf(action, cap, "%s", base);
+    double ratio = s_l2_reread_ratio(c);
+    size_t used = strlen(action);
+    if (analysis_has(ratio) && ratio >= NCU_REREAD_NOTE_RATIO && used < cap)
+        snprintf(action + used, cap - used,
+                 " The loads that miss L1 fetch %.1fx the bytes DRAM reads: the kernel reads its data "
+                 "more than once (a second pass); read it once and keep it in registers or shared "
+                 "memory, which also saves the DRAM reads of a second pass that misses L2.", ratio);
 }
 
 static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
@@ -385,7 +400,7 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         else
             snprintf(title, sizeof title, "Memory-bound on DRAM bandwidth: %.0f%% of peak; compute is at %.0f%%",
                      unit->pct, fmin(V(c, NM_SM_PCT), 100));
-        char action[400];
+        char action[720];
         s_dram_action(c, unit, action, sizeof action);
         f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, unit), "headroom", title, action);
         if (f && s_dram_bandwidth(c, &achieved, &peak))
@@ -670,7 +685,7 @@ static const ncu_unit_t *s_dram_stream_below_roof(const ncu_ctx_t *c)
 
 static void s_bound_dram_latency(ncu_ctx_t *c, const ncu_unit_t *dram)
 {
-    char title[320], action[400];
+    char title[320], action[720];
     double achieved, peak, wait = ncu_ctx_memory_wait_share(c);
     if (s_dram_bandwidth(c, &achieved, &peak))
         snprintf(title, sizeof title,
