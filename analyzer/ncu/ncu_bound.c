@@ -313,6 +313,33 @@ static double s_reuse_saved(const ncu_ctx_t *c, double hit)
     return analysis_has(before) && analysis_has(after) ? fmax(after - before, 0) : NAN;
 }
 
+/* What register blocking buys a shared-memory bound: operands a thread loads
+ * from shared memory for every instruction of math are kept in registers and
+ * reused across several outputs (4x4 outputs a thread: a quarter of the
+ * loads), so the shared-memory wavefronts and the LSU instructions that issue
+ * them fall, and the time follows the roofline to the next unit; how far they
+ * fall is the fix's choice, so this is the bound with them gone. Bank-conflict
+ * replays are their own finding's: with a quarter or more of the wavefronts
+ * replays, no estimate (corpus v13's strided reduction, 71%). Corpus v13's
+ * tiled matmul (shared 94%, issue next at 34%) est. 64%, 4x4 outputs a thread
+ * measured 65% (2.83x); its block scan (L1 72%, ADU 55%) est. 24%, shuffles
+ * measured 29% (1.40x). */
+static double s_register_blocking_saved(const ncu_ctx_t *c, double wavefronts)
+{
+    double conflicts = s_or0(V(c, NM_BANK_CONFLICTS_LD)) + s_or0(V(c, NM_BANK_CONFLICTS_ST));
+    if (!(wavefronts > 0) || conflicts >= 0.25 * wavefronts)
+        return NAN;
+    /* L1 keeps its global traffic (a sector and a wavefront each about a
+     * cycle of the data stage); the LSU pipe keeps nothing of the shared loads. */
+    double global = s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST));
+    double keep[NCU_UNITS_MAX];
+    for (size_t u = 0; u < c->units.count; u++)
+        keep[u] = strcmp(c->units.unit[u].key, "lsu") == 0 ? global / (global + wavefronts) : NAN;
+    ncu_relief_t relief = {.l1 = global / (global + wavefronts), .l2 = 1, .dram = 1, .compute = 1,
+                           .unit_keep = keep};
+    return ncu_units_saved(&c->units, &relief);
+}
+
 /* What reading the data once buys an L2 bound on re-reads (s_l2_rereads):
  * the loads that miss L1 fall to DRAM's reads (L2 keeps its stores and the
  * first reads), and as the data is then kept in registers or shared memory,
@@ -460,12 +487,10 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         bool reuse = !shared && !(s_or0(V(c, NM_SHARED_ATOM)) > 0) && analysis_has(hit) && hit >= 50;
         double gain = s_unit_headroom(c, unit);
         const char *basis = "headroom";
-        if (reuse) {
-            double saved = s_reuse_saved(c, hit / 100);
-            if (analysis_has(saved) && saved > gain) {
-                gain = saved;
-                basis = "reuse";
-            }
+        double saved = reuse ? s_reuse_saved(c, hit / 100) : shared ? s_register_blocking_saved(c, wf) : NAN;
+        if (analysis_has(saved) && saved > gain) {
+            gain = saved;
+            basis = "reuse";
         }
         f = ncu_ctx_finding(c, "l1_bound", gain, basis, title,
                             ncu_advice_action(shared                                ? "l1_bound_shared"
