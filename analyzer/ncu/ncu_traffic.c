@@ -72,19 +72,6 @@ static void s_latency_model_evidence(fb_finding_t *f, const ncu_ctx_t *c)
 
 /* ----- uncoalesced global access ------------------------------------------- */
 
-/* Sectors fetched and not used are traffic a coalesced layout would not move,
- * but only at the levels the waste reaches: every wasted sector passes L1;
- * only L1 misses reach L2 (stores always do); and DRAM carries waste only
- * when it moves more than the kernel used (bytes read > sectors x bytes used:
- * when neighbouring requests use the rest of a sector, L2 serves it again and
- * DRAM reads it once). A store sector written in part also costs DRAM a read:
- * L2 fills it from DRAM before writing it back (HBM's ECC covers whole
- * sectors; corpus v7's v7_scatter, 4-byte stores to scattered sectors, read
- * 2.15 GB besides the 0.54 GB its loads needed): the reads the loads cannot
- * account for, even if each of their sectors missed L2, are the stores'
- * fills, at most a sector per store sector. Model: scale each level's work by
- * what the waste is of it; the gain is s_traffic_saved's. Wide vector
- * accesses (float2, float4) use whole sectors and score zero. */
 /* The share of L1's work that coalescing removes. L1 returns a global load
  * request's sectors in wavefronts, at least one per request: where lanes share
  * a few addresses (a broadcast, or a row read a column at a time by a block
@@ -104,41 +91,62 @@ static double s_l1_waste(const ncu_ctx_t *c, bool load, double kept, double shar
     return (1 - kept) * share;
 }
 
+/* The share of the sectors coalescing keeps: the bytes used of each, and at
+ * least one sector per active lane's access however it is laid out (with a
+ * lanes active, at least 1/a: one thread chasing pointers has nothing to
+ * coalesce). */
+static double s_kept(const ncu_ctx_t *c, double bytes)
+{
+    double kept = bytes / SECTOR_BYTES, lanes = V(c, NM_THREADS_PER_WARP);
+    if (analysis_has(lanes) && lanes >= 1)
+        kept = fmax(kept, 1 / lanes);
+    return kept;
+}
+
+/* L1's hit rate as a share, 0 when unmeasured. */
+static double s_l1_hit(const ncu_ctx_t *c)
+{
+    double hit = V(c, NM_L1_HIT);
+    return analysis_has(hit) ? fmin(fmax(hit, 0), 100) / 100 : 0;
+}
+
+/* The unused bytes of a partly used sector are what later requests hit (the
+ * next iteration's element, a neighbour's, a broadcast value read again), so
+ * a load's waste reaches L2 only beyond L1's hits, not in proportion to them:
+ * corpus v14's 1x1 convolution wastes its sectors on weights every warp reads
+ * (one address, an L1 hit) while its input loads, whole sectors, are the
+ * misses. */
+static double s_l2_waste(double waste, double hit) { return fmax(0, waste - hit); }
+
 void ncu_traffic_coalesced_keep(const ncu_ctx_t *c, double *l1, double *l2)
 {
     *l1 = *l2 = 1;
     double ld = V(c, NM_LD_BYTES_PER_SECTOR), sec_ld = V(c, NM_SECTORS_GLOBAL_LD), sec_st = V(c, NM_SECTORS_GLOBAL_ST);
     if (!analysis_has(ld) || ld <= 0 || ld >= SECTOR_BYTES || !analysis_has(sec_ld) || sec_ld <= 0)
         return;
-    double kept = ld / SECTOR_BYTES, lanes = V(c, NM_THREADS_PER_WARP);
-    if (analysis_has(lanes) && lanes >= 1)
-        kept = fmax(kept, 1 / lanes);
-    double share = sec_ld / (sec_ld + s_or0(sec_st)), hit = V(c, NM_L1_HIT);
-    hit = analysis_has(hit) ? fmin(fmax(hit, 0), 100) / 100 : 0;
+    double kept = s_kept(c, ld), share = sec_ld / (sec_ld + s_or0(sec_st));
     *l1 = 1 - s_l1_waste(c, true, kept, share);
-    *l2 = 1 - fmax(0, (1 - kept) * share - hit);
+    *l2 = 1 - s_l2_waste((1 - kept) * share, s_l1_hit(c));
 }
 
+/* Sectors fetched and not used are traffic a coalesced layout would not move,
+ * but only at the levels the waste reaches: every wasted sector passes L1;
+ * only L1 misses reach L2 (stores always do); and DRAM carries waste only
+ * when it moves more than the kernel used (bytes read > sectors x bytes used:
+ * when neighbouring requests use the rest of a sector, L2 serves it again and
+ * DRAM reads it once). A store sector written in part also costs DRAM a read:
+ * L2 fills it from DRAM before writing it back (HBM's ECC covers whole
+ * sectors; corpus v7's v7_scatter, 4-byte stores to scattered sectors, read
+ * 2.15 GB besides the 0.54 GB its loads needed): the reads the loads cannot
+ * account for, even if each of their sectors missed L2, are the stores'
+ * fills, at most a sector per store sector. Model: scale each level's work by
+ * what the waste is of it; the gain is s_traffic_saved's. Wide vector
+ * accesses (float2, float4) use whole sectors and score zero. */
 static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, double share,
                                  double sectors, double load_sectors, bool *latency_model)
 {
-    /* A request needs at least one sector per active lane's access, however
-     * it is laid out: with a lanes active, coalescing keeps at least 1/a of
-     * the sectors (one thread chasing pointers has nothing to coalesce). */
-    double lanes = V(c, NM_THREADS_PER_WARP);
-    double kept = bytes / SECTOR_BYTES;
-    if (analysis_has(lanes) && lanes >= 1)
-        kept = fmax(kept, 1 / lanes);
-    double waste = (1 - kept) * share;
-    double hit = load ? V(c, NM_L1_HIT) : 0;
-    hit = analysis_has(hit) ? fmin(fmax(hit, 0), 100) / 100 : 0;
-    /* The unused bytes of a partly used sector are what later requests hit
-     * (the next iteration's element, a neighbour's, a broadcast value read
-     * again), so the waste reaches L2 only beyond L1's hits, not in proportion
-     * to them: corpus v14's 1x1 convolution wastes its sectors on weights every
-     * warp reads (one address, an L1 hit) while its input loads, whole sectors,
-     * are the misses. */
-    double l2_waste = fmax(0, waste - hit);
+    double kept = s_kept(c, bytes), waste = (1 - kept) * share;
+    double l2_waste = s_l2_waste(waste, load ? s_l1_hit(c) : 0); /* stores write through */
     double rd = V(c, NM_DRAM_READ), wr = V(c, NM_DRAM_WRITE);
     double dram_waste = l2_waste;
     if (analysis_has(rd) && analysis_has(wr) && rd + wr > 0 && analysis_has(sectors)) {
