@@ -72,11 +72,11 @@ static void s_context(ncu_ctx_t *c)
      * where ncu weighs them; their own counter is over active cycles, a few
      * points higher (corpus v14's 5x5 pool: issue 60.5% active, SM 58.9%,
      * L1 59.3%; 4 outputs per thread, a fifth of the loads, ran 1.09x). */
-    double unit_max = NAN;
-    for (size_t u = 0; u < c->units.count; u++)
+    c->latency_unit = NULL; /* the units are sorted busiest first */
+    for (size_t u = 0; u < c->units.count && !c->latency_unit; u++)
         if (strcmp(c->units.unit[u].key, "issue") != 0 || !analysis_has(sm))
-            unit_max = analysis_has(unit_max) ? fmax(unit_max, c->units.unit[u].pct) : c->units.unit[u].pct;
-    double latency_max = unit_max;
+            c->latency_unit = &c->units.unit[u];
+    double latency_max = c->latency_unit ? c->latency_unit->pct : NAN;
     if (analysis_has(sm))
         latency_max = analysis_has(latency_max) ? fmax(latency_max, fmin(sm, 100)) : fmin(sm, 100);
     if (analysis_has(mem))

@@ -280,6 +280,33 @@ static bool s_l2_rereads(const ncu_ctx_t *c)
     return analysis_has(ratio) && ratio > NCU_L2_REREAD_RATIO;
 }
 
+/* Fills keep[] (one value per measured unit, NAN for "unchanged") with `value`
+ * for the pipes that issue loads: LSU, and TEX with `tex`. */
+static void s_keep_load_pipes(const ncu_ctx_t *c, double keep[NCU_UNITS_MAX], double value, bool tex)
+{
+    for (size_t u = 0; u < c->units.count; u++) {
+        const char *key = c->units.unit[u].key;
+        keep[u] = strcmp(key, "lsu") == 0 || (tex && strcmp(key, "tex") == 0) ? value : NAN;
+    }
+}
+
+/* What a reuse lever saves beyond coalescing. Where the loads are uncoalesced
+ * as well, both act on the same L1 and L2 work: coalescing first (its finding
+ * has its own estimate), the reuse on what remains (corpus v14's matmul with
+ * threadIdx.x down a column: 16 rows a request, 97% hits, coalescing measured
+ * 5.34x; corpus v10's gather from an L2-resident table re-reads it by design,
+ * and its sectors' waste is the lever, 1.55x). */
+static double s_saved_beyond_coalescing(const ncu_ctx_t *c, double l1_keep, double l2_keep,
+                                        const double *unit_keep)
+{
+    double l1, l2;
+    ncu_traffic_coalesced_keep(c, &l1, &l2);
+    ncu_relief_t first = {.l1 = l1, .l2 = l2, .dram = 1, .compute = 1, .unit_keep = NULL};
+    ncu_relief_t both = {.l1 = l1 * l1_keep, .l2 = l2 * l2_keep, .dram = 1, .compute = 1, .unit_keep = unit_keep};
+    double before = ncu_units_saved(&c->units, &first), after = ncu_units_saved(&c->units, &both);
+    return analysis_has(before) && analysis_has(after) ? fmax(after - before, 0) : NAN;
+}
+
 /* What reuse buys an L1 bound whose loads mostly hit L1: a hit is data the SM
  * already fetched, which registers (several outputs per thread) or a
  * shared-memory tile would hand out without another load instruction and
@@ -296,21 +323,8 @@ static bool s_l2_rereads(const ncu_ctx_t *c)
 static double s_reuse_saved(const ncu_ctx_t *c, double hit)
 {
     double keep[NCU_UNITS_MAX];
-    for (size_t u = 0; u < c->units.count; u++) {
-        const char *key = c->units.unit[u].key;
-        keep[u] = strcmp(key, "lsu") == 0 || strcmp(key, "tex") == 0 ? 1 - hit : NAN;
-    }
-    /* Where the loads are uncoalesced as well, the two levers act on the same
-     * L1 work: coalescing first (its finding has its own estimate), and reuse
-     * on what remains (corpus v14's matmul with threadIdx.x down a column:
-     * 16 rows a request, 97% hits; coalescing measured 5.34x). */
-    double coalesced, l2_coalesced;
-    ncu_traffic_coalesced_keep(c, &coalesced, &l2_coalesced);
-    ncu_relief_t first = {.l1 = coalesced, .l2 = l2_coalesced, .dram = 1, .compute = 1, .unit_keep = NULL};
-    ncu_relief_t both = {.l1 = coalesced * (1 - hit), .l2 = l2_coalesced, .dram = 1, .compute = 1,
-                         .unit_keep = keep};
-    double before = ncu_units_saved(&c->units, &first), after = ncu_units_saved(&c->units, &both);
-    return analysis_has(before) && analysis_has(after) ? fmax(after - before, 0) : NAN;
+    s_keep_load_pipes(c, keep, 1 - hit, true);
+    return s_saved_beyond_coalescing(c, 1 - hit, 1, keep);
 }
 
 /* What register blocking buys a shared-memory bound: operands a thread loads
@@ -333,8 +347,7 @@ static double s_register_blocking_saved(const ncu_ctx_t *c, double wavefronts)
      * cycle of the data stage); the LSU pipe keeps nothing of the shared loads. */
     double global = s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST));
     double keep[NCU_UNITS_MAX];
-    for (size_t u = 0; u < c->units.count; u++)
-        keep[u] = strcmp(c->units.unit[u].key, "lsu") == 0 ? global / (global + wavefronts) : NAN;
+    s_keep_load_pipes(c, keep, global / (global + wavefronts), false);
     ncu_relief_t relief = {.l1 = global / (global + wavefronts), .l2 = 1, .dram = 1, .compute = 1,
                            .unit_keep = keep};
     return ncu_units_saved(&c->units, &relief);
@@ -357,18 +370,8 @@ static double s_reread_saved(const ncu_ctx_t *c, double ratio)
     double l2_keep = (missed / ratio + st) / (missed + st);
     double ld_keep = 1 - (ld / (ld + st)) * (1 - 1 / ratio);
     double keep[NCU_UNITS_MAX];
-    for (size_t u = 0; u < c->units.count; u++)
-        keep[u] = strcmp(c->units.unit[u].key, "lsu") == 0 ? 1 / ratio : NAN;
-    /* On what coalescing leaves, as the L1 reuse estimate (s_reuse_saved): a
-     * random gather from an L2-resident table re-reads it by design, and its
-     * sectors' waste is the lever (corpus v10's gather, 8.4 re-reads per DRAM
-     * read: the identity index measured 1.55x). */
-    double l1_c, l2_c;
-    ncu_traffic_coalesced_keep(c, &l1_c, &l2_c);
-    ncu_relief_t first = {.l1 = l1_c, .l2 = l2_c, .dram = 1, .compute = 1, .unit_keep = NULL};
-    ncu_relief_t both = {.l1 = l1_c * ld_keep, .l2 = l2_c * l2_keep, .dram = 1, .compute = 1, .unit_keep = keep};
-    double before = ncu_units_saved(&c->units, &first), after = ncu_units_saved(&c->units, &both);
-    return analysis_has(before) && analysis_has(after) ? fmax(after - before, 0) : NAN;
+    s_keep_load_pipes(c, keep, 1 / ratio, false);
+    return s_saved_beyond_coalescing(c, ld_keep, l2_keep, keep);
 }
 
 /* The DRAM bound's action. Below the roof with few warps: the bytes in flight
@@ -437,30 +440,24 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
             s_roofline(c, f);
     } else if (strcmp(unit->key, "l2") == 0) {
         double atomics = s_or0(V(c, NM_GLOBAL_RED)) + s_or0(V(c, NM_GLOBAL_ATOM));
-        double atomic_unit = V(c, NM_L2_ATOMIC_PCT);
+        double atomic_unit = V(c, NM_L2_ATOMIC_PCT), reread = s_l2_reread_ratio(c);
         bool atomic = atomics > 0 && analysis_has(atomic_unit) && atomic_unit >= 20;
+        bool rereads = !atomic && analysis_has(reread) && reread > NCU_L2_REREAD_RATIO;
         if (atomic)
             snprintf(title, sizeof title,
                      "L2-bound on atomics: L2 %.0f%% of peak, its atomic unit %.0f%% busy with %.3g "
                      "global atomic instructions", unit->pct, fmin(atomic_unit, 100), atomics);
-        else if (s_l2_rereads(c))
+        else if (rereads)
             snprintf(title, sizeof title,
                      "L2-bound on re-reads: L2 %.0f%% of peak with DRAM at %.0f%%: the loads that miss L1 "
                      "fetch %.1fx the bytes DRAM reads, so L2 serves the same data again",
-                     unit->pct, s_or0(dram), s_l2_reread_ratio(c));
+                     unit->pct, s_or0(dram), reread);
         else
             snprintf(title, sizeof title, "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%: the working "
                                           "set is served from L2, over and over", unit->pct, s_or0(dram));
-        double gain = s_unit_headroom(c, unit);
-        const char *basis = "headroom";
-        if (!atomic && s_l2_rereads(c)) {
-            double saved = s_reread_saved(c, s_l2_reread_ratio(c));
-            if (analysis_has(saved) && saved > gain) {
-                gain = saved;
-                basis = "reuse";
-            }
-        }
-        f = ncu_ctx_finding(c, "l2_bound", gain, basis, title,
+        double gain = s_unit_headroom(c, unit), saved = rereads ? s_reread_saved(c, reread) : NAN;
+        bool reuse = analysis_has(saved) && saved > gain;
+        f = ncu_ctx_finding(c, "l2_bound", reuse ? saved : gain, reuse ? "reuse" : "headroom", title,
                             ncu_advice_action(atomic ? "l2_atomics" : "l2_bound"));
     } else {
         double wf = s_or0(V(c, NM_SHARED_WAVEFRONTS_LD)) + s_or0(V(c, NM_SHARED_WAVEFRONTS_ST));
@@ -468,15 +465,17 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         double smem = s_or0(V(c, NM_SMEM_STATIC)) + s_or0(V(c, NM_SMEM_DYNAMIC));
         bool shared = wf > 0 ? wf >= global : smem > 0;
         double hit = V(c, NM_L1_HIT);
+        bool hits = analysis_has(hit) && hit >= 50, atomics = s_or0(V(c, NM_SHARED_ATOM)) > 0;
+        double saved = NAN;
         if (shared)
             snprintf(title, sizeof title,
                      "Shared-memory bound: the L1/shared pipe is %.0f%% busy with DRAM at %.1f%%; the "
                      "shared-memory traffic of the tiles is the limit", unit->pct, s_or0(dram));
-        else if (s_or0(V(c, NM_SHARED_ATOM)) > 0 && (!analysis_has(hit) || hit < 50))
+        else if (atomics && !hits)
             snprintf(title, sizeof title,
                      "L1/shared pipe bound: %.0f%% busy with %.3g shared-memory atomics and %.1f%% DRAM",
                      unit->pct, V(c, NM_SHARED_ATOM), s_or0(dram));
-        else if (analysis_has(hit) && hit >= 50)
+        else if (hits)
             snprintf(title, sizeof title,
                      "L1-bound without reuse in shared memory: L1 %.0f%% busy, %.0f%% of loads hit L1, "
                      "DRAM %.1f%%: threads reload data their neighbours loaded", unit->pct,
@@ -484,19 +483,17 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         else
             snprintf(title, sizeof title, "L1-bound: L1 %.0f%% of peak while DRAM is at %.1f%%",
                      unit->pct, s_or0(dram));
-        bool reuse = !shared && !(s_or0(V(c, NM_SHARED_ATOM)) > 0) && analysis_has(hit) && hit >= 50;
+        if (shared)
+            saved = s_register_blocking_saved(c, wf);
+        else if (hits && !atomics)
+            saved = s_reuse_saved(c, hit / 100);
         double gain = s_unit_headroom(c, unit);
-        const char *basis = "headroom";
-        double saved = reuse ? s_reuse_saved(c, hit / 100) : shared ? s_register_blocking_saved(c, wf) : NAN;
-        if (analysis_has(saved) && saved > gain) {
-            gain = saved;
-            basis = "reuse";
-        }
-        f = ncu_ctx_finding(c, "l1_bound", gain, basis, title,
-                            ncu_advice_action(shared                                ? "l1_bound_shared"
-                                              : s_or0(V(c, NM_SHARED_ATOM)) > 0       ? "contention_shared"
-                                              : analysis_has(hit) && hit >= 50                 ? "l1_bound"
-                                                                                      : "l1_bound_traffic"));
+        bool reuse = analysis_has(saved) && saved > gain;
+        f = ncu_ctx_finding(c, "l1_bound", reuse ? saved : gain, reuse ? "reuse" : "headroom", title,
+                            ncu_advice_action(shared    ? "l1_bound_shared"
+                                              : atomics ? "contention_shared"
+                                              : hits    ? "l1_bound"
+                                                        : "l1_bound_traffic"));
         if (f && analysis_has(hit))
             finding_add_evidence(f, ncu_metric_info(NM_L1_HIT)->name, fmin(hit, 100), "%",
                                  "L1 hit rate %.1f%%", fmin(hit, 100));
@@ -635,12 +632,7 @@ static void s_bound_latency(ncu_ctx_t *c)
 {
     double share;
     int stall = s_top_stall(c, &share);
-    /* The busiest unit the latency test counted: the issue slots count through
-     * the SM summary where it was measured (ncu_analyze.c). */
-    const ncu_unit_t *top = NULL;
-    for (size_t u = 0; u < c->units.count && !top; u++)
-        if (strcmp(c->units.unit[u].key, "issue") != 0 || !analysis_has(V(c, NM_SM_PCT)))
-            top = &c->units.unit[u];
+    const ncu_unit_t *top = c->latency_unit;
     double top_pct = top ? top->pct : c->busiest;
     char title[320];
     if (stall >= 0)

@@ -34,7 +34,9 @@ typedef struct {
     const roof_t *roof;    /* published peaks, or NULL */
     ncu_units_t units;     /* measured utilizations, busiest first */
     double busiest;        /* highest utilization measured (units, SM%, memory%); NAN */
-    bool latency;          /* busiest < NCU_SOL_LATENCY */
+    bool latency;          /* no memory level, pipe or ncu summary at NCU_SOL_LATENCY */
+    const ncu_unit_t *latency_unit; /* the busiest unit that test counted (the issue slots
+                               count through the SM summary where it was measured), or NULL */
     double idle;           /* share of elapsed time the SMs had no work, 0..1; NAN */
     double stall_total;    /* cycles per issue over every stall reason; NAN */
     bool latency_explained; /* a cause model claimed the idle time of a latency-bound kernel */
