@@ -531,6 +531,33 @@ Test(ncu_accuracy, h200_v14_each_lever_leads_where_it_pays_and_only_there)
     s_levers("h200-v14/capture-2026-12-02", s_v14, sizeof s_v14 / sizeof s_v14[0], s_full, "full");
 }
 
+/* A DRAM bound whose L1-missing loads fetch 1.3x-2x DRAM's reads says the
+ * kernel reads its data twice (corpus v14's layer norm, 1.46x: reading each
+ * row once ran 1.26x); a stream (v14's warp softmax, 1.0x) is not told so. And
+ * a latency bound names the busiest unit its test counted: v14's pool has the
+ * issue slots at 60.5% of active cycles, counted through the SM summary. */
+Test(ncu_accuracy, a_second_pass_over_the_data_is_named_and_a_latency_bound_names_what_it_counted)
+{
+    static const char *const *const plans[] = {s_core, s_full};
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        capture_t cap = s_capture("h200-v14/capture-2026-12-02", plans[p]);
+        const ncu_kernel_t *group;
+        const fb_finding_t *f = s_first(cap.fb, s_kernel(&cap, "v14_layernorm_rows", &group));
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f->category, "dram_bound");
+        cr_expect(strstr(f->action, "reads its data more than once") != NULL, "%s", f->action);
+        f = s_first(cap.fb, s_kernel(&cap, "v14_softmax_warp", &group));
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f->category, "dram_bound");
+        cr_expect(strstr(f->action, "more than once") == NULL, "%s", f->action);
+        f = s_first(cap.fb, s_kernel(&cap, "v14_avgpool5", &group));
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f->category, "latency_bound");
+        cr_expect(strstr(f->title, "issue") == NULL && strstr(f->title, "59%") != NULL, "%s", f->title);
+        s_capture_destroy(&cap);
+    }
+}
+
 /* v7_regbound's DRAM bound below the roof at 8 warps per SM names both ways to
  * more bytes in flight (8 loads per thread 1.27x, twice the warps 1.34x);
  * v7_tinyblock_copy, at 32 warps and limited by blocks, names only loads. */
