@@ -124,6 +124,9 @@ static const struct {
     {"issue_slots", "Raise the issue rate: more eligible warps or more independent instructions "
                     "per warp."},
     {"fp_fusion", "Fuse separate multiplies and adds into FMAs (a*b+c, fmaf; avoid -fmad=false)."},
+    {"block_launch", "Give each thread several elements (4-8, with wide loads, or a grid-stride loop over "
+                     "a grid of a few blocks per SM) so the grid has fewer, longer blocks: an SM "
+                     "starts blocks at a fixed rate, whatever they do."},
     {"load_imbalance", "Spread the work evenly across SMs and memory slices (balanced blocks, "
                        "interleaved addresses)."},
     {"launch_config", "Use a block size that is a multiple of 32 threads."},

@@ -57,6 +57,23 @@ static double s_stall_total(const ncu_kernel_t *k)
     return n > 0 && sum > 0 ? sum : NAN;
 }
 
+/* An SM starts a block at most every roof->block_launch_cycles cycles,
+ * whatever the block does (measured with blocks that do nothing: 160 cycles
+ * on the H200 for 32 to 512 threads; 226 at 1024, for which the 512-thread
+ * floor is used, understating the share). A grid of G blocks on S SMs takes
+ * at least G/S x that many cycles: the share of the elapsed cycles that floor
+ * accounts for is time no fix that keeps the grid can save. NAN without the
+ * grid, the SM count, the elapsed cycles or a measured floor for the GPU. */
+static double s_launch_share(const ncu_ctx_t *c)
+{
+    double grid = c->k->v[NM_GRID_SIZE], sms = c->k->v[NM_SM_COUNT], elapsed = c->k->v[NM_ELAPSED_CYCLES];
+    double floor_cycles = c->roof ? c->roof->block_launch_cycles : 0;
+    if (!analysis_has(grid) || !analysis_has(sms) || !analysis_has(elapsed) || sms <= 0 || elapsed <= 0 ||
+        floor_cycles <= 0)
+        return NAN;
+    return fmin(grid / sms * floor_cycles / elapsed, 1);
+}
+
 static void s_context(ncu_ctx_t *c)
 {
     ncu_units_measure(c->k, &c->units);
@@ -84,6 +101,7 @@ static void s_context(ncu_ctx_t *c)
     c->latency = analysis_has(latency_max) && latency_max < NCU_SOL_LATENCY;
     double active = c->k->v[NM_SM_ACTIVE_CYCLES], elapsed = c->k->v[NM_ELAPSED_CYCLES];
     c->idle = analysis_has(active) && analysis_has(elapsed) && elapsed > 0 ? fmin(fmax(1 - active / elapsed, 0), 1) : NAN;
+    c->launch_share = s_launch_share(c);
     c->stall_total = s_stall_total(c->k);
 }
 

@@ -628,6 +628,39 @@ static int s_top_stall(const ncu_ctx_t *c, double *share)
     return best;
 }
 
+/* Blocks too short to pay for their launch (c->launch_share at
+ * NCU_LAUNCH_SHARE or more) explain a stream below its roof and a kernel with
+ * nothing busy: the SMs start blocks at a fixed rate, so more warps or more
+ * blocks cannot help, and fewer, longer blocks (several elements a thread)
+ * move the same bytes in fewer launches. Measured on the H200
+ * (tests/fixtures/ncu/h200-v15/launch_rate.cu): a copy of one float a thread
+ * in 128-thread blocks ran at the floor, 161 cycles a block, and 4 a thread
+ * 1.96x faster; corpus v15's block sums (launch share 78%) 2.93x. */
+static bool s_blocks_too_short(const ncu_ctx_t *c)
+{
+    return analysis_has(c->launch_share) && c->launch_share >= NCU_LAUNCH_SHARE;
+}
+
+/* Appends the lever for blocks too short to `action` (`cap` bytes). */
+static void s_launch_action(const ncu_ctx_t *c, char *action, size_t cap)
+{
+    size_t used = strlen(action);
+    if (s_blocks_too_short(c) && used + 1 < cap)
+        snprintf(action + used, cap - used, " %s", ncu_advice_action("block_launch"));
+}
+
+static void s_launch_evidence(const ncu_ctx_t *c, fb_finding_t *f)
+{
+    if (!s_blocks_too_short(c))
+        return;
+    double grid = V(c, NM_GRID_SIZE), per_sm = grid / V(c, NM_SM_COUNT);
+    finding_add_evidence(f, "block_launch_share", 100 * c->launch_share, "%",
+                         "%.0f blocks, %.0f per SM, one every %.0f cycles where an SM starts one every %.0f "
+                         "at best (%s, measured): block launches are %.0f%% of the time",
+                         grid, per_sm, V(c, NM_ELAPSED_CYCLES) / per_sm, c->roof->block_launch_cycles,
+                         c->roof->name, 100 * c->launch_share);
+}
+
 static void s_bound_latency(ncu_ctx_t *c)
 {
     double share;
@@ -644,11 +677,14 @@ static void s_bound_latency(ncu_ctx_t *c)
         snprintf(title, sizeof title, "Latency-bound: no unit reaches 60%% of peak (busiest: %s %.0f%%)",
                  top ? top->name : "SM", top_pct);
     double gain = stall >= 0 ? (1 - c->busiest / 100) * share : NAN;
-    fb_finding_t *f = ncu_ctx_finding(c, "latency_bound", gain, "latency", title,
-                                      stall >= 0 ? ncu_advice_stall_action(stall)
-                                                 : ncu_advice_action("warp_stall"));
+    char action[720];
+    snprintf(action, sizeof action, "%s",
+             stall >= 0 ? ncu_advice_stall_action(stall) : ncu_advice_action("warp_stall"));
+    s_launch_action(c, action, sizeof action);
+    fb_finding_t *f = ncu_ctx_finding(c, "latency_bound", gain, "latency", title, action);
     if (!f)
         return;
+    s_launch_evidence(c, f);
     s_units_evidence(f, c);
     if (stall >= 0)
         finding_add_evidence(f, ncu_metric_info((ncu_metric_t) stall)->name, V(c, (ncu_metric_t) stall),
@@ -714,9 +750,11 @@ static void s_bound_dram_latency(ncu_ctx_t *c, const ncu_unit_t *dram)
                  "DRAM below its roof: %.0f%% of peak while warps wait on memory %.0f%% of their stall "
                  "cycles: too few bytes in flight to cover DRAM's latency", dram->pct, 100 * wait);
     s_dram_action(c, dram, action, sizeof action);
+    s_launch_action(c, action, sizeof action);
     fb_finding_t *f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, dram), "headroom", title, action);
     if (!f)
         return;
+    s_launch_evidence(c, f);
     s_units_evidence(f, c);
     s_stall_evidence(f, c, s_memory_stalls, sizeof s_memory_stalls / sizeof s_memory_stalls[0]);
     s_occupancy_evidence(f, c);

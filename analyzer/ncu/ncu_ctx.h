@@ -23,6 +23,10 @@
 #define NCU_SOL_GAP 10.0
 #define NCU_SOL_HIGH 80.0
 
+/* At this share of the elapsed cycles or more, starting blocks is most of the
+ * kernel's time (ncu_analyze.c, s_launch_share): the blocks are too short. */
+#define NCU_LAUNCH_SHARE 0.7
+
 /* A cause is worth a finding when it could save this share of the time. */
 #define NCU_GAIN_REPORT 0.03
 
@@ -38,6 +42,8 @@ typedef struct {
     const ncu_unit_t *latency_unit; /* the busiest unit that test counted (the issue slots
                                count through the SM summary where it was measured), or NULL */
     double idle;           /* share of elapsed time the SMs had no work, 0..1; NAN */
+    double launch_share;   /* share of the elapsed cycles the SMs' block launch rate alone
+                              accounts for (ncu_ctx_launch_share), 0..1; NAN */
     double stall_total;    /* cycles per issue over every stall reason; NAN */
     bool latency_explained; /* a cause model claimed the idle time of a latency-bound kernel */
     const ncu_unit_t *bound; /* the unit the bound finding named, or NULL */

@@ -28,6 +28,10 @@ typedef struct {
     double alu_inst_per_ns[3];
     double slm_bytes_per_ns;
     const char *source;        /* where the numbers come from */
+    /* NVIDIA, measured (0 where not): the fewest cycles between two blocks an
+     * SM starts, for blocks of up to 512 threads (blocks that do nothing,
+     * timed on the GPU: tests/fixtures/ncu/h200-v15/launch_rate.cu). */
+    double block_launch_cycles;
 } roof_t;
 
 /* The entry whose match string occurs in `device` (e.g. "NVIDIA H200"), or NULL. */
