@@ -59,6 +59,36 @@ static double s_waves(const ncu_ctx_t *c)
     return V(c, NM_WAVES);
 }
 
+/* What work on the idle SMs could buy at most: L2 and DRAM serve every SM,
+ * so the SMs that run may already hold them near their attainable peak, and
+ * more SMs then wait on the same bandwidth. Corpus v15's row sums: 64 blocks
+ * for 132 SMs (52% idle) held DRAM at 84%; 16 blocks a row ran 1.11x, not
+ * 2.1x. Returns 1 - the higher of their loads (utilization / attainable), 1
+ * when neither was measured. */
+static double s_shared_headroom(const ncu_ctx_t *c)
+{
+    static const char *const shared[] = {"dram", "l2"};
+    double room = 1;
+    for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
+        const ncu_unit_t *u = ncu_units_find(&c->units, shared[i]);
+        if (u)
+            room = fmin(room, 1 - fmin(u->pct / u->attain, 1));
+    }
+    return room;
+}
+
+/* Says so when the shared units' headroom, not the idle time, sized the gain. */
+static void s_shared_evidence(const ncu_ctx_t *c, fb_finding_t *f, double idle, double gain)
+{
+    if (gain >= idle)
+        return;
+    const ncu_unit_t *dram = ncu_units_find(&c->units, "dram"), *l2 = ncu_units_find(&c->units, "l2");
+    finding_add_evidence(f, "shared_headroom", 100 * gain, "%",
+                         "the SMs that run hold DRAM at %.0f%% and L2 at %.0f%%: work on the idle ones "
+                         "saves at most %.0f%% of the time", dram ? dram->pct : NAN, l2 ? l2->pct : NAN,
+                         100 * gain);
+}
+
 /* A grid smaller than the GPU, a partial last wave, or blocks of unequal
  * length leave SMs with no work. Model: gain = the share of the elapsed time
  * SMs were idle (sm__cycles_active against the elapsed cycles) when measured;
@@ -76,11 +106,11 @@ static void s_idle_sms(ncu_ctx_t *c)
             ncu_ctx_judged(c, "load_imbalance");
     }
     if (analysis_has(grid) && analysis_has(sms) && grid > 0 && grid < sms) {
-        double gain = 1 - grid / sms;
+        double idle = 1 - grid / sms, gain = fmin(idle, s_shared_headroom(c));
         double launches = (double) c->k->launches, t = V(c, NM_DURATION);
         snprintf(title, sizeof title,
                  "Grid too small: %.0f block%s for %.0f SMs, so %.0f%% of the GPU has no work",
-                 grid, grid == 1 ? "" : "s", sms, 100 * gain);
+                 grid, grid == 1 ? "" : "s", sms, 100 * idle);
         fb_finding_t *f = ncu_ctx_finding(c, "small_grid", gain, "idle_sms", title,
                                           ncu_advice_action(launches > 1 && analysis_has(t) && t / launches < 10e3
                                                                 ? "small_grid_launches" : "small_grid"));
@@ -95,6 +125,7 @@ static void s_idle_sms(ncu_ctx_t *c)
         if (analysis_has(c->idle))
             finding_add_evidence(f, "sm__cycles_active.avg", 100 * c->idle, "%",
                                  "SMs idle %.0f%% of the elapsed cycles", 100 * c->idle);
+        s_shared_evidence(c, f, idle, gain);
         c->latency_explained = c->latency_explained || gain >= 0.2;
         return;
     }
@@ -111,7 +142,7 @@ static void s_idle_sms(ncu_ctx_t *c)
     double idle_share = analysis_has(left) ? 1 - fmin(left, sms) / sms : 1 - frac;
     double model = frac > 1e-6 ? idle_share / ceil(waves) : 0;
     bool tail = frac > 1e-6 && model >= NCU_GAIN_REPORT;
-    double gain = analysis_has(c->idle) ? c->idle : model;
+    double idle = analysis_has(c->idle) ? c->idle : model, gain = fmin(idle, s_shared_headroom(c));
     if (gain < NCU_GAIN_REPORT)
         return;
     if (tail) {
@@ -127,7 +158,7 @@ static void s_idle_sms(ncu_ctx_t *c)
     } else {
         snprintf(title, sizeof title,
                  "Load imbalance: SMs were idle %.0f%% of the kernel's time although the grid fills "
-                 "%.1f waves: some blocks run much longer than others", 100 * gain, waves);
+                 "%.1f waves: some blocks run much longer than others", 100 * idle, waves);
     }
     fb_finding_t *f = ncu_ctx_finding(c, tail ? "tail_effect" : "load_imbalance", gain,
                                       analysis_has(c->idle) ? "idle_sms" : "waves", title,
@@ -141,6 +172,7 @@ static void s_idle_sms(ncu_ctx_t *c)
     if (tail && analysis_has(c->idle))
         finding_add_evidence(f, "model", 100 * model, "%",
                              "equal-length blocks would predict %.0f%% idle", 100 * model);
+    s_shared_evidence(c, f, idle, gain);
     c->latency_explained = c->latency_explained || gain >= 0.2;
 }
 
