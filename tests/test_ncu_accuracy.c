@@ -588,6 +588,30 @@ Test(ncu_accuracy, idle_sms_save_at_most_what_the_shared_units_leave)
     }
 }
 
+/* Uncoalesced loads that feed tensor cores are fragment loads: v15's WMMA fed
+ * from global memory is told to stage tiles in shared memory (measured 2.87x),
+ * v14's column-strided SIMT matmul to swap the index roles (measured 5.34x). */
+Test(ncu_accuracy, uncoalesced_fragment_loads_are_told_to_stage_through_shared_memory)
+{
+    static const char *const *const plans[] = {s_core, s_full};
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        capture_t cap = s_capture("h200-v15/capture-2026-12-02", plans[p]);
+        const ncu_kernel_t *group;
+        const fb_finding_t *f = s_first(cap.fb, s_kernel(&cap, "v15_wmma_global", &group));
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f->category, "uncoalesced_access");
+        cr_expect(strstr(f->action, "ldmatrix") != NULL, "%s", f->action);
+        s_capture_destroy(&cap);
+        cap = s_capture("h200-v14/capture-2026-12-02", plans[p]);
+        f = s_first(cap.fb, s_kernel(&cap, "v14_mm_tx_rows", &group));
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f->category, "uncoalesced_access");
+        cr_expect(strstr(f->action, "swap the index roles") != NULL && strstr(f->action, "ldmatrix") == NULL, "%s",
+                  f->action);
+        s_capture_destroy(&cap);
+    }
+}
+
 /* Blocks too short to pay for their launch: v10's byte copy (4M blocks of one
  * byte a thread, one every 159 cycles per SM against the H200's measured 160)
  * and v10's 64-float rows (1M blocks) get the launch evidence and the lever of

@@ -20,6 +20,12 @@ static const struct {
                            "swap the index roles, stage the strided side through a shared-memory "
                            "tile (e.g. 32x33 floats, padded), or change the layout to "
                            "structure-of-arrays."},
+    {"uncoalesced_fragments", "The loads feed tensor cores: matrix fragments read straight from global "
+                              "memory arrive in narrow pieces, each tile read again by every warp that "
+                              "needs it. Stage the A and B tiles in shared memory with 16-byte copies "
+                              "(cp.async or TMA), read the fragments from there (ldmatrix, or "
+                              "wmma::load_matrix_sync on shared memory) and give each warp several "
+                              "fragments (2x2 or more) so each loaded tile feeds more MMAs."},
     {"bank_conflicts", "Pad the shared-memory array (e.g. [32][33] instead of [32][32]) or swizzle "
                        "the index so the 32 lanes of a warp hit 32 different banks."},
     {"l1_bound", "Tile the loops: stage blocks of the inputs in shared memory (and registers) so "

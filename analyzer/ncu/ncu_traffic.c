@@ -15,6 +15,10 @@
 
 #define SECTOR_BYTES 32.0
 
+/* The tensor pipes' utilization (percent) from which a kernel's loads are
+ * taken to feed them. */
+#define NCU_TENSOR_FED 1.0
+
 static double V(const ncu_ctx_t *c, ncu_metric_t m) { return ncu_ctx_v(c, m); }
 static double s_or0(double x) { return analysis_has(x) ? x : 0; }
 
@@ -231,8 +235,16 @@ static void s_uncoalesced(ncu_ctx_t *c)
         snprintf(title, sizeof title,
                  "Uncoalesced global %s%s: %.1f of every 32 bytes fetched are used, so the memory "
                  "system moves %.1fx the data the kernel uses", sides[best].side, kind, b, SECTOR_BYTES / b);
+    /* Loads that feed tensor cores (the MMA pipes measurably busy) are fragment
+     * loads: their layout is the MMA's, so the lever is a shared-memory stage,
+     * not swapped indices (corpus v15's WMMA fed from global memory: 4-byte
+     * loads over 8 sectors a request; 64x64 shared-memory tiles ran 2.87x). */
+    double tensor = fmax(s_or0(V(c, NM_PIPE_TENSOR)), s_or0(V(c, NM_PIPE_HMMA)));
+    const char *advice = nearly ? "uncoalesced_misaligned"
+                         : best == 0 && tensor >= NCU_TENSOR_FED ? "uncoalesced_fragments"
+                                                                  : "uncoalesced_access";
     fb_finding_t *f = ncu_ctx_finding(c, "uncoalesced_access", best_gain, "sectors", title,
-                                      ncu_advice_action(nearly ? "uncoalesced_misaligned" : "uncoalesced_access"));
+                                      ncu_advice_action(advice));
     if (!f)
         return;
     finding_add_evidence(f, sides[best].metric, b, "byte/sector", "%s use %.1f of 32 bytes per sector",
