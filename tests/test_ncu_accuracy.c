@@ -532,6 +532,15 @@ Test(ncu_accuracy, h200_v14_each_lever_leads_where_it_pays_and_only_there)
     s_levers("h200-v14/capture-2026-12-02", s_v14, sizeof s_v14 / sizeof s_v14[0], s_full, "full");
 }
 
+/* Whether a finding carries evidence under this metric name. */
+static bool s_has_evidence(const fb_finding_t *f, const char *metric)
+{
+    for (size_t e = 0; e < f->evidence_count; e++)
+        if (strcmp(f->evidence[e].metric, metric) == 0)
+            return true;
+    return false;
+}
+
 /* Corpus v15 (tests/fixtures/ncu/h200-v15/README.md): a third round of
  * agent-style kernels. First run: 6 of 9 under core and full
  * (docs/gpu-validation/2026-12-02-h200/accuracy_v15_first_run.txt); its three
@@ -574,10 +583,7 @@ Test(ncu_accuracy, idle_sms_save_at_most_what_the_shared_units_leave)
         cr_assert_not_null(grid, "v15_rowsum_block: no small_grid finding");
         cr_expect(grid->speedup > 3 && grid->speedup < 10, "estimated %.1f%%", grid->speedup);
         cr_expect(strstr(grid->title, "52% of the GPU has no work") != NULL, "%s", grid->title);
-        bool said = false;
-        for (size_t e = 0; e < grid->evidence_count; e++)
-            said = said || strcmp(grid->evidence[e].metric, "shared_headroom") == 0;
-        cr_expect(said, "no shared_headroom evidence");
+        cr_expect(s_has_evidence(grid, "shared_headroom"), "no shared_headroom evidence");
         s_capture_destroy(&cap);
         cap = s_capture("h200-v4/capture-2026-12-01", plans[p]);
         const fb_finding_t *f = s_first(cap.fb, s_kernel(&cap, "v4_tiny_grid_long", &group));
@@ -629,10 +635,7 @@ Test(ncu_accuracy, blocks_too_short_to_pay_for_their_launch_are_named_with_the_m
             cr_assert_not_null(f);
             cr_expect_str_eq(f->category, shorts[i][1]);
             cr_expect(strstr(f->action, "fewer, longer blocks") != NULL, "%s: %s", shorts[i][0], f->action);
-            bool floor_named = false;
-            for (size_t e = 0; e < f->evidence_count; e++)
-                floor_named = floor_named || strcmp(f->evidence[e].metric, "block_launch_share") == 0;
-            cr_expect(floor_named, "%s: no block_launch_share evidence", shorts[i][0]);
+            cr_expect(s_has_evidence(f, "block_launch_share"), "%s: no block_launch_share evidence", shorts[i][0]);
         }
         s_capture_destroy(&cap);
         cap = s_capture("h200-v15/capture-2026-12-02", plans[p]);
