@@ -409,6 +409,11 @@ static void s_parallelism(ncu_ctx_t *c)
  * unit idles. Model: in a latency-bound kernel with measured global atomics,
  * gain = the idle share of the busiest unit x the share of stall cycles spent
  * waiting on memory results and stores (long scoreboard, drain, LSU queue). */
+/* Nanoseconds an L2 slice takes for one atomic on one address, measured on
+ * the H200 (corpus v15's work queue); an upper bound for atomics spread over
+ * addresses, which slices serve in parallel. */
+#define NCU_ATOMIC_NS 0.70
+
 static void s_contention(ncu_ctx_t *c)
 {
     double red = V(c, NM_GLOBAL_RED), atom = V(c, NM_GLOBAL_ATOM);
@@ -423,6 +428,14 @@ static void s_contention(ncu_ctx_t *c)
     else if (!analysis_has(wait))
         wait = 0;
     double gain = (1 - c->busiest / 100) * fmin(wait, 1);
+    /* Atomics cost the kernel time only as far as there are enough of them:
+     * even served one at a time, N atomic instructions of 32 lanes take
+     * 32 x N x NCU_ATOMIC_NS (corpus v15's work queue: 524,288 warp-aggregated
+     * atomics on one address cost 0.37 ms, 0.70 ns each). Corpus v16's sum
+     * over 96 blocks, latency-bound with 96 atomics in 1 ms, is not contended. */
+    double t = V(c, NM_DURATION);
+    if (analysis_has(t) && t > 0)
+        gain = fmin(gain, 32 * atomics * NCU_ATOMIC_NS / t);
     if (gain < NCU_GAIN_REPORT)
         return;
     char title[300];
