@@ -106,7 +106,17 @@ static void s_idle_sms(ncu_ctx_t *c)
             ncu_ctx_judged(c, "load_imbalance");
     }
     if (analysis_has(grid) && analysis_has(sms) && grid > 0 && grid < sms) {
-        double idle = 1 - grid / sms, gain = fmin(idle, s_shared_headroom(c));
+        /* More blocks fill the idle SMs and, where the launch left the SMs that
+         * run under their theoretical occupancy with nothing busy (latency-bound),
+         * put more warps on each of them too: the too-few-warps lever
+         * (s_parallelism) multiplies the idle SMs'. Corpus v16's sum over 96
+         * blocks of 16 warps (25% occupancy of 100%): 132/96 x 4 = 5.5x, capped
+         * by DRAM's and L2's headroom at 6.3x; 528 blocks measured 4.73x. */
+        double idle = 1 - grid / sms, speedup = sms / grid;
+        double theo = V(c, NM_OCC_THEORETICAL), ach = V(c, NM_OCC_ACHIEVED);
+        if (c->latency && analysis_has(theo) && analysis_has(ach) && ach > 0 && theo > ach)
+            speedup *= theo / ach;
+        double gain = fmin(1 - 1 / speedup, s_shared_headroom(c));
         double launches = (double) c->k->launches, t = V(c, NM_DURATION);
         snprintf(title, sizeof title,
                  "Grid too small: %.0f block%s for %.0f SMs, so %.0f%% of the GPU has no work",
@@ -409,10 +419,13 @@ static void s_parallelism(ncu_ctx_t *c)
  * unit idles. Model: in a latency-bound kernel with measured global atomics,
  * gain = the idle share of the busiest unit x the share of stall cycles spent
  * waiting on memory results and stores (long scoreboard, drain, LSU queue). */
-/* Nanoseconds an L2 slice takes for one atomic on one address, measured on
- * the H200 (corpus v15's work queue); an upper bound for atomics spread over
- * addresses, which slices serve in parallel. */
-#define NCU_ATOMIC_NS 0.70
+/* Nanoseconds an L2 slice takes for one lane's atomic on one address, the
+ * slowest measured on the H200: corpus v9's float reductions into one address,
+ * 524,288 instructions of 32 lanes in 29.5 ms (1.76 ns a lane; corpus v15's
+ * integer work queue, its atomics aggregated by the compiler: 0.70 ns an
+ * instruction). An upper bound for atomics spread over addresses, which the
+ * slices serve in parallel. */
+#define NCU_ATOMIC_NS 1.76
 
 static void s_contention(ncu_ctx_t *c)
 {
@@ -429,10 +442,10 @@ static void s_contention(ncu_ctx_t *c)
         wait = 0;
     double gain = (1 - c->busiest / 100) * fmin(wait, 1);
     /* Atomics cost the kernel time only as far as there are enough of them:
-     * even served one at a time, N atomic instructions of 32 lanes take
-     * 32 x N x NCU_ATOMIC_NS (corpus v15's work queue: 524,288 warp-aggregated
-     * atomics on one address cost 0.37 ms, 0.70 ns each). Corpus v16's sum
-     * over 96 blocks, latency-bound with 96 atomics in 1 ms, is not contended. */
+     * even served one lane at a time, N atomic instructions of 32 lanes take
+     * at most 32 x N x NCU_ATOMIC_NS. Corpus v16's sum over 96 blocks,
+     * latency-bound with 96 atomics in 1 ms (at most 5 us of them), is not
+     * contended. */
     double t = V(c, NM_DURATION);
     if (analysis_has(t) && t > 0)
         gain = fmin(gain, 32 * atomics * NCU_ATOMIC_NS / t);
