@@ -273,6 +273,16 @@ Test(ncu_accuracy, h200_v12_workloads_full_names_every_expected_first_finding)
     s_expect_plan("h200-v12", "h200-v12/workloads", "workloads", "full", s_full, true);
 }
 
+/* Corpus v16 was captured under the default plan and full only. */
+Test(ncu_accuracy, h200_v16_core_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v16", "h200-v16/capture-2026-12-02", "kernels", "core", s_core, true);
+}
+Test(ncu_accuracy, h200_v16_full_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v16", "h200-v16/capture-2026-12-02", "kernels", "full", s_full, true);
+}
+
 /* Corpus v2 as shared (2026-11 captures, tests/fixtures/ncu/h200-v2/): the
  * plans of that day, the default plan of that time among them, may say less
  * than today's core plan but never something wrong; --set full is exact. */
@@ -532,6 +542,22 @@ Test(ncu_accuracy, h200_v14_each_lever_leads_where_it_pays_and_only_there)
     s_levers("h200-v14/capture-2026-12-02", s_v14, sizeof s_v14 / sizeof s_v14[0], s_full, "full");
 }
 
+/* Corpus v16 (tests/fixtures/ncu/h200-v16/README.md): aimed at the launch
+ * floor and the idle-SM cap. First run 1 of 3 under core and full: the sum over
+ * 96 blocks was led by contention from 96 atomics (capped by the atomics' own
+ * time since) and estimated at 1.4x as a small grid (5.5x with the too-few-warps
+ * factor since). The copy over 66 blocks is a known miss. */
+static const lever_t s_v16[] = {
+    {"v16_sigmoid_1pt", "dram_bound", 1 - 0.1320 / 0.2228},     /* float4: 1.69x */
+    {"v16_sum_few_blocks", "small_grid", 1 - 0.2133 / 1.0082}, /* 528 blocks: 4.73x */
+};
+
+Test(ncu_accuracy, h200_v16_each_lever_leads_where_it_pays_and_only_there)
+{
+    s_levers("h200-v16/capture-2026-12-02", s_v16, sizeof s_v16 / sizeof s_v16[0], s_core, "core");
+    s_levers("h200-v16/capture-2026-12-02", s_v16, sizeof s_v16 / sizeof s_v16[0], s_full, "full");
+}
+
 /* Whether a finding carries evidence under this metric name. */
 static bool s_has_evidence(const fb_finding_t *f, const char *metric)
 {
@@ -638,8 +664,15 @@ Test(ncu_accuracy, blocks_too_short_to_pay_for_their_launch_are_named_with_the_m
             cr_expect(s_has_evidence(f, "block_launch_share"), "%s: no block_launch_share evidence", shorts[i][0]);
         }
         s_capture_destroy(&cap);
+        cap = s_capture("h200-v16/capture-2026-12-02", plans[p]);
+        const fb_finding_t *f = s_first(cap.fb, s_kernel(&cap, "v16_sigmoid_1pt", &group));
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f->category, "dram_bound");
+        cr_expect(s_has_evidence(f, "block_launch_share") && strstr(f->action, "fewer, longer blocks") != NULL,
+                  "v16_sigmoid_1pt: %s", f->action);
+        s_capture_destroy(&cap);
         cap = s_capture("h200-v15/capture-2026-12-02", plans[p]);
-        const fb_finding_t *f = s_first(cap.fb, s_kernel(&cap, "v15_gemv_warp_row", &group));
+        f = s_first(cap.fb, s_kernel(&cap, "v15_gemv_warp_row", &group));
         cr_assert_not_null(f);
         cr_expect_str_eq(f->category, "dram_bound");
         cr_expect(strstr(f->action, "fewer, longer blocks") == NULL, "%s", f->action);

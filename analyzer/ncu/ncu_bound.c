@@ -387,6 +387,39 @@ static double s_reread_saved(const ncu_ctx_t *c, double ratio)
  * PyTorch's reductions 1.2. */
 #define NCU_REREAD_NOTE_RATIO 1.3
 
+/* Blocks too short to pay for their launch (c->launch_share at
+ * NCU_LAUNCH_SHARE or more) explain a stream below its roof and a kernel with
+ * nothing busy: the SMs start blocks at a fixed rate, so more warps or more
+ * blocks cannot help, and fewer, longer blocks (several elements a thread)
+ * move the same bytes in fewer launches. Measured on the H200
+ * (tests/fixtures/ncu/h200-v15/launch_rate.cu): a copy of one float a thread
+ * in 128-thread blocks ran at the floor, 161 cycles a block, and 4 a thread
+ * 1.96x faster; corpus v15's block sums (launch share 78%) 2.93x. */
+static bool s_blocks_too_short(const ncu_ctx_t *c)
+{
+    return analysis_has(c->launch_share) && c->launch_share >= NCU_LAUNCH_SHARE;
+}
+
+/* Appends the lever for blocks too short to `action` (`cap` bytes). */
+static void s_launch_action(const ncu_ctx_t *c, char *action, size_t cap)
+{
+    size_t used = strlen(action);
+    if (s_blocks_too_short(c) && used + 1 < cap)
+        snprintf(action + used, cap - used, " %s", ncu_advice_action("block_launch"));
+}
+
+static void s_launch_evidence(const ncu_ctx_t *c, fb_finding_t *f)
+{
+    if (!s_blocks_too_short(c))
+        return;
+    double grid = V(c, NM_GRID_SIZE), per_sm = grid / V(c, NM_SM_COUNT);
+    finding_add_evidence(f, "block_launch_share", 100 * c->launch_share, "%",
+                         "%.0f blocks, %.0f per SM, one every %.0f cycles where an SM starts one every %.0f "
+                         "at best (%s, measured): block launches are %.0f%% of the time",
+                         grid, per_sm, V(c, NM_ELAPSED_CYCLES) / per_sm, c->roof->block_launch_cycles,
+                         c->roof->name, 100 * c->launch_share);
+}
+
 static void s_dram_action(const ncu_ctx_t *c, const ncu_unit_t *dram, char *action, size_t cap)
 {
     double theo = V(c, NM_OCC_THEORETICAL);
@@ -406,6 +439,8 @@ static void s_dram_action(const ncu_ctx_t *c, const ncu_unit_t *dram, char *acti
                  " The loads that miss L1 fetch %.1fx the bytes DRAM reads: the kernel reads its data "
                  "more than once (a second pass); read it once and keep it in registers or shared "
                  "memory, which also saves the DRAM reads of a second pass that misses L2.", ratio);
+    if (dram->pct < NCU_SOL_HIGH)
+        s_launch_action(c, action, cap);
 }
 
 static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
@@ -433,6 +468,8 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         char action[720];
         s_dram_action(c, unit, action, sizeof action);
         f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, unit), "headroom", title, action);
+        if (f && unit->pct < NCU_SOL_HIGH)
+            s_launch_evidence(c, f);
         if (f && s_dram_bandwidth(c, &achieved, &peak))
             finding_add_evidence(f, "dram__bytes.sum.per_second", achieved, "byte/s",
                                  "DRAM %.2f TB/s of %.2f TB/s peak", achieved / 1e12, peak / 1e12);
@@ -628,39 +665,6 @@ static int s_top_stall(const ncu_ctx_t *c, double *share)
     return best;
 }
 
-/* Blocks too short to pay for their launch (c->launch_share at
- * NCU_LAUNCH_SHARE or more) explain a stream below its roof and a kernel with
- * nothing busy: the SMs start blocks at a fixed rate, so more warps or more
- * blocks cannot help, and fewer, longer blocks (several elements a thread)
- * move the same bytes in fewer launches. Measured on the H200
- * (tests/fixtures/ncu/h200-v15/launch_rate.cu): a copy of one float a thread
- * in 128-thread blocks ran at the floor, 161 cycles a block, and 4 a thread
- * 1.96x faster; corpus v15's block sums (launch share 78%) 2.93x. */
-static bool s_blocks_too_short(const ncu_ctx_t *c)
-{
-    return analysis_has(c->launch_share) && c->launch_share >= NCU_LAUNCH_SHARE;
-}
-
-/* Appends the lever for blocks too short to `action` (`cap` bytes). */
-static void s_launch_action(const ncu_ctx_t *c, char *action, size_t cap)
-{
-    size_t used = strlen(action);
-    if (s_blocks_too_short(c) && used + 1 < cap)
-        snprintf(action + used, cap - used, " %s", ncu_advice_action("block_launch"));
-}
-
-static void s_launch_evidence(const ncu_ctx_t *c, fb_finding_t *f)
-{
-    if (!s_blocks_too_short(c))
-        return;
-    double grid = V(c, NM_GRID_SIZE), per_sm = grid / V(c, NM_SM_COUNT);
-    finding_add_evidence(f, "block_launch_share", 100 * c->launch_share, "%",
-                         "%.0f blocks, %.0f per SM, one every %.0f cycles where an SM starts one every %.0f "
-                         "at best (%s, measured): block launches are %.0f%% of the time",
-                         grid, per_sm, V(c, NM_ELAPSED_CYCLES) / per_sm, c->roof->block_launch_cycles,
-                         c->roof->name, 100 * c->launch_share);
-}
-
 static void s_bound_latency(ncu_ctx_t *c)
 {
     double share;
@@ -750,7 +754,6 @@ static void s_bound_dram_latency(ncu_ctx_t *c, const ncu_unit_t *dram)
                  "DRAM below its roof: %.0f%% of peak while warps wait on memory %.0f%% of their stall "
                  "cycles: too few bytes in flight to cover DRAM's latency", dram->pct, 100 * wait);
     s_dram_action(c, dram, action, sizeof action);
-    s_launch_action(c, action, sizeof action);
     fb_finding_t *f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, dram), "headroom", title, action);
     if (!f)
         return;
