@@ -273,7 +273,7 @@ Test(ncu_accuracy, h200_v12_workloads_full_names_every_expected_first_finding)
     s_expect_plan("h200-v12", "h200-v12/workloads", "workloads", "full", s_full, true);
 }
 
-/* Corpus v16 was captured under the default plan and full only. */
+/* Corpora v16 and v17 were captured under the default plan and full only. */
 Test(ncu_accuracy, h200_v16_core_names_every_expected_first_finding)
 {
     s_expect_plan("h200-v16", "h200-v16/capture-2026-12-02", "kernels", "core", s_core, true);
@@ -281,6 +281,14 @@ Test(ncu_accuracy, h200_v16_core_names_every_expected_first_finding)
 Test(ncu_accuracy, h200_v16_full_names_every_expected_first_finding)
 {
     s_expect_plan("h200-v16", "h200-v16/capture-2026-12-02", "kernels", "full", s_full, true);
+}
+Test(ncu_accuracy, h200_v17_core_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v17", "h200-v17/capture-2026-12-02", "kernels", "core", s_core, true);
+}
+Test(ncu_accuracy, h200_v17_full_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v17", "h200-v17/capture-2026-12-02", "kernels", "full", s_full, true);
 }
 
 /* Corpus v2 as shared (2026-11 captures, tests/fixtures/ncu/h200-v2/): the
@@ -556,6 +564,48 @@ Test(ncu_accuracy, h200_v16_each_lever_leads_where_it_pays_and_only_there)
 {
     s_levers("h200-v16/capture-2026-12-02", s_v16, sizeof s_v16 / sizeof s_v16[0], s_core, "core");
     s_levers("h200-v16/capture-2026-12-02", s_v16, sizeof s_v16 / sizeof s_v16[0], s_full, "full");
+}
+
+/* Corpus v17 (tests/fixtures/ncu/h200-v17/README.md). First run 2 of 3 under
+ * core and full: the RMSNorm with its row in 143 registers (8 warps per SM, a
+ * DRAM stream at 63%) was led by the register limit on occupancy, whose
+ * estimate took the DRAM bound's headroom; in a DRAM stream it no longer does
+ * (the test below). */
+static const lever_t s_v17[] = {
+    {"v17_mm_smem_conflict", "bank_conflicts", 1 - 2.4538 / 9.8286}, /* padded tiles: 4.01x */
+    {"v17_gelu_half1", "dram_bound", 1 - 0.1520 / 0.3874},          /* 8 halves a thread: 2.55x */
+    {"v17_rmsnorm_warp", "dram_bound", 1 - 0.2726 / 0.3569},        /* float4: 1.31x */
+};
+
+Test(ncu_accuracy, h200_v17_each_lever_leads_where_it_pays_and_only_there)
+{
+    s_levers("h200-v17/capture-2026-12-02", s_v17, sizeof s_v17 / sizeof s_v17[0], s_core, "core");
+    s_levers("h200-v17/capture-2026-12-02", s_v17, sizeof s_v17 / sizeof s_v17[0], s_full, "full");
+}
+
+/* In a DRAM stream below its roof, the register limit on occupancy is one way
+ * to more bytes in flight, the DRAM bound's own lever: v17's RMSNorm leads with
+ * the DRAM bound, whose action names more warps too, and keeps the occupancy
+ * finding second. */
+Test(ncu_accuracy, a_register_limit_in_a_dram_stream_leaves_the_bound_its_headroom)
+{
+    static const char *const *const plans[] = {s_core, s_full};
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        capture_t cap = s_capture("h200-v17/capture-2026-12-02", plans[p]);
+        const ncu_kernel_t *group;
+        size_t k = s_kernel(&cap, "v17_rmsnorm_warp", &group);
+        const fb_finding_t *first = s_first(cap.fb, k), *occupancy = NULL;
+        for (size_t f = 0; f < feedback_finding_count(cap.fb); f++) {
+            const fb_finding_t *x = feedback_finding(cap.fb, f);
+            if (x->kernel == k && strcmp(x->category, "occupancy") == 0)
+                occupancy = x;
+        }
+        cr_assert_not_null(first);
+        cr_expect_str_eq(first->category, "dram_bound");
+        cr_expect(strstr(first->action, "more warps are the other way") != NULL, "%s", first->action);
+        cr_expect_not_null(occupancy, "the occupancy finding is gone");
+        s_capture_destroy(&cap);
+    }
 }
 
 /* Whether a finding carries evidence under this metric name. */

@@ -740,6 +740,8 @@ static const ncu_unit_t *s_dram_stream_below_roof(const ncu_ctx_t *c)
     return dram->pct >= NCU_DRAM_STREAM_MIN && served ? dram : NULL;
 }
 
+bool ncu_ctx_dram_stream(const ncu_ctx_t *c) { return s_dram_stream_below_roof(c) != NULL; }
+
 static void s_bound_dram_latency(ncu_ctx_t *c, const ncu_unit_t *dram)
 {
     char title[320], action[720];

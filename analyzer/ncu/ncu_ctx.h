@@ -75,6 +75,11 @@ double ncu_ctx_stall_sum(const ncu_ctx_t *c, const ncu_metric_t *reasons, size_t
  * (long scoreboard, drain, LG throttle); NAN when none was measured. */
 double ncu_ctx_memory_wait_share(const ncu_ctx_t *c);
 
+/* Whether the kernel is a DRAM stream below its roof: warps mostly wait on
+ * memory, DRAM (10% or more) serves the requests, mostly global ones
+ * (ncu_bound.c, where the DRAM bound's latency variant is decided). */
+bool ncu_ctx_dram_stream(const ncu_ctx_t *c);
+
 /* Adds a finding whose gain (0..1, the share of the kernel's time it would
  * save; NAN when no model applies) comes from `model`, a short name shown as
  * its source ("profeed:<model>"). Returns NULL when memory ran out. */
