@@ -390,9 +390,8 @@ static double s_reread_saved(const ncu_ctx_t *c, double ratio)
 /* Blocks too short to pay for their launch (c->launch_share at
  * NCU_LAUNCH_SHARE or more) explain a DRAM bound under NCU_SOL_HIGH (plain or
  * waiting on memory) and a kernel with nothing busy: the SMs start blocks at a
- * fixed rate, so more warps or more
- * blocks cannot help, and fewer, longer blocks (several elements a thread)
- * move the same bytes in fewer launches. Measured on the H200
+ * fixed rate, so more warps or more blocks cannot help, and fewer, longer
+ * blocks (several elements a thread) move the same bytes in fewer launches. Measured on the H200
  * (tests/fixtures/ncu/h200-v15/launch_rate.cu): a copy of one float a thread
  * in 128-thread blocks ran at the floor, 161 cycles a block, and 4 a thread
  * 1.96x faster; corpus v15's block sums (launch share 78%) 2.93x. */

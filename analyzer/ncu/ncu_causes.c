@@ -83,10 +83,14 @@ static void s_shared_evidence(const ncu_ctx_t *c, fb_finding_t *f, double idle, 
     if (gain >= idle)
         return;
     const ncu_unit_t *dram = ncu_units_find(&c->units, "dram"), *l2 = ncu_units_find(&c->units, "l2");
+    char held[96] = "";
+    if (dram && l2)
+        snprintf(held, sizeof held, "DRAM at %.0f%% and L2 at %.0f%%", dram->pct, l2->pct);
+    else
+        snprintf(held, sizeof held, "%s at %.0f%%", dram ? "DRAM" : "L2", dram ? dram->pct : l2->pct);
     finding_add_evidence(f, "shared_headroom", 100 * gain, "%",
-                         "the SMs that run hold DRAM at %.0f%% and L2 at %.0f%%: work on the idle ones "
-                         "saves at most %.0f%% of the time", dram ? dram->pct : NAN, l2 ? l2->pct : NAN,
-                         100 * gain);
+                         "the SMs that run hold %s: work on the idle ones saves at most %.0f%% of the time",
+                         held, 100 * gain);
 }
 
 /* A grid smaller than the GPU, a partial last wave, or blocks of unequal
