@@ -694,6 +694,29 @@ Test(ncu_accuracy, uncoalesced_fragment_loads_are_told_to_stage_through_shared_m
     }
 }
 
+/* A fix that keeps the grid cannot beat the launch floor: v15's block sums
+ * start their 262144 blocks at 78% of the elapsed cycles, so no finding but the
+ * grid's own claims more than 22% (the shuffle lever measured 3%). */
+Test(ncu_accuracy, fixes_that_keep_the_grid_save_at_most_what_the_launch_floor_leaves)
+{
+    static const char *const *const plans[] = {s_core, s_full};
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        capture_t cap = s_capture("h200-v15/capture-2026-12-02", plans[p]);
+        const ncu_kernel_t *group;
+        size_t k = s_kernel(&cap, "v15_block_sum_serial", &group);
+        size_t seen = 0;
+        for (size_t f = 0; f < feedback_finding_count(cap.fb); f++) {
+            const fb_finding_t *x = feedback_finding(cap.fb, f);
+            if (x->kernel != k || !isfinite(x->speedup))
+                continue;
+            seen++;
+            cr_expect(x->speedup <= 23, "%s: estimated %.1f%%", x->category, x->speedup);
+        }
+        cr_expect(seen >= 2, "v15_block_sum_serial: %zu findings with an estimate", seen);
+        s_capture_destroy(&cap);
+    }
+}
+
 /* Blocks too short to pay for their launch: v10's byte copy (4M blocks of one
  * byte a thread, one every 159 cycles per SM against the H200's measured 160)
  * and v10's 64-float rows (1M blocks) get the launch evidence and the lever of

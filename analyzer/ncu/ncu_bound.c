@@ -49,9 +49,27 @@ double ncu_ctx_memory_wait_share(const ncu_ctx_t *c)
     return ncu_ctx_stall_sum(c, reasons, sizeof reasons / sizeof reasons[0]);
 }
 
+/* Whether a finding's fix changes the grid or the warps per SM (so the launch
+ * floor does not bound what it saves): the idle-SM and occupancy causes, and
+ * the bounds whose levers include fewer, longer blocks. */
+static bool s_changes_grid(const char *category)
+{
+    static const char *const kinds[] = {"small_grid", "tail_effect", "load_imbalance", "occupancy",
+                                        "dram_bound", "latency_bound", "memory_bound"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(category, kinds[i]) == 0)
+            return true;
+    return false;
+}
+
 fb_finding_t *ncu_ctx_finding(ncu_ctx_t *c, const char *category, double gain, const char *model,
                               const char *title, const char *action)
 {
+    /* A fix that keeps the grid cannot beat the SMs' block launch floor: it
+     * saves at most the share of the time the launches do not account for. */
+    if (analysis_has(gain) && analysis_has(c->launch_share) && c->launch_share >= NCU_LAUNCH_SHARE &&
+        !s_changes_grid(category))
+        gain = fmin(gain, 1 - c->launch_share);
     double importance = analysis_has(gain) ? 100 * fmin(fmax(gain, 0), 0.999) : 5;
     fb_finding_t *f = feedback_add_finding(c->fb, c->index, category, importance, title, action);
     if (!f)
