@@ -53,6 +53,13 @@ run() {
   if [ "$prog" = profeed ] && { [ "${1:-}" = submit ] || [ "${1:-}" = status ]; }; then prog=profeed-farm; fi
   "$lib/ld.so" --library-path "$lib" "$bundle/bin/$prog" "$@"
 }
+# start PROG ARGS...: a bundled program in the background, its own PID in pids for the cleanup
+# (a function run with & would leave its PID to a subshell, and the program orphaned by the kill).
+start() {
+  local prog=$1; shift
+  "$lib/ld.so" --library-path "$lib" "$bundle/bin/$prog" "$@" &
+  pids+=("$!")
+}
 log() { echo "gpu-smoke: $*" | tee -a "$out/summary.txt"; }
 : > "$out/summary.txt"
 pids=()
@@ -83,25 +90,22 @@ fi
 
 # The farm, on ephemeral loopback ports.
 hb=(--heartbeat-ms 500 --liveness 6)
-run profeed-broker --agents "tcp://127.0.0.1:*" --workers "tcp://127.0.0.1:*" --endpoints-file "$out/endpoints" \
-  --timeout-s 1800 "${hb[@]}" > "$out/broker.log" 2>&1 &
-pids+=("$!")
+start profeed-broker --agents "tcp://127.0.0.1:*" --workers "tcp://127.0.0.1:*" --endpoints-file "$out/endpoints" \
+  --timeout-s 1800 "${hb[@]}" > "$out/broker.log" 2>&1
 for _ in $(seq 100); do [ -s "$out/endpoints" ] && break; sleep 0.05; done
 agent_ep=$(sed -n 's/^agent=//p' "$out/endpoints")
 worker_ep=$(sed -n 's/^worker=//p' "$out/endpoints")
 [ -n "$agent_ep" ] || { log "FAIL: the broker did not start (see $out/broker.log)"; exit 1; }
 mkdir -p "$out/jobs"
 if [ $dry = 1 ]; then
-  run profeed-collector --broker "$worker_ep" --worker-id smoke-collector --replay "$fx/replay/gpu-smoke.map" \
-    "${hb[@]}" > "$out/collector.log" 2>&1 &
+  start profeed-collector --broker "$worker_ep" --worker-id smoke-collector --replay "$fx/replay/gpu-smoke.map" \
+    "${hb[@]}" > "$out/collector.log" 2>&1
 else
   # The lent GPU machine runs commands as root; run-as says so explicitly.
-  run profeed-collector --broker "$worker_ep" --worker-id smoke-collector --job-root "$out/jobs" --keep-job-dirs \
-    --pass-timeout-s 900 --run-as "$(id -un)" "${hb[@]}" > "$out/collector.log" 2>&1 &
+  start profeed-collector --broker "$worker_ep" --worker-id smoke-collector --job-root "$out/jobs" --keep-job-dirs \
+    --pass-timeout-s 900 --run-as "$(id -un)" "${hb[@]}" > "$out/collector.log" 2>&1
 fi
-pids+=("$!")
-run profeed-analyzer --broker "$worker_ep" --worker-id smoke-analyzer "${hb[@]}" > "$out/analyzer.log" 2>&1 &
-pids+=("$!")
+start profeed-analyzer --broker "$worker_ep" --worker-id smoke-analyzer "${hb[@]}" > "$out/analyzer.log" 2>&1
 for _ in $(seq 200); do
   n=$(run profeed status --endpoint "$agent_ep" --json 2>/dev/null | grep -c '"worker_id"')
   [ "${n:-0}" -ge 2 ] && break
