@@ -392,11 +392,6 @@ static double s_reread_saved(const ncu_ctx_t *c, double ratio)
     return s_saved_beyond_coalescing(c, ld_keep, l2_keep, keep);
 }
 
-/* The DRAM bound's action. Below the roof with few warps: the bytes in flight
- * come from more loads per thread or more warps, each loading its own data
- * (corpus v7's v7_regbound, 8 warps per SM at 216 registers: 8 loads in flight
- * per thread ran 1.27x faster, twice the warps with half the state each
- * 1.34x). The action names both. */
 /* Below the 2x at which L2's re-reads are the bound (s_l2_rereads), a kernel
  * whose L1-missing loads still fetch this much more than DRAM reads is reading
  * data twice, and where the second pass misses L2 as well DRAM carries it
@@ -409,10 +404,12 @@ static double s_reread_saved(const ncu_ctx_t *c, double ratio)
  * NCU_LAUNCH_SHARE or more) explain a DRAM bound under NCU_SOL_HIGH (plain or
  * waiting on memory) and a kernel with nothing busy: the SMs start blocks at a
  * fixed rate, so more warps or more blocks cannot help, and fewer, longer
- * blocks (several elements a thread) move the same bytes in fewer launches. Measured on the H200
- * (tests/fixtures/ncu/h200-v15/launch_rate.cu): a copy of one float a thread
- * in 128-thread blocks ran at the floor, 161 cycles a block, and 4 a thread
- * 1.96x faster; corpus v15's block sums (launch share 78%) 2.93x. */
+ * blocks (several elements a thread) move the same bytes in fewer launches.
+ * Measured on the H200 (tests/fixtures/ncu/h200-v15/launch_rate.cu): a copy of
+ * one float a thread in 128-thread blocks ran at the floor, 161 cycles a
+ * block, and 4 a thread 1.96x faster; corpus v15's block sums (launch share
+ * 78%) 2.93x. The action and the evidence go together: a DRAM bound adds both
+ * under NCU_SOL_HIGH only. */
 static bool s_blocks_too_short(const ncu_ctx_t *c)
 {
     return analysis_has(c->launch_share) && c->launch_share >= NCU_LAUNCH_SHARE;
@@ -426,6 +423,7 @@ static void s_launch_action(const ncu_ctx_t *c, char *action, size_t cap)
         snprintf(action + used, cap - used, " %s", ncu_advice_action("block_launch"));
 }
 
+/* Adds the launch floor's numbers to `f` when the blocks are too short. */
 static void s_launch_evidence(const ncu_ctx_t *c, fb_finding_t *f)
 {
     if (!s_blocks_too_short(c))
@@ -438,6 +436,11 @@ static void s_launch_evidence(const ncu_ctx_t *c, fb_finding_t *f)
                          c->roof->name, 100 * c->launch_share);
 }
 
+/* The DRAM bound's action. Below the roof with few warps: the bytes in flight
+ * come from more loads per thread or more warps, each loading its own data
+ * (corpus v7's v7_regbound, 8 warps per SM at 216 registers: 8 loads in flight
+ * per thread ran 1.27x faster, twice the warps with half the state each
+ * 1.34x). The action names both. */
 static void s_dram_action(const ncu_ctx_t *c, const ncu_unit_t *dram, char *action, size_t cap)
 {
     double theo = V(c, NM_OCC_THEORETICAL);
@@ -777,7 +780,8 @@ static void s_bound_dram_latency(ncu_ctx_t *c, const ncu_unit_t *dram)
     fb_finding_t *f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, dram), "headroom", title, action);
     if (!f)
         return;
-    s_launch_evidence(c, f);
+    if (dram->pct < NCU_SOL_HIGH)
+        s_launch_evidence(c, f);
     s_units_evidence(f, c);
     s_stall_evidence(f, c, s_memory_stalls, sizeof s_memory_stalls / sizeof s_memory_stalls[0]);
     s_occupancy_evidence(f, c);

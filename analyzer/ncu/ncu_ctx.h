@@ -43,7 +43,7 @@ typedef struct {
                                count through the SM summary where it was measured), or NULL */
     double idle;           /* share of elapsed time the SMs had no work, 0..1; NAN */
     double launch_share;   /* share of the elapsed cycles the SMs' block launch rate alone
-                              accounts for (ncu_ctx_launch_share), 0..1; NAN */
+                              accounts for (ncu_analyze.c, s_launch_share), 0..1; NAN */
     double stall_total;    /* cycles per issue over every stall reason; NAN */
     bool latency_explained; /* a cause model claimed the idle time of a latency-bound kernel */
     const ncu_unit_t *bound; /* the unit the bound finding named, or NULL */
