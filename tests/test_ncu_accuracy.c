@@ -130,6 +130,17 @@ static const fb_finding_t *s_first(const feedback_t *fb, size_t kernel)
     return NULL;
 }
 
+/* The kernel's first finding of this category, or NULL. */
+static const fb_finding_t *s_category(const feedback_t *fb, size_t kernel, const char *category)
+{
+    for (size_t i = 0; i < feedback_finding_count(fb); i++) {
+        const fb_finding_t *x = feedback_finding(fb, i);
+        if (x->kernel == kernel && strcmp(x->category, category) == 0)
+            return x;
+    }
+    return NULL;
+}
+
 /* Every "N%" in a text is at most 100. */
 static void s_expect_shares_bounded(const char *text, const char *where)
 {
@@ -349,15 +360,7 @@ static void s_levers(const char *folder, const lever_t *levers, size_t n, const 
         const ncu_kernel_t *group;
         size_t k = s_kernel(&cap, levers[i].kernel, &group);
         cr_assert_neq(k, (size_t) -1, "%s: no kernel %s", plan, levers[i].kernel);
-        const fb_finding_t *first = NULL, *lever = NULL;
-        for (size_t f = 0; f < feedback_finding_count(cap.fb); f++) {
-            const fb_finding_t *x = feedback_finding(cap.fb, f);
-            if (x->kernel != k)
-                continue;
-            first = first ? first : x;
-            if (!lever && strcmp(x->category, levers[i].category) == 0)
-                lever = x;
-        }
+        const fb_finding_t *first = s_first(cap.fb, k), *lever = s_category(cap.fb, k, levers[i].category);
         cr_assert_not_null(first, "%s: %s has no finding", plan, levers[i].kernel);
         if (levers[i].measured < 0.10) {
             cr_assert_str_neq(first->category, levers[i].category, "%s: %s leads with %s, whose lever measured %.2fx",
@@ -594,12 +597,7 @@ Test(ncu_accuracy, a_register_limit_in_a_dram_stream_leaves_the_bound_its_headro
         capture_t cap = s_capture("h200-v17/capture-2026-12-02", plans[p]);
         const ncu_kernel_t *group;
         size_t k = s_kernel(&cap, "v17_rmsnorm_warp", &group);
-        const fb_finding_t *first = s_first(cap.fb, k), *occupancy = NULL;
-        for (size_t f = 0; f < feedback_finding_count(cap.fb); f++) {
-            const fb_finding_t *x = feedback_finding(cap.fb, f);
-            if (x->kernel == k && strcmp(x->category, "occupancy") == 0)
-                occupancy = x;
-        }
+        const fb_finding_t *first = s_first(cap.fb, k), *occupancy = s_category(cap.fb, k, "occupancy");
         cr_assert_not_null(first);
         cr_expect_str_eq(first->category, "dram_bound");
         cr_expect(strstr(first->action, "more warps are the other way") != NULL, "%s", first->action);
@@ -650,12 +648,7 @@ Test(ncu_accuracy, idle_sms_save_at_most_what_the_shared_units_leave)
         capture_t cap = s_capture("h200-v15/capture-2026-12-02", plans[p]);
         const ncu_kernel_t *group;
         size_t k = s_kernel(&cap, "v15_rowsum_block", &group);
-        const fb_finding_t *grid = NULL;
-        for (size_t f = 0; f < feedback_finding_count(cap.fb); f++) {
-            const fb_finding_t *x = feedback_finding(cap.fb, f);
-            if (x->kernel == k && strcmp(x->category, "small_grid") == 0)
-                grid = x;
-        }
+        const fb_finding_t *grid = s_category(cap.fb, k, "small_grid");
         cr_assert_not_null(grid, "v15_rowsum_block: no small_grid finding");
         cr_expect(grid->speedup > 3 && grid->speedup < 10, "estimated %.1f%%", grid->speedup);
         cr_expect(strstr(grid->title, "52% of the GPU has no work") != NULL, "%s", grid->title);
@@ -819,10 +812,8 @@ Test(ncu_accuracy, predicated_off_lanes_count_on_the_pipe_they_waste)
     f = s_first(cap.fb, k);
     cr_assert_not_null(f);
     cr_expect_str_eq(f->category, "compute_bound");
-    for (size_t i = 0; i < feedback_finding_count(cap.fb); i++) {
-        const fb_finding_t *x = feedback_finding(cap.fb, i);
-        cr_expect(x->kernel != k || strcmp(x->category, "divergence") != 0, "%s", x->title);
-    }
+    const fb_finding_t *divergence = s_category(cap.fb, k, "divergence");
+    cr_expect_null(divergence, "%s", divergence ? divergence->title : "");
     s_capture_destroy(&cap);
 }
 
