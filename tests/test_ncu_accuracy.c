@@ -79,6 +79,12 @@ static capture_t s_capture(const char *folder, const char *const *files)
         pf_error_clear(&err);
         cr_assert_eq(ncu_csv_parse_file(cap.data, path, &err), PF_OK, "%s: %s", path, err.msg);
     }
+    /* The default plan stopped collecting ncu's SM summary (sm__throughput)
+     * after most of these captures were made: read without it, they are what
+     * the plan collects today (the analysis rebuilds it, ncu_summary.c). */
+    if (strcmp(files[0], "core_mwa_raw.csv") == 0)
+        for (size_t i = 0; i < ncu_data_count(cap.data); i++)
+            ncu_data_at(cap.data, i)->v[NM_SM_PCT] = NAN;
     analysis_options_t options;
     analysis_options_default(&options);
     options.min_share = 0;
@@ -273,6 +279,20 @@ PLANS(h200_v11, "h200-v11", "h200-v11/capture-2026-12-02", "kernels")
 PLANS(h200_v13, "h200-v13", "h200-v13/capture-2026-12-02", "kernels")
 PLANS(h200_v14, "h200-v14", "h200-v14/capture-2026-12-02", "kernels")
 PLANS(h200_v15, "h200-v15", "h200-v15/capture-2026-12-02", "kernels")
+
+/* kernels.cu and corpus v2 captured again on 2026-12-02 (eleventh session) under the
+ * default plan as it is now, without ncu's SM summary (ncu_summary.c rebuilds it), and
+ * --set full: the plan measured, not simulated by dropping a column. */
+Test(ncu_accuracy, h200_core_without_the_sm_summary_names_every_expected_first_finding)
+{
+    s_expect_plan("h200", "h200/capture-2026-12-02", "kernels", "core", s_core, true);
+    s_expect_plan("h200", "h200/capture-2026-12-02", "kernels", "full", s_full, true);
+}
+Test(ncu_accuracy, h200_v2_core_without_the_sm_summary_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v2", "h200-v2/capture-2026-12-02", "kernels", "core", s_core, true);
+    s_expect_plan("h200-v2", "h200-v2/capture-2026-12-02", "kernels", "full", s_full, true);
+}
 
 /* Corpus v12's workloads were captured under the default plan and full only. */
 Test(ncu_accuracy, h200_v12_workloads_core_names_every_expected_first_finding)

@@ -19,6 +19,7 @@
 
 #include "analysis.h"
 #include "ncu_ctx.h"
+#include "ncu_summary.h"
 #include "ncu_kernel.h"
 #include "ncu_rules.h"
 #include "roofs.h"
@@ -35,7 +36,10 @@ static void s_kernel_metrics(const ncu_ctx_t *c)
     fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (analysis_has(c->k->v[keys[i]]))
-            feedback_kernel_metric(kernel, ncu_metric_info(keys[i])->name, c->k->v[keys[i]]);
+            feedback_kernel_metric(kernel,
+                                   keys[i] == NM_SM_PCT && c->k->sm_pct_derived ? NCU_SM_PCT_DERIVED
+                                                                                : ncu_metric_info(keys[i])->name,
+                                   c->k->v[keys[i]]);
 }
 
 /* Cycles per issued instruction over every stall reason: the denominator of

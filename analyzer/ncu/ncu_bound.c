@@ -17,9 +17,27 @@
 #include "ncu_advice.h"
 #include "analysis.h"
 #include "ncu_ctx.h"
+#include "ncu_summary.h"
 
 static double V(const ncu_ctx_t *c, ncu_metric_t m) { return ncu_ctx_v(c, m); }
 static double s_or0(double x) { return analysis_has(x) ? x : 0; }
+
+/* "SM 70% of peak, memory 53%": ncu's two summaries as a title states them,
+ * each only when measured (a missing one is not 0%, nor 100%); "" when
+ * neither was. */
+static const char *s_summaries(const ncu_ctx_t *c, char *buf, size_t size)
+{
+    double sm = V(c, NM_SM_PCT), mem = V(c, NM_MEM_PCT);
+    if (analysis_has(sm) && analysis_has(mem))
+        snprintf(buf, size, "SM %.0f%% of peak, memory %.0f%%", fmin(sm, 100), fmin(mem, 100));
+    else if (analysis_has(sm))
+        snprintf(buf, size, "SM %.0f%% of peak", fmin(sm, 100));
+    else if (analysis_has(mem))
+        snprintf(buf, size, "memory %.0f%% of peak", fmin(mem, 100));
+    else
+        buf[0] = '\0';
+    return buf;
+}
 
 double ncu_ctx_stall_share(const ncu_ctx_t *c, ncu_metric_t stall)
 {
@@ -83,9 +101,17 @@ fb_finding_t *ncu_ctx_finding(ncu_ctx_t *c, const char *category, double gain, c
 void ncu_ctx_pct(fb_finding_t *f, const ncu_ctx_t *c, ncu_metric_t m)
 {
     double x = V(c, m);
-    if (f && analysis_has(x))
-        finding_add_evidence(f, ncu_metric_info(m)->name, fmin(fmax(x, 0), 100), "%", "%s %.1f%% of peak",
-                             ncu_metric_info(m)->what, fmin(fmax(x, 0), 100));
+    if (!f || !analysis_has(x))
+        return;
+    x = fmin(fmax(x, 0), 100);
+    if (m == NM_SM_PCT && c->k->sm_pct_derived)
+        finding_add_evidence(f, NCU_SM_PCT_DERIVED, x, "%",
+                             "SM throughput %.1f%% of peak (derived: the busiest of the issue slots, the "
+                             "pipes and the memory pipes, the counters sm__throughput is the maximum of)",
+                             x);
+    else
+        finding_add_evidence(f, ncu_metric_info(m)->name, x, "%", "%s %.1f%% of peak", ncu_metric_info(m)->what,
+                             x);
 }
 
 void ncu_ctx_missing(ncu_ctx_t *c, const char *what) { feedback_add_missing(c->fb, what); }
@@ -470,22 +496,24 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
     double dram = V(c, NM_DRAM_PCT);
     fb_finding_t *f = NULL;
     if (!unit) { /* only the memory summary was measured */
-        double mem = fmin(V(c, NM_MEM_PCT), 100);
-        snprintf(title, sizeof title, "Memory-bound: memory %.0f%% of peak, SM %.0f%%; which level "
-                                      "saturates was not measured", mem, fmin(V(c, NM_SM_PCT), 100));
+        double mem = fmin(s_or0(V(c, NM_MEM_PCT)), 100);
+        char sol[64];
+        s_summaries(c, sol, sizeof sol);
+        snprintf(title, sizeof title, "Memory-bound%s%s; which level saturates was not measured",
+                 sol[0] ? ": " : "", sol);
         f = ncu_ctx_finding(c, "memory_bound", s_headroom(c, mem), "headroom", title,
                             ncu_advice_action("memory_bound"));
         ncu_ctx_missing(c, "per-level memory throughput (dram__throughput, lts__throughput, "
                            "l1tex__throughput): --section SpeedOfLight");
     } else if (strcmp(unit->key, "dram") == 0) {
         double achieved, peak;
+        char rate[64] = "", compute[32] = "";
         if (s_dram_bandwidth(c, &achieved, &peak))
-            snprintf(title, sizeof title,
-                     "Memory-bound on DRAM bandwidth: %.0f%% of peak (%.2f of %.2f TB/s); compute is "
-                     "at %.0f%%", unit->pct, achieved / 1e12, peak / 1e12, fmin(V(c, NM_SM_PCT), 100));
-        else
-            snprintf(title, sizeof title, "Memory-bound on DRAM bandwidth: %.0f%% of peak; compute is at %.0f%%",
-                     unit->pct, fmin(V(c, NM_SM_PCT), 100));
+            snprintf(rate, sizeof rate, " (%.2f of %.2f TB/s)", achieved / 1e12, peak / 1e12);
+        if (analysis_has(V(c, NM_SM_PCT)))
+            snprintf(compute, sizeof compute, "; compute is at %.0f%%", fmin(V(c, NM_SM_PCT), 100));
+        snprintf(title, sizeof title, "Memory-bound on DRAM bandwidth: %.0f%% of peak%s%s", unit->pct, rate,
+                 compute);
         char action[720];
         s_dram_action(c, unit, action, sizeof action);
         f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, unit), "headroom", title, action);
@@ -583,13 +611,13 @@ static size_t s_pipes_measured(const ncu_ctx_t *c)
 
 static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit_t *issue)
 {
-    char title[320], advice[32];
+    char title[320], advice[32], sol[64];
     double sm = fmin(s_or0(V(c, NM_SM_PCT)), 100);
-    double mem = fmin(s_or0(V(c, NM_MEM_PCT)), 100);
+    s_summaries(c, sol, sizeof sol);
     fb_finding_t *f;
     if (!pipe) {
-        snprintf(title, sizeof title, "Compute-bound: SM %.0f%% of peak, memory %.0f%%; which pipe "
-                                      "saturates was not measured", sm, mem);
+        snprintf(title, sizeof title, "Compute-bound%s%s; which pipe saturates was not measured",
+                 sol[0] ? ": " : "", sol);
         f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(sm, issue ? issue->pct : 0)), "headroom",
                             title, ncu_advice_action("compute"));
         ncu_ctx_missing(c, "pipe utilization (sm__inst_executed_pipe_*, sm__pipe_*_cycles_active): "
@@ -602,8 +630,8 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
          * (SM throughput also counts non-pipe rates: int_hash is at 90% SM
          * with ALU 71% its busiest pipe, as NCU's HighPipeUtilization says). */
         snprintf(title, sizeof title,
-                 "Compute-bound: SM %.0f%% of peak, memory %.0f%%; which pipe saturates was not measured "
-                 "(busiest measured: %s %.0f%%)", sm, mem, pipe->name, pipe->pct);
+                 "Compute-bound: %s; which pipe saturates was not measured (busiest measured: %s %.0f%%)",
+                 sol, pipe->name, pipe->pct);
         f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, sm), "headroom", title, ncu_advice_action("compute"));
         ncu_ctx_missing(c, "pipe utilization (sm__inst_executed_pipe_*, sm__pipe_*_cycles_active): "
                            "the core plan or --section ComputeWorkloadAnalysis");
@@ -640,16 +668,16 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
         double heavy = fmin(V(c, NM_PIPE_FMAHEAVY), 100);
         snprintf(title, sizeof title,
                  "Compute-bound on the %s: its heavy half, which alone runs integer multiply-add (IMAD, "
-                 "IMUL), is %.0f%% busy (the whole pipe %.0f%%), SM %.0f%% of peak, memory %.0f%%",
-                 pipe->name, heavy, pipe->pct, sm, mem);
+                 "IMUL), is %.0f%% busy (the whole pipe %.0f%%)%s%s",
+                 pipe->name, heavy, pipe->pct, sol[0] ? ", " : "", sol);
         f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(heavy, sm)), "headroom", title,
                             ncu_advice_action("compute_fmaheavy"));
         if (f)
             finding_add_evidence(f, ncu_metric_info(NM_PIPE_FMAHEAVY)->name, heavy, "%",
                                  "FMA pipe heavy half %.0f%% busy", heavy);
     } else {
-        snprintf(title, sizeof title, "Compute-bound on the %s: %.0f%% busy, SM %.0f%% of peak, memory %.0f%%",
-                 pipe->name, pipe->pct, sm, mem);
+        snprintf(title, sizeof title, "Compute-bound on the %s: %.0f%% busy%s%s", pipe->name, pipe->pct,
+                 sol[0] ? ", " : "", sol);
         snprintf(advice, sizeof advice, "compute_%s", pipe->key);
         f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(pipe->pct, sm)), "headroom", title,
                             ncu_advice_action(advice));

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ncu_summary.h"
+
 /* Per kernel while grouping: the timed launches' count, mean and sum of
  * squared deviations (Welford's update: one pass, no cancellation). */
 typedef struct {
@@ -190,6 +192,8 @@ ncu_kernels_t *ncu_kernels_group(const ncu_data_t *data)
         ncu_kernels_destroy(&self);
         return NULL;
     }
+    for (size_t i = 0; i < self->count; i++)
+        ncu_summary_derive(&self->kernels[i]);
     /* Launch order, for matching renamed kernels across rounds: a rank by
      * first launch, before the kernels are ordered by time. */
     for (size_t i = 0; i < self->count; i++)

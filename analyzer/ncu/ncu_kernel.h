@@ -7,6 +7,7 @@
 #ifndef NCU_KERNEL_H
 #define NCU_KERNEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ncu_data.h"
@@ -22,6 +23,7 @@ typedef struct {
     size_t launch_order;  /* rank of first_id among the kernels: 0 launched first */
     const ncu_rule_t **rules; /* one per distinct rule, the largest speedup kept */
     size_t rule_count;
+    bool sm_pct_derived;  /* v[NM_SM_PCT] rebuilt from its breakdown (ncu_summary.c), not collected */
 } ncu_kernel_t;
 
 typedef struct ncu_kernels_t ncu_kernels_t;

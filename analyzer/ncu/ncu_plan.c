@@ -5,8 +5,9 @@
  *   core  (default) one run: the counters the top-down analysis reads, by
  *         name, plus the MemoryWorkloadAnalysis section, whose register-spill
  *         counters ncu does not give to --metrics (docs/ncu.md, "What the
- *         default plan measures and costs": 24-27% of --set full's overhead on
- *         the H200, medians of three runs)
+ *         default plan measures and costs": 19 replay passes to full's 38,
+ *         22-27% of --set full's overhead on the H200, medians of three
+ *         and four runs)
  *   sol   --section SpeedOfLight only (cheapest; says less: the bound without
  *         its causes)
  *   full  --set full (plus the per-pipe lane counters the set lacks) into a
@@ -40,7 +41,11 @@ static const char *const s_core_metrics[] = {
     "gpu__time_duration.sum",
     "gpc__cycles_elapsed.max",
     "sm__cycles_active.avg",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    /* not sm__throughput.avg.pct_of_peak_sustained_elapsed, ncu's SM summary:
+     * alone it costs 3 of the plan's 22 replay passes on the H200, and the
+     * analysis rebuilds it from the pipes, the issue slots and the memory
+     * pipes below (ncu_summary.c: within 2.1 points on every committed
+     * kernel) */
     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
     "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
     "l1tex__throughput.avg.pct_of_peak_sustained_active",
