@@ -19,7 +19,7 @@ for p in "${programs[@]}"; do
   [ -x "$build/$p" ] || { echo "gpu-bundle: $build/$p is missing: build the project first" >&2; exit 2; }
 done
 rm -rf "$out"
-mkdir -p "$out/bin" "$out/lib" "$out/fixtures/wrapper" "$out/fixtures/replay" "$out/fixtures/ncu/h200/capture-2026-12-01" \
+mkdir -p "$out/bin" "$out/lib" "$out/fixtures/wrapper" "$out/fixtures/replay" "$out/fixtures/ncu/h200/capture-2026-12-02" \
   "$out/fixtures/rounds" "$out/fixtures/ncu/h200-v2/capture-2026-12-01"
 for p in "${programs[@]}"; do
   cp "$build/$p" "$out/bin/"
@@ -37,7 +37,7 @@ cp "$loader" "$out/lib/ld.so"
 cp "$root/tests/fixtures/ncu/h200/kernels.cu" "$out/fixtures/"
 cp "$root"/tests/fixtures/wrapper/*.py "$root/tests/fixtures/wrapper/README.md" "$out/fixtures/wrapper/"
 cp "$root/tests/fixtures/replay/gpu-smoke.map" "$out/fixtures/replay/"
-cp "$root/tests/fixtures/ncu/h200/capture-2026-12-01/core_mwa_raw.csv" "$out/fixtures/ncu/h200/capture-2026-12-01/"
+cp "$root/tests/fixtures/ncu/h200/capture-2026-12-02/core_mwa_raw.csv" "$out/fixtures/ncu/h200/capture-2026-12-02/"
 cp "$root/tests/fixtures/rounds/rounds.cu" "$out/fixtures/rounds/"
 cp "$root/tests/fixtures/ncu/h200-v2/core_raw.csv" "$out/fixtures/ncu/h200-v2/"
 cp "$root/tests/fixtures/ncu/h200-v2/capture-2026-12-01/core_raw.csv" "$out/fixtures/ncu/h200-v2/capture-2026-12-01/"

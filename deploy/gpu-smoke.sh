@@ -201,7 +201,7 @@ PY
 
 # The capture a job's collector kept (GPU mode), or the replayed one (dry).
 capture_of() { # capture_of NAME
-  if [ $dry = 1 ]; then echo "$fx/ncu/h200/capture-2026-12-01/core_mwa_raw.csv"; return; fi
+  if [ $dry = 1 ]; then echo "$fx/ncu/h200/capture-2026-12-02/core_mwa_raw.csv"; return; fi
   local d
   d=$(ls -d "$out"/jobs/profeed-"$(cat "$out/$1.id")"-a*/ncu.000 2>/dev/null | tail -1)
   ls "$d"/*.csv 2>/dev/null
