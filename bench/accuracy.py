@@ -58,6 +58,7 @@ CAPTURES = [
     ("h200-v15 (corpus_v15.cu)", "h200-v15/capture-2026-12-02", "h200-v15", "kernels"),
     ("h200-v16 (corpus_v16.cu)", "h200-v16/capture-2026-12-02", "h200-v16", "kernels"),
     ("h200-v17 (corpus_v17.cu)", "h200-v17/capture-2026-12-02", "h200-v17", "kernels"),
+    ("h200-v18 (corpus_v18.cu)", "h200-v18/capture-2026-12-02", "h200-v18", "kernels"),
     ("h200-v12 workloads", "h200-v12/workloads", "h200-v12", "workloads"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default

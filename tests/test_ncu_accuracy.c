@@ -304,7 +304,15 @@ Test(ncu_accuracy, h200_v12_workloads_full_names_every_expected_first_finding)
     s_expect_plan("h200-v12", "h200-v12/workloads", "workloads", "full", s_full, true);
 }
 
-/* Corpora v16 and v17 were captured under the default plan and full only. */
+/* Corpora v16, v17 and v18 were captured under the default plan and full only. */
+Test(ncu_accuracy, h200_v18_core_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v18", "h200-v18/capture-2026-12-02", "kernels", "core", s_core, true);
+}
+Test(ncu_accuracy, h200_v18_full_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v18", "h200-v18/capture-2026-12-02", "kernels", "full", s_full, true);
+}
 Test(ncu_accuracy, h200_v16_core_names_every_expected_first_finding)
 {
     s_expect_plan("h200-v16", "h200-v16/capture-2026-12-02", "kernels", "core", s_core, true);
@@ -703,6 +711,56 @@ Test(ncu_accuracy, uncoalesced_fragment_loads_are_told_to_stage_through_shared_m
         cr_expect_str_eq(f->category, "uncoalesced_access");
         cr_expect(strstr(f->action, "swap the index roles") != NULL && strstr(f->action, "ldmatrix") == NULL, "%s",
                   f->action);
+        s_capture_destroy(&cap);
+    }
+}
+
+/* On GH100 the tensor counters also count the shared FP16 datapath: v18's
+ * warp-per-row SpMV issues no MMA and shows 1.5% there, a twentieth of its ALU
+ * pipe. Its uncoalesced gathers are told to change the layout, not to stage
+ * tensor-core fragments. */
+Test(ncu_accuracy, uncoalesced_loads_without_mma_instructions_are_not_fragment_loads)
+{
+    static const char *const *const plans[] = {s_core, s_full};
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        capture_t cap = s_capture("h200-v18/capture-2026-12-02", plans[p]);
+        const ncu_kernel_t *group;
+        size_t k = s_kernel(&cap, "v18_spmv_warp_short", &group);
+        cr_assert_gt(group->v[NM_PIPE_TENSOR], 1.0, "the counter's noise this test is about");
+        const fb_finding_t *f = s_category(cap.fb, k, "uncoalesced_access");
+        cr_assert_not_null(f);
+        cr_expect(strstr(f->action, "ldmatrix") == NULL && strstr(f->action, "tensor") == NULL, "%s", f->action);
+        s_capture_destroy(&cap);
+    }
+}
+
+/* A warp per short item: v18's SpMV gives each CSR row of 1-7 nonzeros a warp,
+ * so a load request carries 11.2 bytes while warps wait on memory 75% of their
+ * stall cycles. The idle lanes in the loads lead, est. 2.5x, over the latency
+ * bound (1.7x): 4 lanes per row measured 3.42x. Its full-lane neighbours in
+ * the corpus (at 32 lanes, or loads carrying 66 bytes and more) get no such
+ * finding. */
+Test(ncu_accuracy, idle_lanes_in_the_loads_of_a_latency_bound_warp_lead_with_their_round_trips)
+{
+    static const char *const *const plans[] = {s_core, s_full};
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        capture_t cap = s_capture("h200-v18/capture-2026-12-02", plans[p]);
+        const ncu_kernel_t *group;
+        size_t k = s_kernel(&cap, "v18_spmv_warp_short", &group);
+        const fb_finding_t *f = s_first(cap.fb, k);
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f->category, "divergence");
+        cr_expect(strstr(f->title, "Idle lanes in the loads") != NULL, "%s", f->title);
+        cr_expect(strstr(f->action, "lanes per item") != NULL, "%s", f->action);
+        cr_expect(f->speedup >= 50 && f->speedup <= 75, "est. %g%% (measured 71%%)", f->speedup);
+        cr_expect(s_has_evidence(f, "load_request_bytes"), "%s", f->title);
+        const fb_finding_t *latency = s_category(cap.fb, k, "latency_bound");
+        cr_expect(latency && latency->speedup < f->speedup);
+        for (size_t i = 0; i < feedback_finding_count(cap.fb); i++) {
+            const fb_finding_t *x = feedback_finding(cap.fb, i);
+            if (x->kernel != k && strcmp(x->category, "divergence") == 0)
+                cr_expect(strstr(x->title, "Idle lanes in the loads") == NULL, "%s", x->title);
+        }
         s_capture_destroy(&cap);
     }
 }

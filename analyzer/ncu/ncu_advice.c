@@ -124,6 +124,9 @@ static const struct {
                                "registers or shuffles; a sliding window can reuse loaded values across "
                                "outputs), and a value every lane reads can be loaded once per warp and "
                                "broadcast with a shuffle."},
+    {"divergence_loads", "Give each warp several items: a few lanes per item (4 or 8 lanes per row, "
+                         "several rows a warp) instead of a warp per item, so each load a warp issues "
+                         "carries all 32 lanes and the warp keeps several items' loads in flight."},
     {"divergence", "Make whole warps take the same path: sort or bucket the inputs, or move the "
                    "branch to warp or block granularity."},
     {"warp_stall", "Expose more independent work per warp (ILP) so stalls overlap."},

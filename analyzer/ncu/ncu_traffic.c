@@ -16,8 +16,14 @@
 #define SECTOR_BYTES 32.0
 
 /* The tensor pipes' utilization (percent) from which a kernel's loads are
- * taken to feed them. */
+ * taken to feed them, and the least share of the busiest FP32/integer pipe it
+ * must reach as well. On GH100 the tensor counters also count the shared FP16
+ * datapath: kernels with no MMA instruction show 1%-10% there (corpus v7's
+ * IMAD hash 10.5%, an eighth of its FMA heavy half; v18's warp-per-row SpMV
+ * 1.5%), never over a tenth of that pipe, where every kernel that issues MMAs
+ * is over half (v15's WMMA from global memory: 4.4%, 0.65 of its ALU pipe). */
 #define NCU_TENSOR_FED 1.0
+#define NCU_TENSOR_FED_SHARE 0.25
 
 static double V(const ncu_ctx_t *c, ncu_metric_t m) { return ncu_ctx_v(c, m); }
 static double s_or0(double x) { return analysis_has(x) ? x : 0; }
@@ -240,9 +246,11 @@ static void s_uncoalesced(ncu_ctx_t *c)
      * not swapped indices (corpus v15's WMMA fed from global memory: 4-byte
      * loads over 8 sectors a request; 64x64 shared-memory tiles ran 2.87x). */
     double tensor = fmax(s_or0(V(c, NM_PIPE_TENSOR)), s_or0(V(c, NM_PIPE_HMMA)));
+    double math = fmax(fmax(s_or0(V(c, NM_PIPE_FMA)), s_or0(V(c, NM_PIPE_FMAHEAVY))), s_or0(V(c, NM_PIPE_ALU)));
+    bool fed = tensor >= NCU_TENSOR_FED && tensor >= NCU_TENSOR_FED_SHARE * math;
     const char *advice = nearly ? "uncoalesced_misaligned"
-                         : best == 0 && tensor >= NCU_TENSOR_FED ? "uncoalesced_fragments"
-                                                                  : "uncoalesced_access";
+                         : best == 0 && fed ? "uncoalesced_fragments"
+                                            : "uncoalesced_access";
     fb_finding_t *f = ncu_ctx_finding(c, "uncoalesced_access", best_gain, "sectors", title,
                                       ncu_advice_action(advice));
     if (!f)
