@@ -60,6 +60,7 @@ CAPTURES = [
     ("h200-v17 (corpus_v17.cu)", "h200-v17/capture-2026-12-02", "h200-v17", "kernels"),
     ("h200-v18 (corpus_v18.cu)", "h200-v18/capture-2026-12-02", "h200-v18", "kernels"),
     ("h200-v12 workloads", "h200-v12/workloads", "h200-v12", "workloads"),
+    ("h200-v19 workloads", "h200-v19/workloads", "h200-v19", "workloads"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
 # plan of that time).

@@ -304,6 +304,18 @@ Test(ncu_accuracy, h200_v12_workloads_full_names_every_expected_first_finding)
     s_expect_plan("h200-v12", "h200-v12/workloads", "workloads", "full", s_full, true);
 }
 
+/* Corpus v19's workloads (flash attention, CUB's radix sort, top-k, an embedding
+ * gather, index_add_, a depthwise convolution, a softmax over dim 0), under the
+ * default plan as it is now and full. */
+Test(ncu_accuracy, h200_v19_workloads_core_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v19", "h200-v19/workloads", "workloads", "core", s_core, true);
+}
+Test(ncu_accuracy, h200_v19_workloads_full_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v19", "h200-v19/workloads", "workloads", "full", s_full, true);
+}
+
 /* Corpora v16, v17 and v18 were captured under the default plan and full only. */
 Test(ncu_accuracy, h200_v18_core_names_every_expected_first_finding)
 {
