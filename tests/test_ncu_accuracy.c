@@ -136,6 +136,13 @@ static const fb_finding_t *s_first(const feedback_t *fb, size_t kernel)
     return NULL;
 }
 
+/* Global atomic and reduction instructions, 0 where unmeasured. */
+static double s_or0_atomics(const ncu_kernel_t *k)
+{
+    return (isnan(k->v[NM_GLOBAL_RED]) ? 0 : k->v[NM_GLOBAL_RED]) +
+           (isnan(k->v[NM_GLOBAL_ATOM]) ? 0 : k->v[NM_GLOBAL_ATOM]);
+}
+
 /* The kernel's first finding of this category, or NULL. */
 static const fb_finding_t *s_category(const feedback_t *fb, size_t kernel, const char *category)
 {
@@ -775,6 +782,30 @@ Test(ncu_accuracy, idle_lanes_in_the_loads_of_a_latency_bound_warp_lead_with_the
         }
         s_capture_destroy(&cap);
     }
+}
+
+/* Atomics that never queued claim no contention: cuDNN's flash attention (v19,
+ * 2,180 tile-scheduler atomics) and its split-K dgrad GEMM (v12, 130) hold the
+ * L2 atomic units at 0.00%, where every contended kernel of the corpora holds
+ * them at 0.35% or more; those keep their contention findings (the accuracy
+ * suites and the lever tables). */
+Test(ncu_accuracy, atomics_with_the_l2_atomic_units_idle_claim_no_contention)
+{
+    static const struct {
+        const char *folder, *kernel;
+    } idle[] = {{"h200-v19/workloads", "#0"}, {"h200-v12/workloads", "#12"}};
+    static const char *const *const plans[] = {s_core, s_full};
+    for (size_t i = 0; i < sizeof idle / sizeof idle[0]; i++)
+        for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+            capture_t cap = s_capture(idle[i].folder, plans[p]);
+            const ncu_kernel_t *group;
+            size_t k = s_kernel(&cap, idle[i].kernel, &group);
+            cr_assert_neq(k, (size_t) -1, "%s %s", idle[i].folder, idle[i].kernel);
+            cr_assert_gt(s_or0_atomics(group), 100, "%s: the atomics this test is about", group->name);
+            cr_expect_lt(group->v[NM_L2_ATOMIC_PCT], 0.01, "%s", group->name);
+            cr_expect_null(s_category(cap.fb, k, "contention"), "%s: %s", idle[i].folder, group->name);
+            s_capture_destroy(&cap);
+        }
 }
 
 /* A fix that keeps the grid cannot beat the launch floor: v15's block sums
