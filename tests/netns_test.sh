@@ -113,9 +113,12 @@ wait_listed() { # wait_listed WORKER_ID...: until the broker lists all of them
   done
   return 1
 }
-busy_collector() {
-  status_json | grep -o '"role":"collector","worker_id":"[^"]*","host":"[^"]*","busy":[1-9]' |
-    sed 's/.*"worker_id":"\([^"]*\)".*/\1/' | head -1
+running_collector() { # running_collector JOB: the collector whose log says it started JOB
+  # (not the broker's busy count: a collector that just finished the previous job can still
+  # count as busy there for a moment, and cutting it would test nothing)
+  for w in c1 c2; do
+    grep -q "job $1: attempt [0-9]* started" "$dir/$w.log" 2>/dev/null && { echo "$w"; return; }
+  done
 }
 submit() { # submit OUT CAPTURE [flags]: in the background on the analyzer host
   local out=$1 prog=$2
@@ -135,7 +138,7 @@ check "a job flows across the hosts" bash -c "[ $rc -eq 0 ] && grep -q raw_metri
 # 2. The link of the collector running a job goes down mid-job (3 passes x 500 ms).
 submit cut kernels --job-id netns-cut
 victim=
-for _ in $(seq 40); do victim=$(busy_collector); [ -n "$victim" ] && break; sleep 0.05; done
+for _ in $(seq 40); do victim=$(running_collector netns-cut); [ -n "$victim" ] && break; sleep 0.05; done
 check "a collector is running the job" [ -n "$victim" ]
 [ -n "$victim" ] || victim=c1
 ip -n "$(ns "$victim")" link set eth0 down
