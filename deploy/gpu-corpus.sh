@@ -83,7 +83,7 @@ capture() {
   case "$name" in workloads*) ncu+=(--nvtx --nvtx-include "profile/") ;; esac
   # corpus_v3's input generators (init_fill_*) run several times: only its kernels.
   # From v3 on, each corpus's kernels are named vN_* (its levers fixN_*, its inputs init_*).
-  case "$name" in h200-v[3-9]|h200-v1[0-9]) ncu+=(-k "regex:^${name#h200-}_") ;; esac
+  case "$name" in h200-v[3-9]|h200-v[1-9][0-9]) ncu+=(-k "regex:^${name#h200-}_") ;; esac
   if [ "${name#workloads}" != "$name" ]; then
     timed uninstrumented "$dir" "$@" --list-kernels
   else
@@ -137,7 +137,7 @@ for name in "${corpora[@]}"; do
     h200-v4)
       nvcc -O3 -arch=sm_90 -lineinfo -o "$work/corpus_v4" "$root/tests/fixtures/ncu/h200-v4/corpus_v4.cu" || exit 1
       capture "$name" "$dir" "$work/corpus_v4" all ;;
-    h200-v[5-9]|h200-v1[0-9])
+    h200-v[5-9]|h200-v[1-9][0-9])
       v=${name#h200-}
       src=$root/tests/fixtures/ncu/$name/corpus_$v.cu
       [ -f "$src" ] || { echo "gpu-corpus: unknown corpus $name (no $src)" >&2; exit 2; }
