@@ -311,6 +311,17 @@ Test(ncu_accuracy, h200_v12_workloads_full_names_every_expected_first_finding)
     s_expect_plan("h200-v12", "h200-v12/workloads", "workloads", "full", s_full, true);
 }
 
+/* Corpus v20, under the default plan and full: its segment sums by ascending
+ * length are a known miss (known_misses.txt). */
+Test(ncu_accuracy, h200_v20_core_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v20", "h200-v20/capture-2026-12-02", "kernels", "core", s_core, true);
+}
+Test(ncu_accuracy, h200_v20_full_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v20", "h200-v20/capture-2026-12-02", "kernels", "full", s_full, true);
+}
+
 /* Corpus v19's workloads (flash attention, CUB's radix sort, top-k, an embedding
  * gather, index_add_, a depthwise convolution, a softmax over dim 0), under the
  * default plan as it is now and full. */
