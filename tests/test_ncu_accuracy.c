@@ -819,11 +819,17 @@ Test(ncu_accuracy, atomics_with_the_l2_atomic_units_idle_claim_no_contention)
         }
 }
 
-/* A fix that keeps the grid cannot beat the launch floor: v15's block sums
- * start their 262144 blocks at 78% of the elapsed cycles, so no finding but the
- * grid's own claims more than 22% (the shuffle lever measured 3%). */
-Test(ncu_accuracy, fixes_that_keep_the_grid_save_at_most_what_the_launch_floor_leaves)
+/* A fix that keeps the grid cannot beat the block floor, the launch rate or,
+ * for blocks that wait on DRAM, their resident count per round trip: v15's
+ * block sums (262144 blocks of 256 threads, 8 resident) run at 97% of that
+ * floor, so no profeed finding that keeps the grid claims more than 3.4% (the
+ * shuffle lever measured 3%); v20's stride-2 complex reads run at 90% of it, so
+ * their uncoalesced loads claim 10% (the plane of real parts measured 10%),
+ * and the DRAM bound's evidence names the resident blocks. */
+Test(ncu_accuracy, fixes_that_keep_the_grid_save_at_most_what_the_block_floor_leaves)
 {
+    static const char *const keep[] = {"divergence", "compute_bound", "uncoalesced_access", "l1_bound",
+                                       "bank_conflicts", "warp_stall", "barrier_stall"};
     static const char *const *const plans[] = {s_core, s_full};
     for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
         capture_t cap = s_capture("h200-v15/capture-2026-12-02", plans[p]);
@@ -832,12 +838,29 @@ Test(ncu_accuracy, fixes_that_keep_the_grid_save_at_most_what_the_launch_floor_l
         size_t seen = 0;
         for (size_t f = 0; f < feedback_finding_count(cap.fb); f++) {
             const fb_finding_t *x = feedback_finding(cap.fb, f);
-            if (x->kernel != k || !isfinite(x->speedup))
+            if (x->kernel != k || !isfinite(x->speedup) || strncmp(x->source, "profeed:", 8) != 0)
                 continue;
-            seen++;
-            cr_expect(x->speedup <= 23, "%s: estimated %.1f%%", x->category, x->speedup);
+            for (size_t c = 0; c < sizeof keep / sizeof keep[0]; c++)
+                if (strcmp(x->category, keep[c]) == 0) {
+                    cr_expect(x->speedup <= 4, "%s: estimated %.1f%%", x->category, x->speedup);
+                    seen++;
+                }
         }
-        cr_expect(seen >= 2, "v15_block_sum_serial: %zu findings with an estimate", seen);
+        cr_expect(seen >= 2, "v15_block_sum_serial: %zu findings that keep the grid", seen);
+        s_capture_destroy(&cap);
+
+        cap = s_capture("h200-v20/capture-2026-12-02", plans[p]);
+        k = s_kernel(&cap, "v20_complex_re_abs", &group);
+        const fb_finding_t *u = s_category(cap.fb, k, "uncoalesced_access");
+        cr_assert_not_null(u);
+        cr_expect(u->speedup >= 8 && u->speedup <= 12, "est. %.1f%% (measured 10%%)", u->speedup);
+        const fb_finding_t *d = s_category(cap.fb, k, "dram_bound");
+        cr_assert_not_null(d);
+        bool named = false;
+        for (size_t e = 0; e < d->evidence_count; e++)
+            named = named || (strcmp(d->evidence[e].metric, "block_launch_share") == 0 &&
+                              strstr(d->evidence[e].text, "8 resident") != NULL);
+        cr_expect(named, "%s: the block floor's evidence names the resident blocks", d->title);
         s_capture_destroy(&cap);
     }
 }

@@ -135,7 +135,8 @@ static const struct {
     {"fp_fusion", "Fuse separate multiplies and adds into FMAs (a*b+c, fmaf; avoid -fmad=false)."},
     {"block_launch", "Give each thread several elements (4-8, with wide loads, or a grid-stride loop over "
                      "a grid of a few blocks per SM) so the grid has fewer, longer blocks: an SM "
-                     "starts blocks at a fixed rate, whatever they do."},
+                     "starts blocks at a bounded rate and holds only a few while they wait on "
+                     "memory, whatever each does."},
     {"load_imbalance", "Spread the work evenly across SMs and memory slices (balanced blocks, "
                        "interleaved addresses)."},
     {"launch_config", "Use a block size that is a multiple of 32 threads."},

@@ -64,18 +64,36 @@ static double s_stall_total(const ncu_kernel_t *k)
 /* An SM starts a block at most every roof->block_launch_cycles cycles,
  * whatever the block does (measured with blocks that do nothing: 160 cycles
  * on the H200 for 32 to 512 threads; 226 at 1024, for which the 512-thread
- * floor is used, understating the share). A grid of G blocks on S SMs takes
- * at least G/S x that many cycles: the share of the elapsed cycles that floor
- * accounts for is time no fix that keeps the grid can save. NAN without the
+ * floor is used, understating the share). And it holds at most R blocks at
+ * once (the occupancy limiters): blocks whose threads wait on DRAM live at
+ * least roof->block_life_dram_cycles each (a one-float copy in 256-thread
+ * blocks, 8 resident: 198 cycles a block, 1,584 a life), so such an SM gets
+ * through at most R per life, whatever the block does with its data: Little's
+ * law on the block slots. The floor is the larger of the two, the second
+ * counted where DRAM serves most of the bytes loaded. A grid of G blocks on S
+ * SMs takes at least G/S x the floor: the share of the elapsed cycles it
+ * accounts for is time no fix that keeps the grid can save (corpus v15's
+ * block sums: 3.4% left, their shuffle lever measured 3%; corpus v20's
+ * stride-2 complex reads: 10% left, the plane of real parts measured 10%;
+ * with the launch rate alone the caps were 22% and 27%). NAN without the
  * grid, the SM count, the elapsed cycles or a measured floor for the GPU. */
-static double s_launch_share(const ncu_ctx_t *c)
+static double s_launch_share(ncu_ctx_t *c)
 {
     double grid = c->k->v[NM_GRID_SIZE], sms = c->k->v[NM_SM_COUNT], elapsed = c->k->v[NM_ELAPSED_CYCLES];
     double floor_cycles = c->roof ? c->roof->block_launch_cycles : 0;
     if (!analysis_has(grid) || !analysis_has(sms) || !analysis_has(elapsed) || sms <= 0 || elapsed <= 0 ||
         floor_cycles <= 0)
         return NAN;
-    return fmin(grid / sms * floor_cycles / elapsed, 1);
+    c->block_floor_cycles = floor_cycles;
+    c->block_floor_resident = NAN;
+    double resident = ncu_ctx_blocks_per_sm(c), life = c->roof->block_life_dram_cycles;
+    double dram = c->k->v[NM_DRAM_READ], sectors = c->k->v[NM_SECTORS_GLOBAL_LD];
+    if (life > 0 && analysis_has(resident) && resident > 0 && analysis_has(dram) && analysis_has(sectors) &&
+        sectors > 0 && dram >= 0.5 * 32 * sectors && life / resident > floor_cycles) {
+        c->block_floor_cycles = life / resident;
+        c->block_floor_resident = resident;
+    }
+    return fmin(grid / sms * c->block_floor_cycles / elapsed, 1);
 }
 
 static void s_context(ncu_ctx_t *c)

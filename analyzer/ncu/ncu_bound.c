@@ -455,11 +455,15 @@ static void s_launch_evidence(const ncu_ctx_t *c, fb_finding_t *f)
     if (!s_blocks_too_short(c))
         return;
     double grid = V(c, NM_GRID_SIZE), per_sm = grid / V(c, NM_SM_COUNT);
+    char why[80];
+    if (analysis_has(c->block_floor_resident))
+        snprintf(why, sizeof why, "%.0f resident, each alive a DRAM round trip", c->block_floor_resident);
+    else
+        snprintf(why, sizeof why, "the launch rate");
     finding_add_evidence(f, "block_launch_share", 100 * c->launch_share, "%",
-                         "%.0f blocks, %.0f per SM, one every %.0f cycles where an SM starts one every %.0f "
-                         "at best (%s, measured): block launches are %.0f%% of the time",
-                         grid, per_sm, V(c, NM_ELAPSED_CYCLES) / per_sm, c->roof->block_launch_cycles,
-                         c->roof->name, 100 * c->launch_share);
+                         "%.0f blocks, %.0f per SM, one every %.0f cycles; at best one every %.0f (%s): "
+                         "%.0f%% of the time", grid, per_sm, V(c, NM_ELAPSED_CYCLES) / per_sm, c->block_floor_cycles,
+                         why, 100 * c->launch_share);
 }
 
 /* The DRAM bound's action. Below the roof with few warps: the bytes in flight

@@ -34,8 +34,7 @@ static double s_latency_share(const ncu_ctx_t *c)
 
 /* ----- idle SMs: grid size, waves, imbalance -------------------------------- */
 
-/* Blocks that fit on one SM at once, from the occupancy limiters; NAN. */
-static double s_blocks_per_sm(const ncu_ctx_t *c)
+double ncu_ctx_blocks_per_sm(const ncu_ctx_t *c)
 {
     static const ncu_metric_t limits[] = {NM_OCC_LIMIT_REGISTERS, NM_OCC_LIMIT_SMEM, NM_OCC_LIMIT_WARPS,
                                           NM_OCC_LIMIT_BLOCKS, NM_OCC_LIMIT_BARRIERS};
@@ -53,7 +52,7 @@ static double s_blocks_per_sm(const ncu_ctx_t *c)
  * computed from grid and limits where they are known. */
 static double s_waves(const ncu_ctx_t *c)
 {
-    double grid = V(c, NM_GRID_SIZE), sms = V(c, NM_SM_COUNT), per_sm = s_blocks_per_sm(c);
+    double grid = V(c, NM_GRID_SIZE), sms = V(c, NM_SM_COUNT), per_sm = ncu_ctx_blocks_per_sm(c);
     if (analysis_has(grid) && analysis_has(sms) && analysis_has(per_sm) && sms > 0)
         return grid / (sms * per_sm);
     return V(c, NM_WAVES);
@@ -151,7 +150,7 @@ static void s_idle_sms(ncu_ctx_t *c)
      * warps, not of idle SMs). Without the limits, L is unknown: the
      * fraction of the last wave stands in for it. */
     double frac = waves - floor(waves);
-    double per_sm_blocks = s_blocks_per_sm(c);
+    double per_sm_blocks = ncu_ctx_blocks_per_sm(c);
     double left = analysis_has(grid) && analysis_has(sms) && analysis_has(per_sm_blocks) ? grid - floor(waves) * sms * per_sm_blocks : NAN;
     double idle_share = analysis_has(left) ? 1 - fmin(left, sms) / sms : 1 - frac;
     double model = frac > 1e-6 ? idle_share / ceil(waves) : 0;
@@ -308,7 +307,7 @@ static bool s_register_lever(const ncu_ctx_t *c, double current, double next, do
 static void s_parallelism(ncu_ctx_t *c)
 {
     double theo = V(c, NM_OCC_THEORETICAL), ach = V(c, NM_OCC_ACHIEVED);
-    double resident = s_blocks_per_sm(c);
+    double resident = ncu_ctx_blocks_per_sm(c);
     double latency = s_block_hidden_share(c, resident);
     if (!analysis_has(ach) || ach <= 0 || !analysis_has(c->busiest))
         return;

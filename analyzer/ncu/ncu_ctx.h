@@ -42,6 +42,8 @@ typedef struct {
     const ncu_unit_t *latency_unit; /* the busiest unit that test counted (the issue slots
                                count through the SM summary where it was measured), or NULL */
     double idle;           /* share of elapsed time the SMs had no work, 0..1; NAN */
+    double block_floor_cycles;   /* the fewest cycles between blocks an SM finishes (s_launch_share) */
+    double block_floor_resident; /* resident blocks behind it when their DRAM round trip sets it; NAN */
     double launch_share;   /* share of the elapsed cycles the SMs' block launch rate alone
                               accounts for (ncu_analyze.c, s_launch_share), 0..1; NAN */
     double stall_total;    /* cycles per issue over every stall reason; NAN */
@@ -74,6 +76,10 @@ double ncu_ctx_stall_sum(const ncu_ctx_t *c, const ncu_metric_t *reasons, size_t
  * results of global and local loads, stores draining at exit, the LSU queue
  * (long scoreboard, drain, LG throttle); NAN when none was measured. */
 double ncu_ctx_memory_wait_share(const ncu_ctx_t *c);
+
+/* Blocks that fit on one SM at once, from the occupancy limiters
+ * (ncu_causes.c); NAN when none was measured. */
+double ncu_ctx_blocks_per_sm(const ncu_ctx_t *c);
 
 /* Whether the kernel is a DRAM stream below its roof: warps mostly wait on
  * memory, DRAM (10% or more) serves the requests, mostly global ones

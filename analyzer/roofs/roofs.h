@@ -32,6 +32,10 @@ typedef struct {
      * SM starts, for blocks of up to 512 threads (blocks that do nothing,
      * timed on the GPU: tests/fixtures/ncu/h200-v15/launch_rate.cu). */
     double block_launch_cycles;
+    /* NVIDIA, measured (0 where not): the shortest life of a block whose
+     * threads each load from DRAM and store, launch to retirement: no SM
+     * finishes more than its resident blocks per that many cycles. */
+    double block_life_dram_cycles;
 } roof_t;
 
 /* The entry whose match string occurs in `device` (e.g. "NVIDIA H200"), or NULL. */
