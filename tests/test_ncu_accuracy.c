@@ -795,6 +795,34 @@ Test(ncu_accuracy, idle_lanes_in_the_loads_of_a_latency_bound_warp_lead_with_the
     }
 }
 
+/* GH100's tensor counters also count the FP16 datapath the FMA pipe shares: v4's
+ * HFMA2 kernel (no MMA) reads 85.8% on both and names no tensor pipe; v2's HMMA
+ * kernel (tensor 96.6%, FMA 1.2%) keeps it. */
+Test(ncu_accuracy, fp16_arithmetic_is_not_taken_for_tensor_core_work)
+{
+    static const struct {
+        const char *folder, *kernel;
+        bool tensor;
+    } cases[] = {{"h200-v4/capture-2026-12-01", "v4_hfma2_compute", false},
+                 {"h200-v2/capture-2026-12-01", "hmma_heavy", true}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        capture_t cap = s_capture(cases[i].folder, s_core);
+        const ncu_kernel_t *group;
+        size_t k = s_kernel(&cap, cases[i].kernel, &group);
+        cr_assert_neq(k, (size_t) -1, "%s", cases[i].kernel);
+        cr_assert_gt(group->v[NM_PIPE_TENSOR], 80.0, "%s: the reading this test is about", cases[i].kernel);
+        ncu_units_t units;
+        ncu_units_measure(group, &units);
+        cr_expect_eq(ncu_units_find(&units, "tensor") != NULL, cases[i].tensor, "%s", cases[i].kernel);
+        for (size_t f = 0; f < feedback_finding_count(cap.fb); f++) {
+            const fb_finding_t *x = feedback_finding(cap.fb, f);
+            if (x->kernel == k && !cases[i].tensor)
+                cr_expect_null(strstr(x->title, "tensor pipe"), "%s", x->title);
+        }
+        s_capture_destroy(&cap);
+    }
+}
+
 /* Atomics that never queued claim no contention: cuDNN's flash attention (v19,
  * 2,180 tile-scheduler atomics) and its split-K dgrad GEMM (v12, 130) hold the
  * L2 atomic units at 0.00%, where every contended kernel of the corpora holds

@@ -44,6 +44,33 @@ static void s_sort(ncu_units_t *units)
         }
 }
 
+/* On GH100 the tensor counters also count the FP16 datapath the FMA pipe
+ * shares: a kernel of HFMA2 and no MMA reads the same on both (corpus v4's
+ * v4_hfma2_compute: FMA 85.8%, tensor 85.8%), where a kernel that issues MMAs
+ * keeps the tensor pipe far busier than the FMA pipe (corpus v2's HMMA kernel:
+ * 96.6% against 1.2%). A tensor reading within a point of a busy FMA pipe is
+ * that shadow, not MMA work: it is left out, so no title or list names the
+ * tensor pipe for FP16 arithmetic. */
+#define NCU_FP16_SHADOW_POINTS 1.0
+#define NCU_FP16_SHADOW_MIN 10.0
+static void s_drop_fp16_shadow(ncu_units_t *units)
+{
+    const ncu_unit_t *fma = NULL;
+    size_t tensor = units->count;
+    for (size_t i = 0; i < units->count; i++) {
+        if (strcmp(units->unit[i].key, "fma") == 0)
+            fma = &units->unit[i];
+        else if (strcmp(units->unit[i].key, "tensor") == 0)
+            tensor = i;
+    }
+    if (!fma || tensor == units->count || fma->pct < NCU_FP16_SHADOW_MIN ||
+        fabs(units->unit[tensor].pct - fma->pct) > NCU_FP16_SHADOW_POINTS)
+        return;
+    for (size_t i = tensor; i + 1 < units->count; i++)
+        units->unit[i] = units->unit[i + 1];
+    units->count--;
+}
+
 void ncu_units_measure(const ncu_kernel_t *k, ncu_units_t *out)
 {
     out->count = 0;
@@ -70,6 +97,7 @@ void ncu_units_measure(const ncu_kernel_t *k, ncu_units_t *out)
         u->pct = analysis_pct(x);
         u->attain = strcmp(u->key, "dram") == 0 ? NCU_ATTAIN_DRAM : NCU_ATTAIN_ONCHIP;
     }
+    s_drop_fp16_shadow(out);
     s_sort(out);
 }
 
