@@ -20,7 +20,9 @@ static const roof_t s_roofs[] = {
      /* 540,672 empty blocks: 159.4-160.2 cycles a block per SM for 32 to 512
       * threads, 226 for 1024 (2026-12-02, corpus v15's launch_rate.cu); a
       * copy of one float a thread in 256-thread blocks (8 resident per SM)
-      * ran at 198 cycles a block per SM: 8 x 198 cycles a block's life */
+      * ran at 198 cycles a block per SM: 8 x 198 cycles a block's life, the
+      * shortest measured (512 threads: 4 x 430 = 1,719; 1024: 2 x 957 =
+      * 1,914), so larger blocks' floors are understated, never overstated */
      .block_launch_cycles = 160, .block_life_dram_cycles = 1584},
     {"NVIDIA H100 PCIe", ROOF_NVIDIA, "H100 PCIe", NULL, NULL, 114, 51.2, 25.6, 756.0, 2000, {0}, 0,
      "NVIDIA H100 Tensor Core GPU datasheet (2023), PCIe column", 0, 0},
