@@ -60,6 +60,7 @@ CAPTURES = [
     ("h200-v17 (corpus_v17.cu)", "h200-v17/capture-2026-12-02", "h200-v17", "kernels"),
     ("h200-v18 (corpus_v18.cu)", "h200-v18/capture-2026-12-02", "h200-v18", "kernels"),
     ("h200-v20 (corpus_v20.cu)", "h200-v20/capture-2026-12-02", "h200-v20", "kernels"),
+    ("h200-v21 (corpus_v21.cu)", "h200-v21/capture-2026-12-02", "h200-v21", "kernels"),
     ("h200-v12 workloads", "h200-v12/workloads", "h200-v12", "workloads"),
     ("h200-v19 workloads", "h200-v19/workloads", "h200-v19", "workloads"),
 ]

@@ -322,6 +322,18 @@ Test(ncu_accuracy, h200_v20_full_names_every_expected_first_finding)
     s_expect_plan("h200-v20", "h200-v20/capture-2026-12-02", "kernels", "full", s_full, true);
 }
 
+/* Corpus v21: v18's warp-per-row SpMV at 8 and 2 nonzeros a row, on both sides
+ * of the load-lanes threshold; the row of 8 is the miss the model predicted for
+ * itself (known_misses.txt). */
+Test(ncu_accuracy, h200_v21_core_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v21", "h200-v21/capture-2026-12-02", "kernels", "core", s_core, true);
+}
+Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v21", "h200-v21/capture-2026-12-02", "kernels", "full", s_full, true);
+}
+
 /* Corpus v19's workloads (flash attention, CUB's radix sort, top-k, an embedding
  * gather, index_add_, a depthwise convolution, a softmax over dim 0), under the
  * default plan as it is now and full. */
