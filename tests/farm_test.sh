@@ -51,10 +51,17 @@ submit() { # submit OUT PROGRAM [flags]: runs profeed submit in the background
     >"$dir/$out.out" 2>"$dir/$out.err" &
   eval "job_$out=$!"
 }
-busy_worker() { # busy_worker ROLE: worker_id of a busy worker of that role
-  "$profeed" status --endpoint "$agent_ep" --json | tr -d ' \n' |
-    grep -o "\"role\":\"$1\",\"worker_id\":\"[^\"]*\",\"host\":\"[^\"]*\",\"busy\":[1-9]" |
-    sed 's/.*"worker_id":"\([^"]*\)".*/\1/' | head -1
+worker_logging() { # worker_logging PATTERN NAME...: the first NAME whose log matches, waiting up to 2 s
+  # (not the broker's busy count: a worker that just finished the previous job can still count
+  # as busy there for a moment, and killing it would test nothing)
+  local pattern=$1
+  shift
+  for _ in $(seq 40); do
+    for w in "$@"; do
+      grep -q "$pattern" "$dir/$w.log" 2>/dev/null && { echo "$w"; return; }
+    done
+    sleep 0.05
+  done
 }
 
 # Fixed ports from outside the ephemeral range (farm_ports): agents, workers,
@@ -110,8 +117,7 @@ check "unservable arch: refused at once with the reason" grep -q 'no collector h
 
 # 2. kill -9 the collector running a job (3 passes x 400 ms).
 submit kill_collector kernels --job-id farm-kill-collector
-sleep 0.6
-victim=$(busy_worker collector)
+victim=$(worker_logging "job farm-kill-collector: attempt [0-9]* started" c1 c2)
 check "a collector is busy with the job" [ -n "$victim" ]
 [ -n "$victim" ] && eval "kill -KILL \$pid_$victim"
 wait "$job_kill_collector"; rc=$?
@@ -121,8 +127,7 @@ check "collector killed mid-job: requeued by the broker" grep -q "job farm-kill-
 
 # 3. kill -9 the analyzer a job is pinned to (pinned at its first pass).
 submit kill_analyzer kernels --job-id farm-kill-analyzer
-sleep 0.7
-victim=$(busy_worker analyzer)
+victim=$(worker_logging "job farm-kill-analyzer: pass " a1 a2)
 check "an analyzer holds the job" [ -n "$victim" ]
 [ -n "$victim" ] && eval "kill -KILL \$pid_$victim"
 wait "$job_kill_analyzer"; rc=$?
