@@ -345,6 +345,12 @@ Test(ncu_accuracy, h200_v19_workloads_full_names_every_expected_first_finding)
 {
     s_expect_plan("h200-v19", "h200-v19/workloads", "workloads", "full", s_full, true);
 }
+/* Its layer-norm backward, captured again alone once the op ran on the harness's thread. */
+Test(ncu_accuracy, h200_v19_layer_norm_backward_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v19", "h200-v19/layer_norm_backward", "lnb", "core", s_core, true);
+    s_expect_plan("h200-v19", "h200-v19/layer_norm_backward", "lnb", "full", s_full, true);
+}
 
 /* Corpora v16, v17 and v18 were captured under the default plan and full only. */
 Test(ncu_accuracy, h200_v18_core_names_every_expected_first_finding)
