@@ -19,9 +19,9 @@
 
 #include "analysis.h"
 #include "ncu_ctx.h"
-#include "ncu_summary.h"
 #include "ncu_kernel.h"
 #include "ncu_rules.h"
+#include "ncu_summary.h"
 #include "roofs.h"
 
 
@@ -37,8 +37,7 @@ static void s_kernel_metrics(const ncu_ctx_t *c)
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (analysis_has(c->k->v[keys[i]]))
             feedback_kernel_metric(kernel,
-                                   keys[i] == NM_SM_PCT && c->k->sm_pct_derived ? NCU_SM_PCT_DERIVED
-                                                                                : ncu_metric_info(keys[i])->name,
+                                   keys[i] == NM_SM_PCT ? ncu_summary_sm_name(c->k) : ncu_metric_info(keys[i])->name,
                                    c->k->v[keys[i]]);
 }
 
@@ -77,22 +76,29 @@ static double s_stall_total(const ncu_kernel_t *k)
  * stride-2 complex reads: 10% left, the plane of real parts measured 10%;
  * with the launch rate alone the caps were 22% and 27%). NAN without the
  * grid, the SM count, the elapsed cycles or a measured floor for the GPU. */
-static double s_launch_share(ncu_ctx_t *c)
+static double s_block_floor(const ncu_ctx_t *c, double *resident_out)
 {
-    double grid = c->k->v[NM_GRID_SIZE], sms = c->k->v[NM_SM_COUNT], elapsed = c->k->v[NM_ELAPSED_CYCLES];
-    double floor_cycles = c->roof ? c->roof->block_launch_cycles : 0;
-    if (!analysis_has(grid) || !analysis_has(sms) || !analysis_has(elapsed) || sms <= 0 || elapsed <= 0 ||
-        floor_cycles <= 0)
+    double launch = c->roof ? c->roof->block_launch_cycles : 0;
+    *resident_out = NAN;
+    if (launch <= 0)
         return NAN;
-    c->block_floor_cycles = floor_cycles;
-    c->block_floor_resident = NAN;
+    /* DRAM serves most of the bytes loaded: half the 32-byte load sectors or more. */
     double resident = ncu_ctx_blocks_per_sm(c), life = c->roof->block_life_dram_cycles;
     double dram = c->k->v[NM_DRAM_READ], sectors = c->k->v[NM_SECTORS_GLOBAL_LD];
     if (life > 0 && analysis_has(resident) && resident > 0 && analysis_has(dram) && analysis_has(sectors) &&
-        sectors > 0 && dram >= 0.5 * 32 * sectors && life / resident > floor_cycles) {
-        c->block_floor_cycles = life / resident;
-        c->block_floor_resident = resident;
+        sectors > 0 && dram >= 0.5 * 32 * sectors && life / resident > launch) {
+        *resident_out = resident;
+        return life / resident;
     }
+    return launch;
+}
+
+static double s_launch_share(const ncu_ctx_t *c)
+{
+    double grid = c->k->v[NM_GRID_SIZE], sms = c->k->v[NM_SM_COUNT], elapsed = c->k->v[NM_ELAPSED_CYCLES];
+    if (!analysis_has(grid) || !analysis_has(sms) || !analysis_has(elapsed) || sms <= 0 || elapsed <= 0 ||
+        !analysis_has(c->block_floor_cycles))
+        return NAN;
     return fmin(grid / sms * c->block_floor_cycles / elapsed, 1);
 }
 
@@ -123,6 +129,7 @@ static void s_context(ncu_ctx_t *c)
     c->latency = analysis_has(latency_max) && latency_max < NCU_SOL_LATENCY;
     double active = c->k->v[NM_SM_ACTIVE_CYCLES], elapsed = c->k->v[NM_ELAPSED_CYCLES];
     c->idle = analysis_has(active) && analysis_has(elapsed) && elapsed > 0 ? fmin(fmax(1 - active / elapsed, 0), 1) : NAN;
+    c->block_floor_cycles = s_block_floor(c, &c->block_floor_resident);
     c->launch_share = s_launch_share(c);
     c->stall_total = s_stall_total(c->k);
 }

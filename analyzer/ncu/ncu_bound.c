@@ -105,7 +105,7 @@ void ncu_ctx_pct(fb_finding_t *f, const ncu_ctx_t *c, ncu_metric_t m)
         return;
     x = fmin(fmax(x, 0), 100);
     if (m == NM_SM_PCT && c->k->sm_pct_derived)
-        finding_add_evidence(f, NCU_SM_PCT_DERIVED, x, "%",
+        finding_add_evidence(f, ncu_summary_sm_name(c->k), x, "%",
                              "SM throughput %.1f%% of peak (derived: the busiest of the issue slots, the "
                              "pipes and the memory pipes, the counters sm__throughput is the maximum of)",
                              x);

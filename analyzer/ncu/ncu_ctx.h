@@ -42,7 +42,8 @@ typedef struct {
     const ncu_unit_t *latency_unit; /* the busiest unit that test counted (the issue slots
                                count through the SM summary where it was measured), or NULL */
     double idle;           /* share of elapsed time the SMs had no work, 0..1; NAN */
-    double block_floor_cycles;   /* the fewest cycles between blocks an SM finishes (s_launch_share) */
+    double block_floor_cycles;   /* the fewest cycles between blocks an SM finishes (ncu_analyze.c,
+                                    s_block_floor); NAN without a measured launch rate */
     double block_floor_resident; /* resident blocks behind it when their DRAM round trip sets it; NAN */
     double launch_share;   /* share of the elapsed cycles the SMs' block launch rate alone
                               accounts for (ncu_analyze.c, s_launch_share), 0..1; NAN */

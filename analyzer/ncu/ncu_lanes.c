@@ -154,10 +154,10 @@ void ncu_lanes_add(ncu_ctx_t *c)
         return;
     ncu_relief_t relief = {.l1 = 1, .l2 = 1, .dram = 1, .compute = active / 32, .unit_keep = keep};
     double own = s_instruction_share(c), load_bytes = s_load_request_bytes(c), waits = 0;
-    if (active < NCU_LANES_LOW && analysis_has(load_bytes) && load_bytes < NCU_LOAD_BYTES_FEW) {
-        double memory = ncu_ctx_stall_share(c, NM_STALL_LONG_SCOREBOARD);
-        waits = analysis_has(memory) ? (1 - load_bytes / 32) * memory : 0;
-    }
+    double memory = ncu_ctx_stall_share(c, NM_STALL_LONG_SCOREBOARD);
+    if (active < NCU_LANES_LOW && analysis_has(load_bytes) && load_bytes < NCU_LOAD_BYTES_FEW &&
+        analysis_has(memory))
+        waits = (1 - load_bytes / 32) * memory;
     bool chain = false;
     double gain = c->units.count ? ncu_units_saved_or(&c->units, &relief, (1 - issue_keep) * own + waits, &chain)
                                  : (1 - active / 32) * busy;
@@ -170,7 +170,7 @@ void ncu_lanes_add(ncu_ctx_t *c)
                  "Idle lanes in the loads: a global load request carries %.1f bytes, a few lanes' worth "
                  "(%.1f of 32 lanes active on average), while warps wait on memory %.0f%% of their "
                  "stall cycles: each round trip brings a few items",
-                 load_bytes, active, 100 * ncu_ctx_stall_share(c, NM_STALL_LONG_SCOREBOARD));
+                 load_bytes, active, 100 * memory);
     else if (predicated)
         snprintf(title, sizeof title,
                  "Predicated-off lanes: instructions on the %s do work in %.1f of 32 lanes on average "
@@ -198,7 +198,7 @@ void ncu_lanes_add(ncu_ctx_t *c)
         finding_add_evidence(f, "load_request_bytes", load_bytes, "byte",
                              "%.1f bytes per global load request (32 lanes of 1-byte loads carry 32): "
                              "packing items into the idle lanes cuts the round trips, %.0f%% of the "
-                             "stall cycles", load_bytes, 100 * ncu_ctx_stall_share(c, NM_STALL_LONG_SCOREBOARD));
+                             "stall cycles", load_bytes, 100 * memory);
     if (chain)
         finding_add_evidence(f, "model", 100 * own, "%",
                              "warps spend %.0f%% of their stall cycles on their own instruction stream "

@@ -25,9 +25,11 @@
 #include <assert.h>
 #include <math.h>
 
-static const ncu_metric_t s_active[] = {
-    NM_ISSUE_PCT, NM_PIPE_FMA, NM_PIPE_FMAHEAVY, NM_PIPE_ALU, NM_PIPE_FP64, NM_PIPE_TENSOR, NM_PIPE_HMMA,
-    NM_PIPE_XU,   NM_PIPE_LSU, NM_PIPE_ADU,      NM_PIPE_CBU, NM_PIPE_UNIFORM, NM_PIPE_TEX,
+/* The pipes, per active cycle (the issue slots are read apart: they may come
+ * as a fraction). */
+static const ncu_metric_t s_pipes[] = {
+    NM_PIPE_FMA, NM_PIPE_FMAHEAVY, NM_PIPE_ALU, NM_PIPE_FP64, NM_PIPE_TENSOR, NM_PIPE_HMMA,
+    NM_PIPE_XU,  NM_PIPE_LSU,      NM_PIPE_ADU, NM_PIPE_CBU,  NM_PIPE_UNIFORM, NM_PIPE_TEX,
 };
 
 void ncu_summary_derive(ncu_kernel_t *k)
@@ -43,10 +45,16 @@ void ncu_summary_derive(ncu_kernel_t *k)
         isnan(k->v[NM_MEM_PIPES]) || isnan(k->v[NM_PIPE_FMA]) || isnan(k->v[NM_PIPE_ALU]))
         return;
     double busiest = issue;
-    for (size_t i = 0; i < sizeof s_active / sizeof s_active[0]; i++)
-        if (!isnan(k->v[s_active[i]]))
-            busiest = fmax(busiest, k->v[s_active[i]]);
+    for (size_t i = 0; i < sizeof s_pipes / sizeof s_pipes[0]; i++)
+        if (!isnan(k->v[s_pipes[i]]))
+            busiest = fmax(busiest, k->v[s_pipes[i]]);
     double share = fmin(active / elapsed, 1);
     k->v[NM_SM_PCT] = fmax(busiest * share, k->v[NM_MEM_PIPES]);
     k->sm_pct_derived = true;
+}
+
+const char *ncu_summary_sm_name(const ncu_kernel_t *k)
+{
+    assert(k);
+    return k->sm_pct_derived ? NCU_SM_PCT_DERIVED : ncu_metric_info(NM_SM_PCT)->name;
 }

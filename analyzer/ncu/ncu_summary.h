@@ -15,4 +15,8 @@
  * left as it is. */
 void ncu_summary_derive(ncu_kernel_t *k);
 
+/* The name k's SM summary goes by: ncu's when collected, NCU_SM_PCT_DERIVED
+ * when rebuilt. */
+const char *ncu_summary_sm_name(const ncu_kernel_t *k);
+
 #endif

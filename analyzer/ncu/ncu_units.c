@@ -55,18 +55,10 @@ static void s_sort(ncu_units_t *units)
 #define NCU_FP16_SHADOW_MIN 10.0
 static void s_drop_fp16_shadow(ncu_units_t *units)
 {
-    const ncu_unit_t *fma = NULL;
-    size_t tensor = units->count;
-    for (size_t i = 0; i < units->count; i++) {
-        if (strcmp(units->unit[i].key, "fma") == 0)
-            fma = &units->unit[i];
-        else if (strcmp(units->unit[i].key, "tensor") == 0)
-            tensor = i;
-    }
-    if (!fma || tensor == units->count || fma->pct < NCU_FP16_SHADOW_MIN ||
-        fabs(units->unit[tensor].pct - fma->pct) > NCU_FP16_SHADOW_POINTS)
+    const ncu_unit_t *fma = ncu_units_find(units, "fma"), *tensor = ncu_units_find(units, "tensor");
+    if (!fma || !tensor || fma->pct < NCU_FP16_SHADOW_MIN || fabs(tensor->pct - fma->pct) > NCU_FP16_SHADOW_POINTS)
         return;
-    for (size_t i = tensor; i + 1 < units->count; i++)
+    for (size_t i = (size_t) (tensor - units->unit); i + 1 < units->count; i++)
         units->unit[i] = units->unit[i + 1];
     units->count--;
 }
