@@ -61,9 +61,11 @@ CAPTURES = [
     ("h200-v18 (corpus_v18.cu)", "h200-v18/capture-2026-12-02", "h200-v18", "kernels"),
     ("h200-v20 (corpus_v20.cu)", "h200-v20/capture-2026-12-02", "h200-v20", "kernels"),
     ("h200-v21 (corpus_v21.cu)", "h200-v21/capture-2026-12-02", "h200-v21", "kernels"),
+    ("h200-v22 (corpus_v22.cu)", "h200-v22/capture-2026-12-02", "h200-v22", "kernels"),
     ("h200-v12 workloads", "h200-v12/workloads", "h200-v12", "workloads"),
     ("h200-v19 workloads", "h200-v19/workloads", "h200-v19", "workloads"),
     ("h200-v19 layer-norm backward", "h200-v19/layer_norm_backward", "h200-v19", "lnb"),
+    ("h200-v22 workloads", "h200-v22/workloads", "h200-v22", "workloads"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
 # plan of that time).

@@ -334,6 +334,28 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
     s_expect_plan("h200-v21", "h200-v21/capture-2026-12-02", "kernels", "full", s_full, true);
 }
 
+/* Corpus v22: seven agent-style kernels of kinds no earlier corpus has (a fence
+ * after every store, 128 KB of unrolled code, a block per SM, random lookups in
+ * a shared table, Mandelbrot rows, a misaligned stream, NCHW to NHWC), and
+ * eight real workloads (cuFFT, grid_sample, embedding_bag, searchsorted, histc,
+ * cdist, im2col, a cuDNN conv3d), under the default plan and full. */
+Test(ncu_accuracy, h200_v22_core_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v22", "h200-v22/capture-2026-12-02", "kernels", "core", s_core, true);
+}
+Test(ncu_accuracy, h200_v22_full_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v22", "h200-v22/capture-2026-12-02", "kernels", "full", s_full, true);
+}
+Test(ncu_accuracy, h200_v22_workloads_core_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v22", "h200-v22/workloads", "workloads", "core", s_core, true);
+}
+Test(ncu_accuracy, h200_v22_workloads_full_names_every_expected_first_finding)
+{
+    s_expect_plan("h200-v22", "h200-v22/workloads", "workloads", "full", s_full, true);
+}
+
 /* Corpus v19's workloads (flash attention, CUB's radix sort, top-k, an embedding
  * gather, index_add_, a depthwise convolution, a softmax over dim 0), under the
  * default plan as it is now and full. */
@@ -837,6 +859,30 @@ Test(ncu_accuracy, fp16_arithmetic_is_not_taken_for_tensor_core_work)
             if (x->kernel == k && !cases[i].tensor)
                 cr_expect_null(strstr(x->title, "tensor pipe"), "%s", x->title);
         }
+        s_capture_destroy(&cap);
+    }
+}
+
+/* A fence is the warp's own dead time: deleting it shortens the warps' latency
+ * by its share of the stall cycles, which a kernel under its ceilings turns
+ * into time until a unit reaches its ceiling. v22's fence after every store
+ * (membar 43% of the stall cycles, L2 at 71% of its 95%): the estimate is what
+ * the L2 leaves, 24% (measured 30%), not the share times the idle time (12%). */
+Test(ncu_accuracy, fence_waits_are_dead_time_capped_by_what_the_units_leave)
+{
+    static const char *const *const plans[] = {s_core, s_full};
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        capture_t cap = s_capture("h200-v22/capture-2026-12-02", plans[p]);
+        const ncu_kernel_t *group;
+        size_t k = s_kernel(&cap, "v22_fence_store", &group);
+        cr_assert_neq(k, (size_t) -1);
+        const fb_finding_t *first = s_first(cap.fb, k), *l2 = s_category(cap.fb, k, "l2_bound");
+        cr_assert_not_null(first);
+        cr_expect_str_eq(first->category, "warp_stall");
+        cr_expect(strstr(first->title, "memory barriers") != NULL, "%s", first->title);
+        cr_expect(first->speedup >= 20 && first->speedup <= 30, "est. %.1f%% (measured 30%%)", first->speedup);
+        cr_assert_not_null(l2);
+        cr_expect(first->speedup <= l2->speedup + 1e-9, "capped by the L2's headroom (%.1f%%)", l2->speedup);
         s_capture_destroy(&cap);
     }
 }
