@@ -15,6 +15,8 @@
 #   h200-v9    tests/fixtures/ncu/h200-v9/corpus_v9.cu, the same way (`corpus_v9 all|time`),
 #              with the SASS of its kernels in CORPUS/sass.txt
 #   h200-v10, h200-v11  tests/fixtures/ncu/h200-vN/corpus_vN.cu, the same way as v9
+#   h200-vN    where the corpus is tests/fixtures/ncu/h200-vN/corpus_vN.py (Triton kernels, v24):
+#              `python3 corpus_vN.py all|time`, the same modes
 #   workloads  tests/fixtures/ncu/h200-v3/workloads.py all (PyTorch, cuBLAS, cuDNN, Triton,
 #              KernelBench problems); only the launches inside NVTX ranges named "profile"
 #              are profiled (--nvtx --nvtx-include profile/), so warm-up runs stay out.
@@ -43,7 +45,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift ;;
     --plans) plans=$2; shift ;;
-    -h|--help) sed -n "2,36p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,38p" "$0"; exit 0 ;;
     -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
     *) corpora+=("$1") ;;
   esac
@@ -140,6 +142,15 @@ for name in "${corpora[@]}"; do
     h200-v[5-9]|h200-v[1-9][0-9])
       v=${name#h200-}
       src=$root/tests/fixtures/ncu/$name/corpus_$v.cu
+      if [ ! -f "$src" ] && [ -f "${src%.cu}.py" ]; then
+        # A corpus of Triton kernels: the same modes, run by python3 (each kernel is
+        # compiled on its first launch, outside no range: -k keeps only the vN_* kernels).
+        python3 "${src%.cu}.py" time > "$dir/levers.txt" 2>&1
+        capture "$name" "$dir" python3 "${src%.cu}.py" all
+        tar -C "$work" -cJf "$out/$name.tar.xz" "$name"
+        cat "$dir/times.txt"
+        continue
+      fi
       [ -f "$src" ] || { echo "gpu-corpus: unknown corpus $name (no $src)" >&2; exit 2; }
       nvcc -O3 -arch=sm_90 -lineinfo -Xptxas -v -o "$work/corpus_$v" "$src" \
         > "$dir/ptxas.txt" 2>&1 || { cat "$dir/ptxas.txt"; exit 1; }
