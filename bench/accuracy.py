@@ -62,6 +62,10 @@ CAPTURES = [
     ("h200-v20 (corpus_v20.cu)", "h200-v20/capture-2026-12-02", "h200-v20", "kernels"),
     ("h200-v21 (corpus_v21.cu)", "h200-v21/capture-2026-12-02", "h200-v21", "kernels"),
     ("h200-v22 (corpus_v22.cu)", "h200-v22/capture-2026-12-02", "h200-v22", "kernels"),
+    # captured on an H100 80GB HBM3 (the call for an H200 got an H100)
+    ("h200-v22 (corpus_v22.cu) on H100", "h200-v22/capture-h100-2026-12-02", "h200-v22", "h100"),
+    ("h200-v23 (corpus_v23.cu) on H100", "h200-v23/capture-h100-2026-12-02", "h200-v23", "kernels"),
+    ("h200-v24 (corpus_v24.py, Triton) on H100", "h200-v24/capture-h100-2026-12-02", "h200-v24", "kernels"),
     ("h200-v12 workloads", "h200-v12/workloads", "h200-v12", "workloads"),
     ("h200-v19 workloads", "h200-v19/workloads", "h200-v19", "workloads"),
     ("h200-v19 layer-norm backward", "h200-v19/layer_norm_backward", "h200-v19", "lnb"),

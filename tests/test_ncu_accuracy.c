@@ -212,7 +212,11 @@ static void s_expect_plan(const char *corpus, const char *folder, const char *fi
     capture_t cap = s_capture(folder, files);
     char where[160];
     snprintf(where, sizeof where, "%s %s/%s", corpus, fileset, plan);
-    cr_expect_eq(feedback_status(cap.fb), FB_OK, "%s", where);
+    /* Corpus v22's default-plan capture on the H200 recorded its program's exit
+     * code 1 (the host check's own rounding, h200-v22/README.md): the analysis
+     * says so, and every kernel is there. */
+    bool exited_1 = strcmp(folder, "h200-v22/capture-2026-12-02") == 0 && strcmp(plan, "core") == 0;
+    cr_expect_eq(feedback_status(cap.fb), exited_1 ? FB_PROFILER_ERROR : FB_OK, "%s", where);
     size_t judged = 0;
     for (size_t t = 0; t < n; t++) {
         if (strcmp(truth[t].fileset, fileset) != 0)
@@ -354,6 +358,41 @@ Test(ncu_accuracy, h200_v22_workloads_core_names_every_expected_first_finding)
 Test(ncu_accuracy, h200_v22_workloads_full_names_every_expected_first_finding)
 {
     s_expect_plan("h200-v22", "h200-v22/workloads", "workloads", "full", s_full, true);
+}
+
+/* Corpora v22 (again), v23 and v24 (Triton) on an H100 80GB HBM3: another GPU's
+ * roofs (3.35 TB/s, no measured block life), the same rule. */
+Test(ncu_accuracy, h100_v22_v23_v24_name_every_expected_first_finding)
+{
+    static const struct {
+        const char *corpus, *folder, *fileset;
+    } sets[] = {{"h200-v22", "h200-v22/capture-h100-2026-12-02", "h100"},
+                {"h200-v23", "h200-v23/capture-h100-2026-12-02", "kernels"},
+                {"h200-v24", "h200-v24/capture-h100-2026-12-02", "kernels"}};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        s_expect_plan(sets[i].corpus, sets[i].folder, sets[i].fileset, "core", s_core, true);
+        s_expect_plan(sets[i].corpus, sets[i].folder, sets[i].fileset, "full", s_full, true);
+    }
+}
+
+/* A DRAM stream below its roof in blocks whose size is not a multiple of 32
+ * names the idle lanes of their last warp: corpus v23's 100-thread blocks
+ * (256-thread blocks ran 1.52x); a stream of 256-thread blocks does not. */
+Test(ncu_accuracy, partial_warps_of_a_stream_below_its_roof_are_named_in_its_action)
+{
+    static const char *const *const plans[] = {s_core, s_full};
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        capture_t cap = s_capture("h200-v23/capture-h100-2026-12-02", plans[p]);
+        const ncu_kernel_t *group;
+        const fb_finding_t *f = s_first(cap.fb, s_kernel(&cap, "v23_bias_c100", &group));
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f->category, "dram_bound");
+        cr_expect(strstr(f->action, "Blocks of 100 threads leave 28 of their 128 lanes idle") != NULL, "%s",
+                  f->action);
+        f = s_category(cap.fb, s_kernel(&cap, "v23_sum_warp_atomic", &group), "dram_bound");
+        cr_expect(!f || strstr(f->action, "lanes idle") == NULL, "%s", f ? f->action : "");
+        s_capture_destroy(&cap);
+    }
 }
 
 /* Corpus v19's workloads (flash attention, CUB's radix sort, top-k, an embedding
@@ -865,26 +904,29 @@ Test(ncu_accuracy, fp16_arithmetic_is_not_taken_for_tensor_core_work)
 
 /* A fence is the warp's own dead time: deleting it shortens the warps' latency
  * by its share of the stall cycles, which a kernel under its ceilings turns
- * into time until a unit reaches its ceiling. v22's fence after every store
- * (membar 43% of the stall cycles, L2 at 71% of its 95%): the estimate is what
- * the L2 leaves, 24% (measured 30%), not the share times the idle time (12%). */
-Test(ncu_accuracy, fence_waits_are_dead_time_capped_by_what_the_units_leave)
+ * into time until a unit reaches its ceiling, and the fences' own L2 work goes
+ * with them. v22's fence after every store, on the H200 (membar 44% of the
+ * stall cycles, L2 71%, DRAM 42%: no fence measured 30%) and on the H100 (48%,
+ * L2 95%, DRAM 51%: 26%): the estimate lies between what was measured and the
+ * share, and the L2 bound, whose headroom the fences fill, does not lead. */
+Test(ncu_accuracy, fence_waits_are_dead_time_and_their_l2_work_goes_with_them)
 {
+    static const char *const folders[] = {"h200-v22/capture-2026-12-02", "h200-v22/capture-h100-2026-12-02"};
     static const char *const *const plans[] = {s_core, s_full};
-    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
-        capture_t cap = s_capture("h200-v22/capture-2026-12-02", plans[p]);
-        const ncu_kernel_t *group;
-        size_t k = s_kernel(&cap, "v22_fence_store", &group);
-        cr_assert_neq(k, (size_t) -1);
-        const fb_finding_t *first = s_first(cap.fb, k), *l2 = s_category(cap.fb, k, "l2_bound");
-        cr_assert_not_null(first);
-        cr_expect_str_eq(first->category, "warp_stall");
-        cr_expect(strstr(first->title, "memory barriers") != NULL, "%s", first->title);
-        cr_expect(first->speedup >= 20 && first->speedup <= 30, "est. %.1f%% (measured 30%%)", first->speedup);
-        cr_assert_not_null(l2);
-        cr_expect(first->speedup <= l2->speedup + 1e-9, "capped by the L2's headroom (%.1f%%)", l2->speedup);
-        s_capture_destroy(&cap);
-    }
+    for (size_t d = 0; d < sizeof folders / sizeof folders[0]; d++)
+        for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+            capture_t cap = s_capture(folders[d], plans[p]);
+            const ncu_kernel_t *group;
+            size_t k = s_kernel(&cap, "v22_fence_store", &group);
+            cr_assert_neq(k, (size_t) -1);
+            const fb_finding_t *first = s_first(cap.fb, k);
+            cr_assert_not_null(first);
+            cr_expect_str_eq(first->category, "warp_stall", "%s", folders[d]);
+            cr_expect(strstr(first->title, "memory barriers") != NULL, "%s", first->title);
+            cr_expect(first->speedup >= 25 && first->speedup <= 48, "%s: est. %.1f%% (measured 26-30%%)",
+                      folders[d], first->speedup);
+            s_capture_destroy(&cap);
+        }
 }
 
 /* Atomics that never queued claim no contention: cuDNN's flash attention (v19,
