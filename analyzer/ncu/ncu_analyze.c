@@ -137,8 +137,7 @@ static void s_context(ncu_ctx_t *c)
 /* The finding with the largest estimated gain leads; on equal estimates the
  * first found, and the causes are found before the bound (s_analyze_kernel),
  * so a cause that accounts for all of the bound's headroom leads it: it names
- * what to change (corpus v22's fence after every store: the membar waits'
- * estimate is the L2's headroom). Except that a cause
+ * what to change. Except that a cause
  * estimated under NCU_GAIN_LEAD does not displace the bound: such estimates are
  * within the models' own error (on tail_wave the equal-blocks tail model and
  * the measured idle time differ by 17 points), while the bound is a

@@ -466,11 +466,6 @@ static void s_launch_evidence(const ncu_ctx_t *c, fb_finding_t *f)
                          why, 100 * c->launch_share);
 }
 
-/* The DRAM bound's action. Below the roof with few warps: the bytes in flight
- * come from more loads per thread or more warps, each loading its own data
- * (corpus v7's v7_regbound, 8 warps per SM at 216 registers: 8 loads in flight
- * per thread ran 1.27x faster, twice the warps with half the state each
- * 1.34x). The action names both. */
 /* A block size that is not a multiple of 32 leaves its last warp's other
  * lanes idle, and a warp slot carries only its active lanes' loads: with the
  * SM's warp slots what limits the bytes in flight, full warps put 32 / active
@@ -493,6 +488,11 @@ static void s_partial_warp_action(const ncu_ctx_t *c, char *action, size_t cap)
              block, 32 * warps - block, 32 * warps, active, analysis_has(lanes) ? "on average" : "in its warps");
 }
 
+/* The DRAM bound's action. Below the roof with few warps: the bytes in flight
+ * come from more loads per thread or more warps, each loading its own data
+ * (corpus v7's v7_regbound, 8 warps per SM at 216 registers: 8 loads in flight
+ * per thread ran 1.27x faster, twice the warps with half the state each
+ * 1.34x). The action names both. */
 static void s_dram_action(const ncu_ctx_t *c, const ncu_unit_t *dram, char *action, size_t cap)
 {
     double theo = V(c, NM_OCC_THEORETICAL);

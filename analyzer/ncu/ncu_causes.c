@@ -600,10 +600,10 @@ static void s_cause_stalls(ncu_ctx_t *c)
                              "%s: %.1f of %.1f stall cycles per issued instruction",
                              ncu_metric_info(reasons[i])->what, V(c, reasons[i]), c->stall_total);
         const ncu_unit_t *l2 = ncu_units_find(&c->units, "l2"), *dram = ncu_units_find(&c->units, "dram");
-        if (reasons[i] == NM_STALL_MEMBAR && l2)
+        if (reasons[i] == NM_STALL_MEMBAR && l2 && dram)
             finding_add_evidence(f, l2->metric, l2->pct, "%",
                                  "L2 %.0f%% of peak, the fences' acknowledgements included; without them it "
-                                 "carries DRAM's traffic (%.0f%%)", l2->pct, dram ? dram->pct : 0);
+                                 "carries DRAM's traffic (%.0f%%)", l2->pct, dram->pct);
         if (c->latency)
             c->latency_explained = c->latency_explained || gain >= 0.2;
     }
