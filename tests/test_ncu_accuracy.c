@@ -362,8 +362,9 @@ Test(ncu_accuracy, h200_v22_workloads_full_names_every_expected_first_finding)
 
 /* Corpora v22 (again), v23 and v24 (Triton) on an H100 80GB HBM3: another GPU's
  * roofs (3.35 TB/s, no measured block life), the same rule; v23 and v24 again
- * on the H200, and corpus v25 (an int4 GEMV, a rotary embedding, a top-16 in
- * local memory, a paged gather). */
+ * on the H200, corpus v25 (an int4 GEMV, a rotary embedding, a top-16 in local
+ * memory, a paged gather) on both, and corpus v26 (a grid sync per sweep, an
+ * atomicMax per element) on the H100. */
 Test(ncu_accuracy, v22_to_v25_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
@@ -373,7 +374,9 @@ Test(ncu_accuracy, v22_to_v25_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v24", "h200-v24/capture-h100-2026-12-02", "kernels"},
                 {"h200-v23", "h200-v23/capture-2026-12-02", "h200"},
                 {"h200-v24", "h200-v24/capture-2026-12-02", "h200"},
-                {"h200-v25", "h200-v25/capture-2026-12-02", "kernels"}};
+                {"h200-v25", "h200-v25/capture-2026-12-02", "kernels"},
+                {"h200-v25", "h200-v25/capture-h100-2026-12-02", "h100"},
+                {"h200-v26", "h200-v26/capture-h100-2026-12-02", "kernels"}};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
         s_expect_plan(sets[i].corpus, sets[i].folder, sets[i].fileset, "core", s_core, true);
         s_expect_plan(sets[i].corpus, sets[i].folder, sets[i].fileset, "full", s_full, true);

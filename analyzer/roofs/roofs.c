@@ -29,7 +29,14 @@ static const roof_t s_roofs[] = {
     {"NVIDIA H100 NVL", ROOF_NVIDIA, "H100 NVL", NULL, NULL, 132, 60.0, 30.0, 835.0, 3900, {0}, 0,
      "NVIDIA H100 Tensor Core GPU datasheet (2023), NVL column (per GPU)", 0, 0},
     {"NVIDIA H100 SXM", ROOF_NVIDIA, "H100", NULL, NULL, 132, 67.0, 34.0, 989.4, 3350, {0}, 0,
-     "NVIDIA H100 Tensor Core GPU datasheet (2023), SXM column", 0, 0},
+     "NVIDIA H100 Tensor Core GPU datasheet (2023), SXM column",
+     /* Measured on an H100 80GB HBM3 like the H200 above (2026-12-02,
+      * launch_rate.cu, docs/gpu-validation/2026-12-02-h200/launch_rate_h100.txt):
+      * 159.0-159.6 cycles a block per SM for 32 to 512 threads, 226 for 1024;
+      * the one-float copy in 256-thread blocks ran at 224 cycles a block per SM,
+      * 8 resident: 8 x 224 cycles a block's life (512 threads: 4 x 484 = 1,936;
+      * 1024: 2 x 1,054 = 2,108) */
+     .block_launch_cycles = 159, .block_life_dram_cycles = 1791},
     {"NVIDIA A100 SXM4 40GB", ROOF_NVIDIA, "A100-SXM4-40GB", NULL, NULL, 108, 19.5, 9.7, 312.0, 1555,
      {0}, 0, "NVIDIA A100 Tensor Core GPU datasheet (2021), 40GB SXM column", 0, 0},
     {"NVIDIA A100 PCIe 40GB", ROOF_NVIDIA, "A100-PCIE-40GB", NULL, NULL, 108, 19.5, 9.7, 312.0, 1555,
