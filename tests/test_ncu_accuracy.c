@@ -360,6 +360,15 @@ Test(ncu_accuracy, h200_v22_workloads_full_names_every_expected_first_finding)
     s_expect_plan("h200-v22", "h200-v22/workloads", "workloads", "full", s_full, true);
 }
 
+/* Corpus v27's workloads: causal flash attention, a channels-last fp16 conv, a
+ * TF32 GEMM, a bf16 layer norm, SwiGLU, small batched GEMMs, a row sort, a
+ * reflection pad. */
+Test(ncu_accuracy, h200_v27_workloads_name_every_expected_first_finding)
+{
+    s_expect_plan("h200-v27", "h200-v27/workloads", "workloads", "core", s_core, true);
+    s_expect_plan("h200-v27", "h200-v27/workloads", "workloads", "full", s_full, true);
+}
+
 /* Corpora v22 (again), v23 and v24 (Triton) on an H100 80GB HBM3: another GPU's
  * roofs (3.35 TB/s, no measured block life), the same rule; v23 and v24 again
  * on the H200, corpus v25 (an int4 GEMV, a rotary embedding, a top-16 in local
