@@ -338,54 +338,33 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
     s_expect_plan("h200-v21", "h200-v21/capture-2026-12-02", "kernels", "full", s_full, true);
 }
 
-/* Corpus v22: seven agent-style kernels of kinds no earlier corpus has (a fence
- * after every store, 128 KB of unrolled code, a block per SM, random lookups in
- * a shared table, Mandelbrot rows, a misaligned stream, NCHW to NHWC), and
- * eight real workloads (cuFFT, grid_sample, embedding_bag, searchsorted, histc,
- * cdist, im2col, a cuDNN conv3d), under the default plan and full. */
-Test(ncu_accuracy, h200_v22_core_names_every_expected_first_finding)
-{
-    s_expect_plan("h200-v22", "h200-v22/capture-2026-12-02", "kernels", "core", s_core, true);
-}
-Test(ncu_accuracy, h200_v22_full_names_every_expected_first_finding)
-{
-    s_expect_plan("h200-v22", "h200-v22/capture-2026-12-02", "kernels", "full", s_full, true);
-}
-Test(ncu_accuracy, h200_v22_workloads_core_names_every_expected_first_finding)
-{
-    s_expect_plan("h200-v22", "h200-v22/workloads", "workloads", "core", s_core, true);
-}
-Test(ncu_accuracy, h200_v22_workloads_full_names_every_expected_first_finding)
-{
-    s_expect_plan("h200-v22", "h200-v22/workloads", "workloads", "full", s_full, true);
-}
-
-/* Corpus v27's workloads: causal flash attention, a channels-last fp16 conv, a
- * TF32 GEMM, a bf16 layer norm, SwiGLU, small batched GEMMs, a row sort, a
- * reflection pad. */
-Test(ncu_accuracy, h200_v27_workloads_name_every_expected_first_finding)
-{
-    s_expect_plan("h200-v27", "h200-v27/workloads", "workloads", "core", s_core, true);
-    s_expect_plan("h200-v27", "h200-v27/workloads", "workloads", "full", s_full, true);
-}
-
-/* Corpora v22 (again), v23 and v24 (Triton) on an H100 80GB HBM3: another GPU's
- * roofs (3.35 TB/s, no measured block life), the same rule; v23 and v24 again
- * on the H200, corpus v25 (an int4 GEMV, a rotary embedding, a top-16 in local
- * memory, a paged gather) on both, and corpus v26 (a grid sync per sweep, an
- * atomicMax per element) on the H100. */
-Test(ncu_accuracy, v22_to_v25_on_both_gpus_name_every_expected_first_finding)
+/* Corpora v22 to v27, every capture under the default plan and full: v22's seven
+ * agent-style kernels of kinds no earlier corpus has (a fence after every
+ * store, 128 KB of unrolled code, a block per SM, random lookups in a shared
+ * table, Mandelbrot rows, a misaligned stream, NCHW to NHWC) on the H200 and an
+ * H100 80GB HBM3, and its eight workloads (cuFFT, grid_sample, embedding_bag,
+ * searchsorted, histc, cdist, im2col, a cuDNN conv3d); v23 (100-thread blocks,
+ * a 64-bit remainder, an atomic a warp, a half GELU, a per-thread switch) and
+ * v24 (Triton) on both GPUs; v25 (an int4 GEMV, a rotary embedding, a top-16 in
+ * local memory, a paged gather) on both; v26 (a grid sync per sweep, an
+ * atomicMax per element) on the H100; v27's workloads (causal flash attention,
+ * an NHWC fp16 conv, a TF32 GEMM, a bf16 layer norm, SwiGLU, small batched
+ * GEMMs, a row sort, a reflection pad) on the H200. */
+Test(ncu_accuracy, v22_to_v27_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
         const char *corpus, *folder, *fileset;
-    } sets[] = {{"h200-v22", "h200-v22/capture-h100-2026-12-02", "h100"},
+    } sets[] = {{"h200-v22", "h200-v22/capture-2026-12-02", "kernels"},
+                {"h200-v22", "h200-v22/capture-h100-2026-12-02", "h100"},
+                {"h200-v22", "h200-v22/workloads", "workloads"},
                 {"h200-v23", "h200-v23/capture-h100-2026-12-02", "kernels"},
-                {"h200-v24", "h200-v24/capture-h100-2026-12-02", "kernels"},
                 {"h200-v23", "h200-v23/capture-2026-12-02", "h200"},
+                {"h200-v24", "h200-v24/capture-h100-2026-12-02", "kernels"},
                 {"h200-v24", "h200-v24/capture-2026-12-02", "h200"},
                 {"h200-v25", "h200-v25/capture-2026-12-02", "kernels"},
                 {"h200-v25", "h200-v25/capture-h100-2026-12-02", "h100"},
-                {"h200-v26", "h200-v26/capture-h100-2026-12-02", "kernels"}};
+                {"h200-v26", "h200-v26/capture-h100-2026-12-02", "kernels"},
+                {"h200-v27", "h200-v27/workloads", "workloads"}};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
         s_expect_plan(sets[i].corpus, sets[i].folder, sets[i].fileset, "core", s_core, true);
         s_expect_plan(sets[i].corpus, sets[i].folder, sets[i].fileset, "full", s_full, true);
