@@ -76,6 +76,7 @@ CAPTURES = [
     ("h200-v19 layer-norm backward", "h200-v19/layer_norm_backward", "h200-v19", "lnb"),
     ("h200-v22 workloads", "h200-v22/workloads", "h200-v22", "workloads"),
     ("h200-v27 workloads", "h200-v27/workloads", "h200-v27", "workloads"),
+    ("h200-v28 workloads", "h200-v28/workloads", "h200-v28", "workloads"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
 # plan of that time).
