@@ -71,9 +71,9 @@ static const struct {
                         "math and move per-block constants out of the loop."},
     {"compute_tex", "Texture fetches saturate the TEX pipe: use plain global loads (ld.global.nc) "
                     "where filtering is not needed, and fetch wider texels."},
-    {"compute_issue", "Every cycle issues an instruction: cut instructions per result (simpler "
-                      "index math, wider loads, fewer conversions, loop unrolling with hoisted "
-                      "invariants)."},
+    {"compute_issue", "The instruction count sets the time, not one pipe: cut instructions per "
+                      "result (simpler index math, wider loads, fewer conversions, loop unrolling "
+                      "with hoisted invariants)."},
     {"compute_tensor", "The tensor pipe is saturated: use a lower precision (FP8/BF16) or do less "
                        "work (algorithmic savings); the kernel is at its compute roof."},
     {"small_grid", "Launch more blocks than there are SMs: split the work over more, smaller "

@@ -703,6 +703,19 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
         if (f)
             finding_add_evidence(f, ncu_metric_info(NM_PIPE_FMAHEAVY)->name, heavy, "%",
                                  "FMA pipe heavy half %.0f%% busy", heavy);
+    } else if (issue && issue->pct >= pipe->pct + NCU_SOL_GAP) {
+        /* The issue slots lead every pipe by the SOL gap: the instruction
+         * count, not one pipe, sets the time, and the pipe's own action (the
+         * ALU's, say) would miss most of the instructions (PyTorch's
+         * logcumsumexp scan, corpus v28: issue 70%, its busiest pipe, ALU,
+         * 41%). The headroom is the issue slots', over the active cycles as
+         * s_headroom weighs them. */
+        snprintf(title, sizeof title,
+                 "Compute-bound on instruction issue: the schedulers issue in %.0f%% of cycles, more than "
+                 "any pipe is busy (busiest: %s %.0f%%)%s%s", issue->pct, pipe->name, pipe->pct,
+                 sol[0] ? "; " : "", sol);
+        f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(issue->pct, sm)), "headroom", title,
+                            ncu_advice_action("compute_issue"));
     } else {
         snprintf(title, sizeof title, "Compute-bound on the %s: %.0f%% busy%s%s", pipe->name, pipe->pct,
                  sol[0] ? ", " : "", sol);
