@@ -351,7 +351,7 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * an NHWC fp16 conv, a TF32 GEMM, a bf16 layer norm, SwiGLU, small batched
  * GEMMs, a row sort, a reflection pad) and v28's (bicubic upsampling, a
  * vocabulary log-softmax, a causal depthwise conv1d, cuFFT 2-D, training batch
- * norm, an NHWC permute, a pixel shuffle, logcumsumexp) on the H200. */
+ * norm, an NHWC permute, a pixel shuffle, logcumsumexp) on both GPUs. */
 Test(ncu_accuracy, v22_to_v28_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
@@ -367,7 +367,9 @@ Test(ncu_accuracy, v22_to_v28_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v25", "h200-v25/capture-h100-2026-12-02", "h100"},
                 {"h200-v26", "h200-v26/capture-h100-2026-12-02", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
-                {"h200-v28", "h200-v28/workloads", "workloads"}};
+                {"h200-v28", "h200-v28/workloads", "workloads"},
+                {"h200-v27", "h200-v27/workloads-h100", "h100"},
+                {"h200-v28", "h200-v28/workloads-h100", "h100"}};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
         s_expect_plan(sets[i].corpus, sets[i].folder, sets[i].fileset, "core", s_core, true);
         s_expect_plan(sets[i].corpus, sets[i].folder, sets[i].fileset, "full", s_full, true);
