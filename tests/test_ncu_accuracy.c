@@ -338,7 +338,7 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
     s_expect_plan("h200-v21", "h200-v21/capture-2026-12-02", "kernels", "full", s_full, true);
 }
 
-/* Corpora v22 to v28, every capture under the default plan and full: v22's seven
+/* Corpora v22 to v29, every capture under the default plan and full: v22's seven
  * agent-style kernels of kinds no earlier corpus has (a fence after every
  * store, 128 KB of unrolled code, a block per SM, random lookups in a shared
  * table, Mandelbrot rows, a misaligned stream, NCHW to NHWC) on the H200 and an
@@ -351,8 +351,9 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * an NHWC fp16 conv, a TF32 GEMM, a bf16 layer norm, SwiGLU, small batched
  * GEMMs, a row sort, a reflection pad) and v28's (bicubic upsampling, a
  * vocabulary log-softmax, a causal depthwise conv1d, cuFFT 2-D, training batch
- * norm, an NHWC permute, a pixel shuffle, logcumsumexp) on both GPUs. */
-Test(ncu_accuracy, v22_to_v28_on_both_gpus_name_every_expected_first_finding)
+ * norm, an NHWC permute, a pixel shuffle, logcumsumexp) on both GPUs; v29's
+ * occupancy-limited signatures (an EmbeddingBag, a histogram, a gather). */
+Test(ncu_accuracy, v22_to_v29_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
         const char *corpus, *folder, *fileset;
@@ -366,6 +367,7 @@ Test(ncu_accuracy, v22_to_v28_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v25", "h200-v25/capture-2026-12-02", "kernels"},
                 {"h200-v25", "h200-v25/capture-h100-2026-12-02", "h100"},
                 {"h200-v26", "h200-v26/capture-h100-2026-12-02", "kernels"},
+                {"h200-v29", "h200-v29/capture-2026-12-02", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
                 {"h200-v28", "h200-v28/workloads", "workloads"},
                 {"h200-v27", "h200-v27/workloads-h100", "h100"},
