@@ -145,7 +145,7 @@ for name in "${corpora[@]}"; do
       if [ ! -f "$src" ] && [ -f "${src%.cu}.py" ]; then
         # A corpus of Triton kernels: the same modes, run by python3 (each kernel is
         # compiled on its first launch, outside no range: -k keeps only the vN_* kernels).
-        python3 "${src%.cu}.py" time > "$dir/levers.txt" 2>&1
+        for i in 1 2 3; do echo "# run $i"; python3 "${src%.cu}.py" time; done > "$dir/levers.txt" 2>&1
         capture "$name" "$dir" python3 "${src%.cu}.py" all
         tar -C "$work" -cJf "$out/$name.tar.xz" "$name"
         cat "$dir/times.txt"
