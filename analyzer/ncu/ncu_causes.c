@@ -530,12 +530,6 @@ static void s_shared_atomics(ncu_ctx_t *c)
 
 /* ----- stalls that are causes, not symptoms --------------------------------- */
 
-/* Waits on memory or on a busy pipe are the bound showing through and belong
- * to the bound finding. These are not: barriers, branches, fences, constant
- * and instruction-cache misses, sleeping. Model: gain = the reason's share of
- * stall cycles x the time the bound unit leaves idle, except for dead time
- * (s_dead_time). */
-
 /* A fence (membar) or a back-off sleep stalls only the warp that runs it, on
  * its own memory operations or its own timer: dead time added to the warp's
  * latency, which deleting the fence or the sleep removes outright. A kernel
@@ -549,7 +543,7 @@ static void s_shared_atomics(ncu_ctx_t *c)
  * so of the L2's utilization only what DRAM's traffic puts through it stays.
  * Barrier waits are other warps' work showing through, and instruction-fetch
  * and branch waits overlap with the issue of the warps around them: those keep
- * the product above. Corpus v22's fence after every store: membar 43% of the
+ * the product (s_cause_stalls). Corpus v22's fence after every store: membar 43% of the
  * stall cycles (H200: est. 41%, no fence measured 1.42x, 30%; H100: 48%, est.
  * 41%, measured 1.36x, 26%: freed of its fences the stream waits longer on
  * DRAM, which the model holds constant). */
@@ -570,6 +564,11 @@ static double s_dead_time_gain(const ncu_ctx_t *c, ncu_metric_t reason, double s
     return analysis_has(gain) ? gain * s_active(c) : NAN;
 }
 
+/* Waits on memory or on a busy pipe are the bound showing through and belong
+ * to the bound finding. These are not: barriers, branches, fences, constant
+ * and instruction-cache misses, sleeping. Model: gain = the reason's share of
+ * stall cycles x the time the bound unit leaves idle, except for dead time
+ * (s_dead_time). */
 static void s_cause_stalls(ncu_ctx_t *c)
 {
     static const ncu_metric_t reasons[] = {NM_STALL_BARRIER, NM_STALL_BRANCH, NM_STALL_MEMBAR,
