@@ -352,8 +352,10 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * GEMMs, a row sort, a reflection pad) and v28's (bicubic upsampling, a
  * vocabulary log-softmax, a causal depthwise conv1d, cuFFT 2-D, training batch
  * norm, an NHWC permute, a pixel shuffle, logcumsumexp) on both GPUs; v29's
- * occupancy-limited signatures (an EmbeddingBag, a histogram, a gather). */
-Test(ncu_accuracy, v22_to_v29_on_both_gpus_name_every_expected_first_finding)
+ * occupancy-limited signatures (an EmbeddingBag, a histogram, a gather); v30's
+ * kernels with too little in flight (linked chains, dependent FMAs, a 2.1-wave
+ * tail), WMMA tiles without padding and passes outside the element loop. */
+Test(ncu_accuracy, v22_to_v30_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
         const char *corpus, *folder, *fileset;
@@ -368,6 +370,7 @@ Test(ncu_accuracy, v22_to_v29_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v25", "h200-v25/capture-h100-2026-12-02", "h100"},
                 {"h200-v26", "h200-v26/capture-h100-2026-12-02", "kernels"},
                 {"h200-v29", "h200-v29/capture-2026-12-02", "kernels"},
+                {"h200-v30", "h200-v30/capture-2026-12-02", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
                 {"h200-v28", "h200-v28/workloads", "workloads"},
                 {"h200-v27", "h200-v27/workloads-h100", "h100"},
@@ -394,6 +397,56 @@ Test(ncu_accuracy, partial_warps_of_a_stream_below_its_roof_are_named_in_its_act
                   f->action);
         f = s_category(cap.fb, s_kernel(&cap, "v23_sum_warp_atomic", &group), "dram_bound");
         cr_expect(!f || strstr(f->action, "lanes idle") == NULL, "%s", f ? f->action : "");
+        s_capture_destroy(&cap);
+    }
+}
+
+/* Idle SMs explain a latency-bound look only where the units, over the time
+ * the SMs worked, would not be latency-bound: corpus v30's chase over 2.1 waves
+ * (SMs idle 24%, L2 at 31%) leads with the latency its blocks have while they
+ * run (four chains a warp ran 1.93x) and names the tail second (whole waves
+ * ran 1.25x); corpus v2's tail wave, one block running alone on a busy kernel,
+ * keeps the tail alone. */
+Test(ncu_accuracy, a_tail_over_latency_bound_blocks_keeps_the_latency_finding)
+{
+    static const char *const *const plans[] = {s_core, s_full};
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        capture_t cap = s_capture("h200-v30/capture-2026-12-02", plans[p]);
+        const ncu_kernel_t *group;
+        size_t k = s_kernel(&cap, "v30_chase_tail", &group);
+        const fb_finding_t *f = s_first(cap.fb, k);
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f->category, "latency_bound");
+        const fb_finding_t *tail = s_category(cap.fb, k, "tail_effect");
+        cr_assert_not_null(tail);
+        cr_expect(tail->speedup > 15 && tail->speedup < 35, "tail est. %.0f%% (measured 20%%)", tail->speedup);
+        s_capture_destroy(&cap);
+        cap = s_capture("h200-v2/capture-2026-12-02", plans[p]);
+        k = s_kernel(&cap, "tail_wave", &group);
+        f = s_first(cap.fb, k);
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f->category, "tail_effect");
+        cr_expect_null(s_category(cap.fb, k, "latency_bound"));
+        s_capture_destroy(&cap);
+    }
+}
+
+/* An occupancy finding whose warps wait on their own arithmetic names
+ * independent work in each thread as the other lever (corpus v30's FMA chains:
+ * four interleaved 3.62x, 16 blocks per SM 2.21x); one whose warps wait on
+ * memory does not. */
+Test(ncu_accuracy, occupancy_over_dependent_arithmetic_names_interleaved_chains)
+{
+    static const char *const *const plans[] = {s_core, s_full};
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        capture_t cap = s_capture("h200-v30/capture-2026-12-02", plans[p]);
+        const ncu_kernel_t *group;
+        const fb_finding_t *f = s_category(cap.fb, s_kernel(&cap, "v30_fma_chain_smem", &group), "occupancy");
+        cr_assert_not_null(f);
+        cr_expect(strstr(f->action, "independent chains interleaved") != NULL, "%s", f->action);
+        f = s_category(cap.fb, s_kernel(&cap, "v30_chase_smem", &group), "occupancy");
+        cr_assert_not_null(f);
+        cr_expect(strstr(f->action, "own arithmetic") == NULL, "%s", f->action);
         s_capture_destroy(&cap);
     }
 }

@@ -92,6 +92,22 @@ static void s_shared_evidence(const ncu_ctx_t *c, fb_finding_t *f, double idle, 
                          held, 100 * gain);
 }
 
+/* Idle SMs drag every unit's utilization down, so a tail can make a busy
+ * kernel look latency-bound; it explains the latency only where the units,
+ * over the time the SMs worked (utilization / (1 - idle)), would reach the
+ * latency threshold. Blocks that are latency-bound while they run keep the
+ * latency finding beside the tail, and the two levers are separate: more
+ * work in flight shortens every block, whole waves remove the idle end
+ * (corpus v30's chase over 2.1 waves: SMs idle 24%, the units at 31%, 40%
+ * over the active time; a chain a warp over whole waves ran 1.25x, four
+ * chains a warp walked together 1.93x). */
+static bool s_idle_explains_latency(const ncu_ctx_t *c, double idle)
+{
+    if (!c->latency || !analysis_has(idle) || idle >= 1)
+        return true;
+    return c->busiest / (1 - idle) >= NCU_SOL_LATENCY;
+}
+
 /* A grid smaller than the GPU, a partial last wave, or blocks of unequal
  * length leave SMs with no work. Model: gain = the share of the elapsed time
  * SMs were idle (sm__cycles_active against the elapsed cycles) when measured;
@@ -186,7 +202,7 @@ static void s_idle_sms(ncu_ctx_t *c)
         finding_add_evidence(f, "model", 100 * model, "%",
                              "equal-length blocks would predict %.0f%% idle", 100 * model);
     s_shared_evidence(c, f, idle, gain);
-    c->latency_explained = c->latency_explained || gain >= 0.2;
+    c->latency_explained = c->latency_explained || (gain >= 0.2 && s_idle_explains_latency(c, idle));
 }
 
 /* ----- too few warps: the launch, or the occupancy limiters ---------------- */
@@ -401,8 +417,23 @@ static void s_parallelism(ncu_ctx_t *c)
                  "then use the register file more evenly (%.0f resident warps per SM instead of %.0f).",
                  32 * to_warps, V(c, NM_BLOCK_SIZE), grow * current * ceil(V(c, NM_BLOCK_SIZE) / 32),
                  current * ceil(V(c, NM_BLOCK_SIZE) / 32));
-    fb_finding_t *f = ncu_ctx_finding(c, "occupancy", gain, "warps_in_flight", title,
-                                      smaller_blocks ? action : ncu_advice_action(s_limits[limiter].advice));
+    /* Warps that wait on their own arithmetic (fixed-latency dependencies,
+     * the "wait" stall) are hidden by more warps or by independent work in
+     * each warp, and the second does not wait on the scheduler: corpus v30's
+     * dependent FMA chains at one block per SM ran 3.62x with four chains
+     * interleaved and 2.21x with 16 blocks per SM, whose warps met dispatch
+     * stalls (7.5 cycles an instruction) the one warp a scheduler never did.
+     * The finding keeps its category (one kernel measured it); its action
+     * names both. */
+    char full[600];
+    snprintf(full, sizeof full, "%s", smaller_blocks ? action : ncu_advice_action(s_limits[limiter].advice));
+    double wait = ncu_ctx_stall_share(c, NM_STALL_WAIT);
+    if (analysis_has(wait) && wait >= 0.5)
+        snprintf(full + strlen(full), sizeof full - strlen(full),
+                 " The warps wait on their own arithmetic (fixed-latency dependencies, %.0f%% of the stall "
+                 "cycles): independent chains interleaved in each thread (several accumulators, unrolled "
+                 "loops) hide that latency without more warps.", 100 * wait);
+    fb_finding_t *f = ncu_ctx_finding(c, "occupancy", gain, "warps_in_flight", title, full);
     if (!f)
         return;
     finding_add_evidence(f, ncu_metric_info(NM_OCC_THEORETICAL)->name, theo, "%",
