@@ -540,11 +540,31 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
             snprintf(rate, sizeof rate, " (%.2f of %.2f TB/s)", achieved / 1e12, peak / 1e12);
         if (analysis_has(V(c, NM_SM_PCT)))
             snprintf(compute, sizeof compute, "; compute is at %.0f%%", fmin(V(c, NM_SM_PCT), 100));
-        snprintf(title, sizeof title, "Memory-bound on DRAM bandwidth: %.0f%% of peak%s%s", unit->pct, rate,
-                 compute);
         char action[720];
         s_dram_action(c, unit, action, sizeof action);
-        f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, unit), "headroom", title, action);
+        /* L2 well above DRAM is either DRAM's traffic passing through (a
+         * stream: kernels.cu's vec_add, L2 83% over DRAM 72%) or L2's own
+         * re-reads (corpus v13's block softmax: 82% over 71%, the row read
+         * once ran 1.14x); SpeedOfLight's percentages cannot tell them apart,
+         * only the load sectors against DRAM's reads can. Without those the
+         * level is not named. */
+        const ncu_unit_t *l2 = ncu_units_find(&c->units, "l2");
+        if (l2 && l2->pct >= unit->pct + NCU_SOL_GAP && !analysis_has(s_l2_reread_ratio(c))) {
+            snprintf(title, sizeof title,
+                     "Memory-bound on DRAM or L2: DRAM %.0f%% of peak%s, L2 %.0f%%%s; whether L2's extra work "
+                     "is DRAM's traffic passing through or re-reads of data it holds was not measured",
+                     unit->pct, rate, l2->pct, compute);
+            f = ncu_ctx_finding(c, "memory_bound", fmin(s_unit_headroom(c, unit), s_unit_headroom(c, l2)),
+                                "headroom", title, action);
+            ncu_ctx_missing(c, "the sectors that tell L2's re-reads from DRAM's traffic "
+                               "(l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum, l1tex__t_sector_hit_rate.pct, "
+                               "dram__bytes_read.sum): the default plan collects them, or add them with "
+                               "--metrics");
+        } else {
+            snprintf(title, sizeof title, "Memory-bound on DRAM bandwidth: %.0f%% of peak%s%s", unit->pct,
+                     rate, compute);
+            f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, unit), "headroom", title, action);
+        }
         if (f && unit->pct < NCU_SOL_HIGH)
             s_launch_evidence(c, f);
         if (f && s_dram_bandwidth(c, &achieved, &peak))
