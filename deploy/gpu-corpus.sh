@@ -32,7 +32,8 @@
 #   full   --set full --metrics <what the full plan adds: deploy/core-metrics.sh --full>
 #          --import-source yes -o full, then --import ... --csv --page raw / details
 # Each capture is written as CORPUS/<plan>_raw.csv (pass1_sol.csv, pass2_memory.csv,
-# pass3_warps.csv, full_raw.csv, full_details.csv); CORPUS/times.txt has the wall time of the
+# pass3_warps.csv, full_raw.csv, full_details.csv; from corpus v30 on, the levers' own --set full
+# capture, levers_full_raw.csv); CORPUS/times.txt has the wall time of the
 # uninstrumented run and of every plan, and the replay passes ncu reported per kernel. Everything
 # is packed into OUT/CORPUS.tar.xz. GPU clocks and settings are never touched
 # (--clock-control none). Needs nvcc and ncu on PATH (python3 with torch + triton for workloads).
@@ -45,7 +46,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift ;;
     --plans) plans=$2; shift ;;
-    -h|--help) sed -n "2,38p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,39p" "$0"; exit 0 ;;
     -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
     *) corpora+=("$1") ;;
   esac
@@ -160,7 +161,13 @@ for name in "${corpora[@]}"; do
         | awk -v k="${v}_" -v f="fix${v#v}_" '/Function :/ { keep = index($3, k) || index($3, f) } keep' \
         > "$dir/sass.txt" 2>&1 ;; esac
       for i in 1 2 3; do echo "# run $i"; "$work/corpus_$v" time; done > "$dir/levers.txt" 2>&1
-      capture "$name" "$dir" "$work/corpus_$v" all ;;
+      capture "$name" "$dir" "$work/corpus_$v" all
+      # The levers' own capture (--set full, fixN_* kernels): where a lever ran slower or
+      # faster than a model said, what it changed is read from it, not guessed (corpus v30).
+      if [ "${v#v}" -ge 30 ] 2>/dev/null; then
+        LC_ALL=C timed levers_full "$dir" ncu --clock-control none --set full -k "regex:^fix${v#v}_" \
+          --csv --page raw --log-file "$dir/levers_full_raw.csv" "$work/corpus_$v" all
+      fi ;;
     workloads)
       capture "$name" "$dir" python3 "$root/tests/fixtures/ncu/h200-v3/workloads.py" all ;;
     workloads-v*)
