@@ -354,8 +354,10 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * norm, an NHWC permute, a pixel shuffle, logcumsumexp) on both GPUs; v29's
  * occupancy-limited signatures (an EmbeddingBag, a histogram, a gather); v30's
  * kernels with too little in flight (linked chains, dependent FMAs, a 2.1-wave
- * tail), WMMA tiles without padding and passes outside the element loop. */
-Test(ncu_accuracy, v22_to_v30_on_both_gpus_name_every_expected_first_finding)
+ * tail), WMMA tiles without padding and passes outside the element loop; v31's
+ * unseen test of v30's changes (a compute-bound tail, Horner chains in 201
+ * registers) and an embedding gather, a softmax in registers, a bitonic sort. */
+Test(ncu_accuracy, v22_to_v31_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
         const char *corpus, *folder, *fileset;
@@ -371,6 +373,7 @@ Test(ncu_accuracy, v22_to_v30_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v26", "h200-v26/capture-h100-2026-12-02", "kernels"},
                 {"h200-v29", "h200-v29/capture-2026-12-02", "kernels"},
                 {"h200-v30", "h200-v30/capture-2026-12-02", "kernels"},
+                {"h200-v31", "h200-v31/capture-2026-12-02", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
                 {"h200-v28", "h200-v28/workloads", "workloads"},
                 {"h200-v27", "h200-v27/workloads-h100", "h100"},
