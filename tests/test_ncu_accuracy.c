@@ -102,16 +102,27 @@ static void s_capture_destroy(capture_t *cap)
     ncu_data_destroy(&cap->data);
 }
 
-/* The feedback kernel for a truth line: by name up to its arguments, or by "#ID", the
- * launch that opens its group. */
+/* The feedback kernel for a truth line: by name up to its arguments, or by "#ID", any
+ * launch of its group (launches of one kernel with one grid and block are analyzed
+ * together; bench/accuracy.py resolves IDs the same way). */
 static size_t s_kernel(const capture_t *cap, const char *kernel, const ncu_kernel_t **group)
 {
     *group = NULL;
+    const ncu_launch_t *launch = NULL;
+    if (kernel[0] == '#') {
+        long id = strtol(kernel + 1, NULL, 10);
+        for (size_t i = 0; i < ncu_data_count(cap->data) && !launch; i++)
+            if (ncu_data_at_const(cap->data, i)->id == id)
+                launch = ncu_data_at_const(cap->data, i);
+        if (!launch)
+            return (size_t) -1;
+    }
     for (size_t g = 0; g < ncu_kernels_count(cap->kernels); g++) {
         const ncu_kernel_t *k = ncu_kernels_at(cap->kernels, g);
         size_t n = strcspn(k->name, "(");
-        bool match = kernel[0] == '#' ? k->first_id == strtol(kernel + 1, NULL, 10)
-                                      : strlen(kernel) == n && strncmp(k->name, kernel, n) == 0;
+        bool match = launch ? strcmp(k->name, launch->kernel) == 0 && strcmp(k->block, launch->block) == 0 &&
+                                  strcmp(k->grid, launch->grid) == 0
+                            : strlen(kernel) == n && strncmp(k->name, kernel, n) == 0;
         if (match) {
             *group = k;
             break;
@@ -356,7 +367,9 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * kernels with too little in flight (linked chains, dependent FMAs, a 2.1-wave
  * tail), WMMA tiles without padding and passes outside the element loop; v31's
  * unseen test of v30's changes (a compute-bound tail, Horner chains in 201
- * registers) and an embedding gather, a softmax in registers, a bitonic sort. */
+ * registers) and an embedding gather, a softmax in registers, a bitonic sort;
+ * v32's workloads (unique, nonzero, an embedding backward, adaptive pooling, a
+ * gather, a scatter-add, one_hot, cat, roll, int8 and FP64 GEMMs). */
 Test(ncu_accuracy, v22_to_v31_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
@@ -376,6 +389,7 @@ Test(ncu_accuracy, v22_to_v31_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v31", "h200-v31/capture-2026-12-02", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
                 {"h200-v28", "h200-v28/workloads", "workloads"},
+                {"h200-v32", "h200-v32/workloads", "workloads"},
                 {"h200-v27", "h200-v27/workloads-h100", "h100"},
                 {"h200-v28", "h200-v28/workloads-h100", "h100"}};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
