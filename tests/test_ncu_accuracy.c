@@ -369,7 +369,8 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * unseen test of v30's changes (a compute-bound tail, Horner chains in 201
  * registers) and an embedding gather, a softmax in registers, a bitonic sort;
  * v32's workloads (unique, nonzero, an embedding backward, adaptive pooling, a
- * gather, a scatter-add, one_hot, cat, roll, int8 and FP64 GEMMs). */
+ * gather, a scatter-add, one_hot, cat, roll, int8 and FP64 GEMMs); v33 (an
+ * agent's attention, a block-per-row RMSNorm, an L2 re-read). */
 Test(ncu_accuracy, v22_to_v31_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
@@ -387,6 +388,7 @@ Test(ncu_accuracy, v22_to_v31_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v29", "h200-v29/capture-2026-12-02", "kernels"},
                 {"h200-v30", "h200-v30/capture-2026-12-02", "kernels"},
                 {"h200-v31", "h200-v31/capture-2026-12-02", "kernels"},
+                {"h200-v33", "h200-v33/capture-2026-12-02", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
                 {"h200-v28", "h200-v28/workloads", "workloads"},
                 {"h200-v32", "h200-v32/workloads", "workloads"},
@@ -495,6 +497,26 @@ Test(ncu_accuracy, without_sector_counts_an_l2_above_dram_names_neither_level)
         f = s_first(cap.fb, s_kernel(&cap, cases[i].kernel, &group));
         cr_assert_not_null(f);
         cr_expect_str_eq(f->category, cases[i].full, "%s: %s", cases[i].kernel, f->title);
+        s_capture_destroy(&cap);
+    }
+}
+
+/* Warps that wait on loads which mostly hit L1 are not a DRAM stream below its
+ * roof, however little of DRAM they use: corpus v33's attention with a thread a
+ * query (K and V rows broadcast to every lane, 90% L1 hits, DRAM 12%) was named
+ * one, with 6.1x to gain; it is latency-bound (est. 1.3x), and the loads in
+ * flight its action asks for, float4 rows and four partial sums, measured 1.26x
+ * (attn_more.txt). Under SpeedOfLight alone there is no stall or hit data. */
+Test(ncu_accuracy, loads_that_hit_l1_are_not_a_dram_stream)
+{
+    static const char *const *const plans[] = {s_core, s_full};
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        capture_t cap = s_capture("h200-v33/capture-2026-12-02", plans[p]);
+        const ncu_kernel_t *group;
+        const fb_finding_t *f = s_first(cap.fb, s_kernel(&cap, "v33_attn_local", &group));
+        cr_assert_not_null(f);
+        cr_expect_str_eq(f->category, "latency_bound", "%s", f->title);
+        cr_expect(f->speedup > 10 && f->speedup < 30, "est. %.0f%% (measured 20%%)", f->speedup);
         s_capture_destroy(&cap);
     }
 }
