@@ -454,8 +454,8 @@ Test(ncu_accuracy, a_tail_over_latency_bound_blocks_keeps_the_latency_finding)
 
 /* An occupancy finding whose warps wait on their own arithmetic names
  * independent work in each thread as the other lever (corpus v30's FMA chains:
- * four interleaved 3.62x, 16 blocks per SM 2.21x); one whose warps wait on
- * memory does not. */
+ * four interleaved 3.62x, 16 blocks per SM 2.21x; ilp_vs_warps.cu: the two
+ * equal at equal chains per SM); one whose warps wait on memory does not. */
 Test(ncu_accuracy, occupancy_over_dependent_arithmetic_names_interleaved_chains)
 {
     static const char *const *const plans[] = {s_core, s_full};
