@@ -76,6 +76,7 @@ CAPTURES = [
     ("h200-v31 (corpus_v31.cu)", "h200-v31/capture-2026-12-02", "h200-v31", "kernels"),
     ("h200-v33 (corpus_v33.cu)", "h200-v33/capture-2026-12-02", "h200-v33", "kernels"),
     ("h200-v34 (corpus_v34.cu)", "h200-v34/capture-2026-12-02", "h200-v34", "kernels"),
+    ("h200-v35 (corpus_v35.cu)", "h200-v35/capture-2026-12-02", "h200-v35", "kernels"),
     ("h200-v12 workloads", "h200-v12/workloads", "h200-v12", "workloads"),
     ("h200-v19 workloads", "h200-v19/workloads", "h200-v19", "workloads"),
     ("h200-v19 layer-norm backward", "h200-v19/layer_norm_backward", "h200-v19", "lnb"),

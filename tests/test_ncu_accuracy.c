@@ -371,7 +371,8 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * v32's workloads (unique, nonzero, an embedding backward, adaptive pooling, a
  * gather, a scatter-add, one_hot, cat, roll, int8 and FP64 GEMMs); v33 (an
  * agent's attention, a block-per-row RMSNorm, an L2 re-read); v34 (an fp8
- * quantizer, a hash-table probe, a batched fp16 GEMV). */
+ * quantizer, a hash-table probe, a batched fp16 GEMV); v35 (a column norm in 8
+ * blocks, a sigmoid stream, sines of large arguments). */
 Test(ncu_accuracy, v22_to_v31_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
@@ -391,6 +392,7 @@ Test(ncu_accuracy, v22_to_v31_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v31", "h200-v31/capture-2026-12-02", "kernels"},
                 {"h200-v33", "h200-v33/capture-2026-12-02", "kernels"},
                 {"h200-v34", "h200-v34/capture-2026-12-02", "kernels"},
+                {"h200-v35", "h200-v35/capture-2026-12-02", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
                 {"h200-v28", "h200-v28/workloads", "workloads"},
                 {"h200-v32", "h200-v32/workloads", "workloads"},
