@@ -492,6 +492,7 @@ Test(ncu_accuracy, without_sector_counts_an_l2_above_dram_names_neither_level)
         cr_assert_not_null(f);
         cr_expect_str_eq(f->category, "memory_bound", "%s: %s", cases[i].kernel, f->title);
         cr_expect(strstr(f->title, "DRAM or L2") != NULL, "%s", f->title);
+        cr_expect(strstr(f->action, "read each byte once") != NULL, "%s", f->action);
         bool named = false;
         for (size_t m = 0; m < feedback_missing_count(cap.fb); m++)
             named = named || strstr(feedback_missing(cap.fb, m), "l1tex__t_sectors_pipe_lsu_mem_global_op_ld") != NULL;

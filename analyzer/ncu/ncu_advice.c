@@ -16,6 +16,10 @@ static const struct {
                         "fewer bytes (fusion, narrower types)."},
     {"memory_bound", "Find which memory unit saturates (profile with --section SpeedOfLight and "
                      "MemoryWorkloadAnalysis) and cut its traffic."},
+    {"dram_or_l2", "Move fewer bytes either way: read each byte once (data read again belongs in "
+                   "registers or shared memory, which also relieves L2 if its extra work is "
+                   "re-reads), fuse with the producer or consumer, store narrower types. The "
+                   "default plan's load sectors tell which level to relieve."},
     {"uncoalesced_access", "Make consecutive threads (threadIdx.x) touch consecutive addresses: "
                            "swap the index roles, stage the strided side through a shared-memory "
                            "tile (e.g. 32x33 floats, padded), or change the layout to "

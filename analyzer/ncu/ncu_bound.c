@@ -555,7 +555,7 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
                      "is DRAM's traffic passing through or re-reads of data it holds was not measured",
                      unit->pct, rate, l2->pct, compute);
             f = ncu_ctx_finding(c, "memory_bound", fmin(s_unit_headroom(c, unit), s_unit_headroom(c, l2)),
-                                "headroom", title, action);
+                                "headroom", title, ncu_advice_action("dram_or_l2"));
             ncu_ctx_missing(c, "the sectors that tell L2's re-reads from DRAM's traffic "
                                "(l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum, l1tex__t_sector_hit_rate.pct, "
                                "dram__bytes_read.sum): the default plan collects them, or add them with "
