@@ -349,7 +349,7 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
     s_expect_plan("h200-v21", "h200-v21/capture-2026-12-02", "kernels", "full", s_full, true);
 }
 
-/* Corpora v22 to v29, every capture under the default plan and full: v22's seven
+/* Corpora v22 to v35, every capture under the default plan and full: v22's seven
  * agent-style kernels of kinds no earlier corpus has (a fence after every
  * store, 128 KB of unrolled code, a block per SM, random lookups in a shared
  * table, Mandelbrot rows, a misaligned stream, NCHW to NHWC) on the H200 and an
@@ -373,7 +373,7 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * agent's attention, a block-per-row RMSNorm, an L2 re-read); v34 (an fp8
  * quantizer, a hash-table probe, a batched fp16 GEMV); v35 (a column norm in 8
  * blocks, a sigmoid stream, sines of large arguments). */
-Test(ncu_accuracy, v22_to_v31_on_both_gpus_name_every_expected_first_finding)
+Test(ncu_accuracy, v22_to_v35_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
         const char *corpus, *folder, *fileset;

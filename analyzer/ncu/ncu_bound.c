@@ -540,8 +540,6 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
             snprintf(rate, sizeof rate, " (%.2f of %.2f TB/s)", achieved / 1e12, peak / 1e12);
         if (analysis_has(V(c, NM_SM_PCT)))
             snprintf(compute, sizeof compute, "; compute is at %.0f%%", fmin(V(c, NM_SM_PCT), 100));
-        char action[720];
-        s_dram_action(c, unit, action, sizeof action);
         /* L2 well above DRAM is either DRAM's traffic passing through (a
          * stream: kernels.cu's vec_add, L2 83% over DRAM 72%) or L2's own
          * re-reads (corpus v13's block softmax: 82% over 71%, the row read
@@ -561,6 +559,8 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
                                "dram__bytes_read.sum): the default plan collects them, or add them with "
                                "--metrics");
         } else {
+            char action[720];
+            s_dram_action(c, unit, action, sizeof action);
             snprintf(title, sizeof title, "Memory-bound on DRAM bandwidth: %.0f%% of peak%s%s", unit->pct,
                      rate, compute);
             f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, unit), "headroom", title, action);

@@ -312,6 +312,26 @@ static bool s_register_lever(const ncu_ctx_t *c, double current, double next, do
     return *grow > 1 && *worth > 0;
 }
 
+/* Appends to an occupancy finding's `action` (`cap` bytes) the other lever
+ * for warps that wait on their own arithmetic (fixed-latency dependencies,
+ * the "wait" stall, half the stalls or more): independent work in each warp
+ * hides it as well as more warps do, and frees no registers or shared memory.
+ * At equal independent chains per SM the two ran within 3% of each other for
+ * FP32 FMA, FP64 FMA and integer multiply-add chains (corpus v30's
+ * ilp_vs_warps.cu: 4 warps x 4 chains against 16 warps x 1). The finding
+ * keeps its category. */
+static void s_dependency_action(const ncu_ctx_t *c, char *action, size_t cap)
+{
+    double wait = ncu_ctx_stall_share(c, NM_STALL_WAIT);
+    size_t used = strlen(action);
+    if (!analysis_has(wait) || wait < 0.5 || used + 1 >= cap)
+        return;
+    snprintf(action + used, cap - used,
+             " The warps wait on their own arithmetic (fixed-latency dependencies, %.0f%% of the stall "
+             "cycles): independent chains interleaved in each thread (several accumulators, unrolled "
+             "loops) hide that latency without more warps.", 100 * wait);
+}
+
 /* More resident warps hide latency until a unit saturates. Model: speedup =
  * min(warps that could be resident / warps that were, the least room of any
  * unit to its attainable ceiling), gain = (1 - 1/speedup) x the share of
@@ -417,21 +437,9 @@ static void s_parallelism(ncu_ctx_t *c)
                  "then use the register file more evenly (%.0f resident warps per SM instead of %.0f).",
                  32 * to_warps, V(c, NM_BLOCK_SIZE), grow * current * ceil(V(c, NM_BLOCK_SIZE) / 32),
                  current * ceil(V(c, NM_BLOCK_SIZE) / 32));
-    /* Warps that wait on their own arithmetic (fixed-latency dependencies,
-     * the "wait" stall) are hidden as well by independent work in each warp as
-     * by more warps, and that lever frees no registers or shared memory: at
-     * equal independent chains per SM the two ran within 3% of each other for
-     * FP32 FMA, FP64 FMA and integer multiply-add chains (corpus v30's
-     * ilp_vs_warps.cu: 4 warps x 4 chains against 16 warps x 1). The action
-     * names both; the finding keeps its category. */
     char full[600];
     snprintf(full, sizeof full, "%s", smaller_blocks ? action : ncu_advice_action(s_limits[limiter].advice));
-    double wait = ncu_ctx_stall_share(c, NM_STALL_WAIT);
-    if (analysis_has(wait) && wait >= 0.5)
-        snprintf(full + strlen(full), sizeof full - strlen(full),
-                 " The warps wait on their own arithmetic (fixed-latency dependencies, %.0f%% of the stall "
-                 "cycles): independent chains interleaved in each thread (several accumulators, unrolled "
-                 "loops) hide that latency without more warps.", 100 * wait);
+    s_dependency_action(c, full, sizeof full);
     fb_finding_t *f = ncu_ctx_finding(c, "occupancy", gain, "warps_in_flight", title, full);
     if (!f)
         return;
