@@ -77,6 +77,7 @@ CAPTURES = [
     ("h200-v33 (corpus_v33.cu)", "h200-v33/capture-2026-12-02", "h200-v33", "kernels"),
     ("h200-v34 (corpus_v34.cu)", "h200-v34/capture-2026-12-02", "h200-v34", "kernels"),
     ("h200-v35 (corpus_v35.cu)", "h200-v35/capture-2026-12-02", "h200-v35", "kernels"),
+    ("h200-v36 (corpus_v36.cu)", "h200-v36/capture-2026-12-03", "h200-v36", "kernels"),
     ("h200-v12 workloads", "h200-v12/workloads", "h200-v12", "workloads"),
     ("h200-v19 workloads", "h200-v19/workloads", "h200-v19", "workloads"),
     ("h200-v19 layer-norm backward", "h200-v19/layer_norm_backward", "h200-v19", "lnb"),
@@ -86,6 +87,7 @@ CAPTURES = [
     ("h200-v27 workloads on H100", "h200-v27/workloads-h100", "h200-v27", "h100"),
     ("h200-v28 workloads on H100", "h200-v28/workloads-h100", "h200-v28", "h100"),
     ("h200-v32 workloads", "h200-v32/workloads", "h200-v32", "workloads"),
+    ("h200-v37 workloads", "h200-v37/workloads", "h200-v37", "workloads"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
 # plan of that time).

@@ -900,6 +900,26 @@ static bool s_l1_without_traffic(const ncu_ctx_t *c)
     return traffic / (cycles * sms) < 0.05;
 }
 
+/* SOLBottleneck on ncu's own summaries: the side ahead by the SOL gap binds.
+ * Within the gap both sides are near their roofs, and the one nearer its
+ * attainable ceiling binds first, as every estimate here reads the units
+ * (ncu_units_saved): corpus v37's fp32 GEMM (issue 86% of 95 attainable,
+ * L1 75% of 95, summaries 81% and 71%) is compute-bound, and so is corpus
+ * v28's elementwise kernel on the H100 (issue 68% of 95, DRAM 61% of 90).
+ * Without the units the memory side wins within the gap, as before. */
+static bool s_memory_side_by_summaries(double sm, double mem_sum, const ncu_unit_t *mem, const ncu_unit_t *pipe,
+                                       const ncu_unit_t *issue)
+{
+    if (fabs(mem_sum - sm) >= NCU_SOL_GAP)
+        return mem_sum > sm;
+    const ncu_unit_t *compute = pipe;
+    if (issue && (!compute || issue->pct / issue->attain > compute->pct / compute->attain))
+        compute = issue;
+    if (!mem || !compute)
+        return true;
+    return mem->pct / mem->attain >= compute->pct / compute->attain;
+}
+
 void ncu_bound_add(ncu_ctx_t *c)
 {
     if (!analysis_has(c->busiest)) {
@@ -930,7 +950,7 @@ void ncu_bound_add(ncu_ctx_t *c)
         memory_side = false; /* a math pipe at its roof: the traffic beside it feeds it (wgmma's
                                 operands come through shared memory) */
     else if (analysis_has(sm) && analysis_has(mem_sum))
-        memory_side = mem_sum >= sm - NCU_SOL_GAP; /* SOLBottleneck, on ncu's own summaries */
+        memory_side = s_memory_side_by_summaries(sm, mem_sum, mem, pipe, issue);
     else
         memory_side = mem_pct >= compute_pct - NCU_SOL_GAP;
     if (memory_side && mem && strcmp(mem->key, "l1") == 0 && s_l1_without_traffic(c)) {
