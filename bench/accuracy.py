@@ -18,7 +18,9 @@ Prints one line per corpus and plan (right / kernels, says less, wrong) and the 
 import csv
 import io
 import json
+import lzma
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -241,13 +243,23 @@ def find(firsts, fileset_key):
     return None, None
 
 
+def unpacked(path, tmp):
+    """A fixture kept as NAME.xz (tests/CMakeLists.txt) is read from its unpacked copy in tmp."""
+    if os.path.exists(path) or not os.path.exists(path + ".xz"):
+        return path
+    copy = os.path.join(tmp, "unpacked-" + os.path.basename(path))
+    with lzma.open(path + ".xz") as src, open(copy, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    return copy
+
+
 def evaluate(profeed, folder, files, truth, fileset):
     paths = [os.path.join(FIXTURES, folder, f) for f in files]
-    if not all(os.path.exists(p) for p in paths):
+    if not all(os.path.exists(p) or os.path.exists(p + ".xz") for p in paths):
         return None
     with tempfile.TemporaryDirectory() as tmp:
         firsts = first_findings(run(profeed, [as_the_plan_collects(p, tmp) if p.endswith("core_mwa_raw.csv")
-                                              else p for p in paths]))
+                                              else unpacked(p, tmp) for p in paths]))
     keys = launch_keys(paths[0])
     result = {"right": 0, "less": 0, "wrong": 0, "misses": []}
     for fs, kernel, expect in truth:

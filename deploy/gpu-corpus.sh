@@ -13,7 +13,7 @@
 #   h200-v7    tests/fixtures/ncu/h200-v7/corpus_v7.cu, the same way (`corpus_v7 all|time`)
 #   h200-v8    tests/fixtures/ncu/h200-v8/corpus_v8.cu, the same way (`corpus_v8 all|time`)
 #   h200-v9    tests/fixtures/ncu/h200-v9/corpus_v9.cu, the same way (`corpus_v9 all|time`),
-#              with the SASS of its kernels in CORPUS/sass.txt
+#              with the SASS of its kernels in CORPUS/sass.txt.xz
 #   h200-v10, h200-v11  tests/fixtures/ncu/h200-vN/corpus_vN.cu, the same way as v9
 #   h200-vN    where the corpus is tests/fixtures/ncu/h200-vN/corpus_vN.py (Triton kernels, v24):
 #              `python3 corpus_vN.py all|time`, the same modes
@@ -33,7 +33,8 @@
 #          --import-source yes -o full, then --import ... --csv --page raw / details
 # Each capture is written as CORPUS/<plan>_raw.csv (pass1_sol.csv, pass2_memory.csv,
 # pass3_warps.csv, full_raw.csv, full_details.csv; from corpus v30 on, the levers' own --set full
-# capture, levers_full_raw.csv); CORPUS/times.txt has the wall time of the
+# capture, levers_full_raw.csv.xz: what no test reads is kept compressed, so the repository
+# stays under the device's 64 MiB working tree); CORPUS/times.txt has the wall time of the
 # uninstrumented run and of every plan, and the replay passes ncu reported per kernel. Everything
 # is packed into OUT/CORPUS.tar.xz. GPU clocks and settings are never touched
 # (--clock-control none). Needs nvcc and ncu on PATH (python3 with torch + triton for workloads).
@@ -46,7 +47,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift ;;
     --plans) plans=$2; shift ;;
-    -h|--help) sed -n "2,39p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,40p" "$0"; exit 0 ;;
     -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
     *) corpora+=("$1") ;;
   esac
@@ -167,7 +168,8 @@ for name in "${corpora[@]}"; do
       if [ "${v#v}" -ge 30 ] 2>/dev/null; then
         LC_ALL=C timed levers_full "$dir" ncu --clock-control none --set full -k "regex:^fix${v#v}_" \
           --csv --page raw --log-file "$dir/levers_full_raw.csv" "$work/corpus_$v" all
-      fi ;;
+      fi
+      for f in "$dir/sass.txt" "$dir/levers_full_raw.csv"; do if [ -f "$f" ]; then xz -9 -f "$f"; fi; done ;;
     workloads)
       capture "$name" "$dir" python3 "$root/tests/fixtures/ncu/h200-v3/workloads.py" all ;;
     workloads-v*)

@@ -14,6 +14,7 @@ packages=(
   python3 python3-pandas hyperfine time        # bench/
   python3-yaml                                 # tests/deploy_check.py (YAML of deploy/)
   iproute2                                     # farm tests (ss, to see sockets)
+  xz-utils                                     # the larger fixtures are kept as .xz (tests/CMakeLists.txt)
   python3-pytest python3-zmq python3-protobuf  # python/profeed and its tests
   protobuf-compiler                            # protoc: profeed_pb2.py at build time
 )
