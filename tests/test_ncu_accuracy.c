@@ -382,10 +382,12 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * quantizer, a hash-table probe, a batched fp16 GEMV); v35 (a column norm in 8
  * blocks, a sigmoid stream, sines of large arguments); v36 (a layer norm's weight
  * gradients by global atomics, a depthwise convolution, a per-thread cuRAND
- * dropout, a 3-D stencil) and v37's workloads (a cuDNN LSTM, fused Adam, a
+ * dropout, a 3-D stencil), v37's workloads (a cuDNN LSTM, fused Adam, a
  * Cholesky, a cuSPARSE SpMM, flip, median, cosine similarity, repeat_interleave,
- * index_put_, where, GELU and cross entropy backward, CTC). */
-Test(ncu_accuracy, v22_to_v37_on_both_gpus_name_every_expected_first_finding)
+ * index_put_, where, GELU and cross entropy backward, CTC) and v38 (a
+ * selective-scan recurrence, Hamming distances on the XU pipe, a bf16 GEMM on
+ * the FMA pipe, an n-body step). */
+Test(ncu_accuracy, v22_to_v38_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
         const char *corpus, *folder, *fileset;
@@ -406,6 +408,7 @@ Test(ncu_accuracy, v22_to_v37_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v34", "h200-v34/capture-2026-12-02", "kernels"},
                 {"h200-v35", "h200-v35/capture-2026-12-02", "kernels"},
                 {"h200-v36", "h200-v36/capture-2026-12-03", "kernels"},
+                {"h200-v38", "h200-v38/capture-2026-12-03", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
                 {"h200-v28", "h200-v28/workloads", "workloads"},
                 {"h200-v32", "h200-v32/workloads", "workloads"},

@@ -52,11 +52,13 @@ static const struct {
                     "use shifts and masks for power-of-two sizes, avoid 64-bit integer math."},
     {"compute_fp64", "Use FP32 (or mixed precision) where accuracy allows: FP64 runs at half the "
                      "FP32 rate or less."},
-    {"compute_xu", "Take work off the XU pipe: it runs transcendentals, reciprocals, square roots "
-                   "and type conversions at a quarter of the FMA rate or less. Use fast-math "
-                   "intrinsics only where they map to fewer XU ops, hoist or tabulate repeated "
-                   "calls, replace divisions by multiplications, and avoid int/float conversions "
-                   "in inner loops."},
+    {"compute_xu", "Take work off the XU pipe: it runs transcendentals, reciprocals, square roots, "
+                   "type conversions and bit counts (popc, clz, ffs, brev: two XU instructions for a "
+                   "64-bit word) at a quarter of the FMA rate or less. Use fast-math intrinsics only "
+                   "where they map to fewer XU ops, hoist or tabulate repeated calls, replace "
+                   "divisions by multiplications, avoid int/float conversions in inner loops; for bit counts, "
+                   "count part of the words with shifts, masks and adds on the ALU pipe (about a "
+                   "dozen ALU instructions a 32-bit word), which runs beside the XU."},
     {"compute_lsu", "Issue fewer memory instructions: load wider (float4, ld.128), keep reused "
                     "values in registers, and stage shared data through shared memory once."},
     {"compute_lsu_shuffles", "Do fewer warp shuffles per result: reduce in registers before the "

@@ -21,7 +21,7 @@ static const struct {
     {"fma", "FP32 FMA pipe", NM_PIPE_FMA, NM__COUNT, NCU_UNIT_PIPE},
     {"alu", "integer/logic ALU pipe", NM_PIPE_ALU, NM__COUNT, NCU_UNIT_PIPE},
     {"fp64", "FP64 pipe", NM_PIPE_FP64, NM__COUNT, NCU_UNIT_PIPE},
-    {"xu", "XU pipe (transcendentals, square roots, conversions)", NM_PIPE_XU, NM__COUNT,
+    {"xu", "XU pipe (transcendentals, square roots, conversions, bit counts)", NM_PIPE_XU, NM__COUNT,
      NCU_UNIT_PIPE},
     {"tensor", "tensor pipe (mma/wgmma)", NM_PIPE_TENSOR, NM_PIPE_HMMA, NCU_UNIT_PIPE},
     {"lsu", "LSU pipe (memory instruction issue)", NM_PIPE_LSU, NM__COUNT, NCU_UNIT_PIPE},
