@@ -781,15 +781,23 @@ static void s_bound_latency(ncu_ctx_t *c)
     int stall = s_top_stall(c, &share);
     const ncu_unit_t *top = c->latency_unit;
     double top_pct = top ? top->pct : c->busiest;
-    char title[320];
+    /* The issue slots' own counter is over active cycles and may pass 60%
+     * where ncu's SM summary, over elapsed cycles, does not (s_context): the
+     * title says which one decided, so its evidence does not contradict it. */
+    const ncu_unit_t *issue = ncu_units_find(&c->units, "issue");
+    char busiest[200];
+    if (issue && issue != top && issue->pct >= NCU_SOL_LATENCY && analysis_has(V(c, NM_SM_PCT)))
+        snprintf(busiest, sizeof busiest, "busiest: %s %.0f%%; the issue slots %.0f%% of active cycles, SM %.0f%% "
+                 "over the elapsed ones", top ? top->name : "SM", top_pct, issue->pct, V(c, NM_SM_PCT));
+    else
+        snprintf(busiest, sizeof busiest, "busiest: %s %.0f%%", top ? top->name : "SM", top_pct);
+    char title[400];
     if (stall >= 0)
         snprintf(title, sizeof title,
-                 "Latency-bound: no unit reaches 60%% of peak (busiest: %s %.0f%%); warps mostly wait "
-                 "on %s (%.0f%% of their stall cycles)", top ? top->name : "SM", top_pct,
-                 ncu_advice_stall_reason(stall), 100 * share);
+                 "Latency-bound: no unit reaches 60%% of peak (%s); warps mostly wait on %s (%.0f%% of "
+                 "their stall cycles)", busiest, ncu_advice_stall_reason(stall), 100 * share);
     else
-        snprintf(title, sizeof title, "Latency-bound: no unit reaches 60%% of peak (busiest: %s %.0f%%)",
-                 top ? top->name : "SM", top_pct);
+        snprintf(title, sizeof title, "Latency-bound: no unit reaches 60%% of peak (%s)", busiest);
     double gain = stall >= 0 ? (1 - c->busiest / 100) * share : NAN;
     char action[720];
     snprintf(action, sizeof action, "%s",
