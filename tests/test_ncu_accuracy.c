@@ -496,6 +496,30 @@ Test(ncu_accuracy, occupancy_over_dependent_arithmetic_names_interleaved_chains)
  * 83% over DRAM 72%; corpus v13's block softmax, whose row read once ran 1.14x:
  * 82% over 71%): without the load sectors the level is not named and the
  * sectors are listed as missing; with them (full) each gets its own level. */
+/* A register cap on a kernel whose schedulers are already busy says what it
+ * may cost: corpus v38's bf16 GEMM (issue 75%), whose cap to 48 registers ran
+ * 0.81x; corpus v5's latency-bound softmax (the cap that ran 1.37x) is not
+ * told so. */
+Test(ncu_accuracy, a_register_cap_on_busy_schedulers_says_to_time_it)
+{
+    capture_t cap = s_capture("h200-v38/capture-2026-12-03", s_full);
+    const ncu_kernel_t *group;
+    const fb_finding_t *f = s_first(cap.fb, s_kernel(&cap, "v38_bf16_gemm_fma", &group));
+    cr_assert_not_null(f);
+    cr_expect_str_eq(f->category, "occupancy");
+    cr_expect(strstr(f->action, "The schedulers already issue in 75% of cycles") != NULL, "%s", f->action);
+    s_capture_destroy(&cap);
+    cap = s_capture("h200-v5/capture-2026-12-01", s_core);
+    size_t caps = 0, told = 0;
+    for (size_t i = 0; i < feedback_finding_count(cap.fb); i++) {
+        caps += strstr(feedback_finding(cap.fb, i)->title, "Occupancy limited by registers per thread:") != NULL;
+        told += strstr(feedback_finding(cap.fb, i)->action, "schedulers already issue") != NULL;
+    }
+    cr_expect_gt(caps, 0);
+    cr_expect_eq(told, 0);
+    s_capture_destroy(&cap);
+}
+
 /* Within the SOL gap (ncu's SM and memory summaries less than 10 points
  * apart) the side whose busiest unit is nearer its attainable ceiling binds:
  * corpus v37's fp32 GEMM under the default plan (issue 86%, L1 75%, summaries
