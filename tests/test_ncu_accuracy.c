@@ -523,6 +523,27 @@ Test(ncu_accuracy, a_register_cap_on_busy_schedulers_says_to_time_it)
     s_capture_destroy(&cap);
 }
 
+/* Occupancy limits that tie bind together: corpus v40's Adam step fits two
+ * blocks a SM by its 45 registers and by its 80 KB of shared memory alike, so
+ * the finding names both, does not offer smaller blocks (the shared memory
+ * would hold them to the same warps), and gives each limit's lever; a kernel
+ * limited by one (v40's y = 2x, shared memory only) names that one. */
+Test(ncu_accuracy, occupancy_limits_that_tie_are_named_together)
+{
+    capture_t cap = s_capture("h200-v40/capture-2026-12-03", s_full);
+    const ncu_kernel_t *group;
+    const fb_finding_t *f = s_category(cap.fb, s_kernel(&cap, "v40_tail_adam", &group), "occupancy");
+    cr_assert_not_null(f);
+    cr_expect(strstr(f->title, "registers per thread and shared memory per block alike") != NULL, "%s", f->title);
+    cr_expect(strstr(f->action, "Lower register use") != NULL && strstr(f->action, "less shared memory") != NULL,
+              "%s", f->action);
+    cr_expect(strstr(f->action, "Use blocks of") == NULL, "%s", f->action);
+    f = s_category(cap.fb, s_kernel(&cap, "v40_tail_scale", &group), "occupancy");
+    cr_assert_not_null(f);
+    cr_expect(strstr(f->title, "Occupancy limited by shared memory per block:") != NULL, "%s", f->title);
+    s_capture_destroy(&cap);
+}
+
 /* Within the SOL gap (ncu's SM and memory summaries less than 10 points
  * apart) the side whose busiest unit is nearer its attainable ceiling binds:
  * corpus v37's fp32 GEMM under the default plan (issue 86%, L1 75%, summaries

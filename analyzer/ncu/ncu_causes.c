@@ -276,11 +276,13 @@ static double s_cap_worth(double regs, double blocks, double warps)
 /* The register limiter's two levers, best first: smaller blocks with the
  * same registers (whole blocks waste the register file: 1024-thread blocks
  * of 40-register threads fit one per SM, 32 warps, where 512-thread ones fit
- * three, 48 warps), or a cap on registers, discounted by s_cap_worth. Sets
- * the resident warps the lever reaches relative to today (*grow) and
- * whether it is the block size; false when neither lever adds warps. */
-static bool s_register_lever(const ncu_ctx_t *c, double current, double next, double *grow, double *worth,
-                             bool *smaller_blocks, double *to_warps)
+ * three, 48 warps), or a cap on registers, discounted by s_cap_worth. The
+ * block size is a lever only where registers bind `alone`: a tied limit
+ * (shared memory, say) holds smaller blocks to the same warps. Sets the
+ * resident warps the lever reaches relative to today (*grow) and whether it
+ * is the block size; false when neither lever adds warps. */
+static bool s_register_lever(const ncu_ctx_t *c, double current, double next, bool alone, double *grow,
+                             double *worth, bool *smaller_blocks, double *to_warps)
 {
     double regs = V(c, NM_REGISTERS), threads = V(c, NM_BLOCK_SIZE);
     if (!analysis_has(regs) || regs <= 0 || !analysis_has(threads) || threads <= 0)
@@ -305,7 +307,7 @@ static bool s_register_lever(const ncu_ctx_t *c, double current, double next, do
         }
     }
     double smaller_grow = best_smaller / now;
-    *smaller_blocks = smaller_grow > 1 && smaller_grow >= cap_grow * cap_worth;
+    *smaller_blocks = alone && smaller_grow > 1 && smaller_grow >= cap_grow * cap_worth;
     *grow = *smaller_blocks ? smaller_grow : cap_grow;
     *worth = *smaller_blocks ? 1 : cap_worth;
     *to_warps = *smaller_blocks ? best_b : warps * current * cap_grow;
@@ -412,27 +414,44 @@ static void s_parallelism(ncu_ctx_t *c)
     if (!analysis_has(theo) || theo >= 100)
         return;
     /* The occupancy limiter: the smallest block limit; lifting it lets the
-     * next one bind. */
-    int limiter = -1;
+     * next larger one bind. Limits that tie bind together: lifting one alone
+     * adds no block (corpus v40's Adam step, two blocks a SM by its 45
+     * registers and by 80 KB of shared memory alike). */
+    int limiter = -1, tied[sizeof s_limits / sizeof s_limits[0]];
+    size_t ntied = 0;
     double current = NAN, next = NAN;
     for (int i = 0; i < (int) (sizeof s_limits / sizeof s_limits[0]); i++) {
         double x = V(c, s_limits[i].metric);
-        if (!analysis_has(x) || x <= 0)
-            continue;
-        if (limiter < 0 || x < current) {
-            next = analysis_has(current) ? current : next;
+        if (analysis_has(x) && x > 0 && (limiter < 0 || x < current)) {
             current = x;
             limiter = i;
-        } else if (!analysis_has(next) || x < next) {
-            next = x;
         }
     }
     if (limiter < 0)
         return;
+    /* ncu reports a limit that does not bind at the SM's block cap (32), so
+     * at the cap the others only echo it. Blocks that small (a warp or two)
+     * are held by how fast the SM launches them, which the launch-rate
+     * finding prices (corpus v37's one-warp gather: 32 blocks a SM, 16%
+     * achieved occupancy, a block every 157 cycles); the occupancy model,
+     * which prices the theoretical limit, stays out. */
+    if (analysis_has(V(c, NM_OCC_LIMIT_BLOCKS)) && V(c, NM_OCC_LIMIT_BLOCKS) == current)
+        return;
+    for (int i = 0; i < (int) (sizeof s_limits / sizeof s_limits[0]); i++) {
+        double x = V(c, s_limits[i].metric);
+        if (!analysis_has(x) || x <= 0)
+            continue;
+        if (x == current)
+            tied[ntied++] = i;
+        else if (!analysis_has(next) || x < next)
+            next = x;
+    }
     double grow = analysis_has(next) ? fmin(next / current, 100 / theo) : 100 / theo;
     double worth = 1, to_warps = NAN;
-    bool smaller_blocks = false, registers = s_limits[limiter].metric == NM_OCC_LIMIT_REGISTERS;
-    if (registers && !s_register_lever(c, current, next, &grow, &worth, &smaller_blocks, &to_warps))
+    bool smaller_blocks = false, registers = false;
+    for (size_t i = 0; i < ntied; i++)
+        registers = registers || s_limits[tied[i]].metric == NM_OCC_LIMIT_REGISTERS;
+    if (registers && !s_register_lever(c, current, next, ntied == 1, &grow, &worth, &smaller_blocks, &to_warps))
         return; /* neither smaller blocks nor a cap that does not spill adds warps */
     grow = fmin(grow, 100 / theo);
     double speedup = fmin(grow, roof);
@@ -446,6 +465,12 @@ static void s_parallelism(ncu_ctx_t *c)
                  "registers, while warps wait on latency with every unit under %.0f%% busy",
                  current, current == 1 ? "" : "s", theo, to_warps, to_warps == 1 ? "" : "s", grow,
                  ceil(c->busiest));
+    else if (ntied > 1)
+        snprintf(title, sizeof title,
+                 "Occupancy limited by %s and %s alike: %.0f block%s per SM, %.0f%% theoretical occupancy "
+                 "(lifting one alone adds no block), while warps wait on latency with every unit under %.0f%% "
+                 "busy", s_limits[tied[0]].name, s_limits[tied[1]].name, current, current == 1 ? "" : "s",
+                 theo, ceil(c->busiest));
     else
         snprintf(title, sizeof title,
                  "Occupancy limited by %s: %.0f block%s per SM, %.0f%% theoretical occupancy, while "
@@ -459,7 +484,11 @@ static void s_parallelism(ncu_ctx_t *c)
                  32 * to_warps, V(c, NM_BLOCK_SIZE), grow * current * ceil(V(c, NM_BLOCK_SIZE) / 32),
                  current * ceil(V(c, NM_BLOCK_SIZE) / 32));
     char full[900];
-    snprintf(full, sizeof full, "%s", smaller_blocks ? action : ncu_advice_action(s_limits[limiter].advice));
+    snprintf(full, sizeof full, "%s%s", ntied > 1 ? "Lift every tied limit. " : "",
+             smaller_blocks ? action : ncu_advice_action(s_limits[limiter].advice));
+    for (size_t i = 1; i < ntied && strlen(full) + 1 < sizeof full; i++) /* each tied limit's own lever */
+        snprintf(full + strlen(full), sizeof full - strlen(full), " %s",
+                 ncu_advice_action(s_limits[tied[i]].advice));
     if (registers && !smaller_blocks)
         s_cap_caution(c, full, sizeof full);
     s_dependency_action(c, full, sizeof full);
@@ -468,9 +497,10 @@ static void s_parallelism(ncu_ctx_t *c)
         return;
     finding_add_evidence(f, ncu_metric_info(NM_OCC_THEORETICAL)->name, theo, "%",
                          "theoretical occupancy %.1f%%, achieved %.1f%%", theo, ach);
-    finding_add_evidence(f, ncu_metric_info(s_limits[limiter].metric)->name, current, "block",
-                         "the limit from %s: %.0f block%s per SM%s", s_limits[limiter].name, current,
-                         current == 1 ? "" : "s", analysis_has(next) ? "" : " (no other limit measured)");
+    for (size_t i = 0; i < ntied; i++)
+        finding_add_evidence(f, ncu_metric_info(s_limits[tied[i]].metric)->name, current, "block",
+                             "the limit from %s: %.0f block%s per SM%s", s_limits[tied[i]].name, current,
+                             current == 1 ? "" : "s", analysis_has(next) ? "" : " (no other limit measured)");
     if (analysis_has(V(c, NM_REGISTERS)))
         finding_add_evidence(f, ncu_metric_info(NM_REGISTERS)->name, V(c, NM_REGISTERS),
                              "register/thread", "%.0f registers per thread", V(c, NM_REGISTERS));
