@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""bench/estimates.py PROFEED [--plan core|full] [--markdown]: profeed's gain estimates against
-measured lever speedups.
+"""bench/estimates.py PROFEED [--plan core|full] [--markdown | --check]: profeed's gain estimates
+against measured lever speedups.
 
 For every row of tests/fixtures/ncu/lever_speedups.tsv (a lever timed on a corpus kernel: the
 finding category the corpus's rule gives the lever, and the measured speedup, kernel time over
@@ -24,7 +24,9 @@ list, or what led where no finding of the category was made) and a summary: how 
 a finding of their category, the median of estimate / measured, the share within a factor of
 1.25, how many paying levers (measured >= 1.10x) got an estimate of at least 1.10x, and how many
 levers that did not pay (< 1.05x) got one over 1.10x (false promises). With --markdown, the same
-as markdown tables. Exit status 0 always: this measures, it does not gate.
+as markdown tables. Exit status 0: this measures, it does not gate. --check instead checks the
+table itself (tests/CMakeLists.txt runs it): every row's source line exists and holds its speedup,
+and every row's capture and kernel resolve; it prints each problem and exits 1 on any.
 """
 import csv
 import math
@@ -255,6 +257,31 @@ def print_markdown(results, plan):
                   f"{fmt(r['est'])} | {fmt(r['measured'])} | {fmt_ratio(ratio(r))} |")
 
 
+def check(rows, results):
+    """Problems with the table: a source line that is not there or does not hold the speedup, a
+    capture or kernel that does not resolve."""
+    problems = []
+    for r, res in zip(rows, results):
+        where = f"{r['corpus']} {r['kernel']} {r['lever']}"
+        path, _, line = r["source"].rpartition(":")
+        try:
+            with open(os.path.join(FIXTURES, path)) as f:
+                text = f.read().split("\n")
+            n = int(line)
+            cited = text[n - 1] if 1 <= n <= len(text) else None
+        except (OSError, ValueError):
+            cited = None
+        x = float(r["speedup"])
+        forms = {r["speedup"], f"{x:.2f}", f"{x:.3f}", f"{x:.2f}".rstrip("0").rstrip(".")}
+        if cited is None:
+            problems.append(f"{where}: source {r['source']} is not there")
+        elif not any(form in cited for form in forms):
+            problems.append(f"{where}: {r['source']} does not hold {r['speedup']}")
+        if res["note"] in ("capture has no file of the plan", "kernel not in the capture"):
+            problems.append(f"{where}: {res['note']}")
+    return problems
+
+
 def main(argv):
     try:
         return s_main(argv)
@@ -275,7 +302,14 @@ def s_main(argv):
         if plan not in ("core", "full"):
             print("--plan takes core or full", file=sys.stderr)
             return 2
-    results = evaluate(profeed, read_levers(), plan)
+    rows = read_levers()
+    results = evaluate(profeed, rows, plan)
+    if "--check" in args:
+        problems = check(rows, results)
+        for p in problems:
+            print(p, file=sys.stderr)
+        print(f"lever table: {len(rows)} rows, {len(problems)} problem(s)")
+        return 1 if problems else 0
     if "--markdown" in args:
         print_markdown(results, plan)
     else:
