@@ -526,6 +526,28 @@ Test(ncu_accuracy, a_register_cap_on_busy_schedulers_says_to_time_it)
     s_capture_destroy(&cap);
 }
 
+/* Loads whose lanes each take a sector nothing reuses (16 or more sectors a
+ * request, L1 hits under a fifth) may be a stride or a scatter: the action
+ * gives both levers, the layout one for scatters (corpus v41's random chase
+ * through 256 MB ran 2.6x with a warp's chains moving line to line together).
+ * A stride whose sectors L1 serves again keeps the plain action (corpus v7's
+ * column-major GELU). */
+Test(ncu_accuracy, scattered_loads_get_the_layout_lever)
+{
+    capture_t cap = s_capture("h200-v41/capture-2026-12-03", s_full);
+    const ncu_kernel_t *group;
+    const fb_finding_t *f = s_category(cap.fb, s_kernel(&cap, "v41_chase_dram", &group), "uncoalesced_access");
+    cr_assert_not_null(f);
+    cr_expect(strstr(f->action, "what a warp reads lies in one 128-byte line") != NULL, "%s", f->action);
+    s_capture_destroy(&cap);
+    cap = s_capture("h200-v7/capture-2026-12-02", s_full);
+    f = s_category(cap.fb, s_kernel(&cap, "v7_colmajor_gelu", &group), "uncoalesced_access");
+    cr_assert_not_null(f);
+    cr_expect(strstr(f->action, "128-byte line") == NULL, "%s", f->action);
+    cr_expect(strstr(f->action, "swap the index roles") != NULL, "%s", f->action);
+    s_capture_destroy(&cap);
+}
+
 /* Occupancy limits that tie bind together: corpus v40's Adam step fits two
  * blocks a SM by its 45 registers and by its 80 KB of shared memory alike, so
  * the finding names both, does not offer smaller blocks (the shared memory

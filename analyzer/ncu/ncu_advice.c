@@ -24,6 +24,19 @@ static const struct {
                            "swap the index roles, stage the strided side through a shared-memory "
                            "tile (e.g. 32x33 floats, padded), or change the layout to "
                            "structure-of-arrays."},
+    /* Every lane in a sector of its own that nothing reuses: a stride or a
+     * scatter, which the counters cannot tell apart. For scatters the lever is
+     * the layout: corpus v8's chase, a warp's lanes on one 128-byte node,
+     * 11.0x; corpus v41's random chase through 256 MB, the 32 chains of a
+     * warp moving line to line together, 2.6x under ncu's cold caches. */
+    {"uncoalesced_scattered", "Each lane reads a sector of its own and nothing reuses the rest. If the "
+                              "addresses follow a stride, make consecutive threads (threadIdx.x) touch "
+                              "consecutive addresses (swap the index roles, or stage through a "
+                              "shared-memory tile). If they are scattered (a gather, a hash probe, a "
+                              "pointer chase), change the layout so that what a warp reads lies in one "
+                              "128-byte line: the lanes of a warp on one node or record (wider nodes, the "
+                              "fields read together side by side), or sorted or bucketed indices so "
+                              "neighbouring lanes read neighbouring data."},
     {"uncoalesced_fragments", "The loads feed tensor cores: matrix fragments read straight from global "
                               "memory arrive in narrow pieces, each tile read again by every warp that "
                               "needs it. Stage the A and B tiles in shared memory with 16-byte copies "

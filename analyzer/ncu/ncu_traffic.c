@@ -248,8 +248,16 @@ static void s_uncoalesced(ncu_ctx_t *c)
     double tensor = fmax(s_or0(V(c, NM_PIPE_TENSOR)), s_or0(V(c, NM_PIPE_HMMA)));
     double math = fmax(fmax(s_or0(V(c, NM_PIPE_FMA)), s_or0(V(c, NM_PIPE_FMAHEAVY))), s_or0(V(c, NM_PIPE_ALU)));
     bool fed = tensor >= NCU_TENSOR_FED && tensor >= NCU_TENSOR_FED_SHARE * math;
+    /* Loads whose lanes each take a sector of their own (16 or more sectors a
+     * request) with L1 hitting under a fifth of them: nothing nearby is read
+     * later, so the waste is a stride's or a scatter's, and the action gives
+     * the lever of each. */
+    double req = V(c, NM_REQUESTS_GLOBAL_LD), hit = V(c, NM_L1_HIT);
+    bool scattered = best == 0 && analysis_has(req) && req > 0 && analysis_has(sec_ld) && sec_ld / req >= 16 &&
+                     analysis_has(hit) && hit < 20;
     const char *advice = nearly ? "uncoalesced_misaligned"
                          : best == 0 && fed ? "uncoalesced_fragments"
+                         : scattered        ? "uncoalesced_scattered"
                                             : "uncoalesced_access";
     fb_finding_t *f = ncu_ctx_finding(c, "uncoalesced_access", best_gain, "sectors", title,
                                       ncu_advice_action(advice));
