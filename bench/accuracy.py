@@ -86,6 +86,7 @@ CAPTURES = [
     ("h200-v41 (corpus_v41.cu)", "h200-v41/capture-2026-12-03", "h200-v41", "kernels"),
     ("h200-v42 (corpus_v42.cu)", "h200-v42/capture-2026-12-03", "h200-v42", "kernels"),
     ("h200-v43 (corpus_v43.cu)", "h200-v43/capture-2026-12-03", "h200-v43", "kernels"),
+    ("h200-v44 (corpus_v44.cu)", "h200-v44/capture-2026-12-03", "h200-v44", "kernels"),
     ("h200-v12 workloads", "h200-v12/workloads", "h200-v12", "workloads"),
     ("h200-v19 workloads", "h200-v19/workloads", "h200-v19", "workloads"),
     ("h200-v19 layer-norm backward", "h200-v19/layer_norm_backward", "h200-v19", "lnb"),

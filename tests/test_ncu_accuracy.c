@@ -390,9 +390,11 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * not whole waves, warps of one block with unequal work before a barrier)
  * v40 (tails of DRAM streams at two blocks a SM), v41 (random chases at one
  * block a SM, from DRAM and from L2), v42 (an agent's argmin over the middle
- * dimension, three-pass group norm, stride-2 max pool) and v43 (an embedding
- * bag, a Hillis-Steele reverse cumsum, a half-precision hardtanh). */
-Test(ncu_accuracy, v22_to_v43_on_both_gpus_name_every_expected_first_finding)
+ * dimension, three-pass group norm, stride-2 max pool), v43 (an embedding
+ * bag, a Hillis-Steele reverse cumsum, a half-precision hardtanh) and v44
+ * (rotary embeddings by sincosf, a warp-a-row layer norm, a two-pass cross
+ * entropy). */
+Test(ncu_accuracy, v22_to_v44_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
         const char *corpus, *folder, *fileset;
@@ -419,6 +421,7 @@ Test(ncu_accuracy, v22_to_v43_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v41", "h200-v41/capture-2026-12-03", "kernels"},
                 {"h200-v42", "h200-v42/capture-2026-12-03", "kernels"},
                 {"h200-v43", "h200-v43/capture-2026-12-03", "kernels"},
+                {"h200-v44", "h200-v44/capture-2026-12-03", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
                 {"h200-v28", "h200-v28/workloads", "workloads"},
                 {"h200-v32", "h200-v32/workloads", "workloads"},
