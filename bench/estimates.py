@@ -37,7 +37,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # importing accuracy leaves no __pycache__ in bench/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import accuracy  # noqa: E402  (run, unpacked, as_the_plan_collects, launch_keys, PIPE_WORDS)
+import accuracy  # noqa: E402  (run, unpacked, as_the_plan_collects, launch_keys, judge)
 
 FIXTURES = accuracy.FIXTURES
 LEVERS = os.path.join(FIXTURES, "lever_speedups.tsv")
@@ -91,20 +91,6 @@ def find_kernel(feedback, keys, kernel):
     return None
 
 
-def matches(finding, expect):
-    """A finding of the category (accuracy.py's judge_one, "right" only), any of "a|b"."""
-    for one in expect.split("|"):
-        category, _, pipe = one.partition(":")
-        if finding["category"] != category:
-            continue
-        if not pipe:
-            return True
-        title = finding.get("title") or ""
-        if "was not measured" not in title and accuracy.PIPE_WORDS[pipe] in title:
-            return True
-    return False
-
-
 def as_speedup(pct):
     """estimated_speedup (percent of the time saved) as a speedup; None when absent."""
     if pct is None:
@@ -134,7 +120,7 @@ def evaluate(profeed, rows, plan):
             out.append(res)
             continue
         for i, f in enumerate(k["findings"]):
-            if matches(f, r["category"]):
+            if accuracy.judge(f, r["category"]) == "right":
                 res["est"] = as_speedup(f.get("estimated_speedup"))
                 res["rank"] = i + 1
                 if res["est"] is None:

@@ -465,12 +465,16 @@ static void s_parallelism(ncu_ctx_t *c)
                  "registers, while warps wait on latency with every unit under %.0f%% busy",
                  current, current == 1 ? "" : "s", theo, to_warps, to_warps == 1 ? "" : "s", grow,
                  ceil(c->busiest));
-    else if (ntied > 1)
+    else if (ntied > 1) {
+        char names[160] = "";
+        for (size_t i = 0; i < ntied; i++) /* "a, b and c" */
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     i == 0 ? "" : i + 1 == ntied ? " and " : ", ", s_limits[tied[i]].name);
         snprintf(title, sizeof title,
-                 "Occupancy limited by %s and %s alike: %.0f block%s per SM, %.0f%% theoretical occupancy "
+                 "Occupancy limited by %s alike: %.0f block%s per SM, %.0f%% theoretical occupancy "
                  "(lifting one alone adds no block), while warps wait on latency with every unit under %.0f%% "
-                 "busy", s_limits[tied[0]].name, s_limits[tied[1]].name, current, current == 1 ? "" : "s",
-                 theo, ceil(c->busiest));
+                 "busy", names, current, current == 1 ? "" : "s", theo, ceil(c->busiest));
+    }
     else
         snprintf(title, sizeof title,
                  "Occupancy limited by %s: %.0f block%s per SM, %.0f%% theoretical occupancy, while "
