@@ -387,7 +387,7 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * index_put_, where, GELU and cross entropy backward, CTC) and v38 (a
  * selective-scan recurrence, Hamming distances on the XU pipe, a bf16 GEMM on
  * the FMA pipe, an n-body step), v39 (two streams over DRAM whose grids are
- * not whole waves, warps of one block with unequal work before a barrier)
+ * not whole waves, warps of one block with unequal work before a barrier),
  * v40 (tails of DRAM streams at two blocks a SM), v41 (random chases at one
  * block a SM, from DRAM and from L2), v42 (an agent's argmin over the middle
  * dimension, three-pass group norm, stride-2 max pool), v43 (an embedding
@@ -573,6 +573,14 @@ Test(ncu_accuracy, occupancy_limits_that_tie_are_named_together)
     f = s_category(cap.fb, s_kernel(&cap, "v40_tail_scale", &group), "occupancy");
     cr_assert_not_null(f);
     cr_expect(strstr(f->title, "Occupancy limited by shared memory per block:") != NULL, "%s", f->title);
+    s_capture_destroy(&cap);
+    /* At the SM's block cap the other limits only echo it: corpus v37's
+     * one-warp gather (32 blocks a SM by every limit but the warps') gets no
+     * occupancy finding; its blocks are held by the launch rate. */
+    cap = s_capture("h200-v37/workloads", s_full);
+    size_t k = s_kernel(&cap, "#170", &group);
+    cr_assert_neq(k, (size_t) -1);
+    cr_expect_null(s_category(cap.fb, k, "occupancy"));
     s_capture_destroy(&cap);
 }
 
