@@ -555,6 +555,29 @@ Test(ncu_accuracy, scattered_loads_get_the_layout_lever)
     s_capture_destroy(&cap);
 }
 
+/* Scattered partial-sector stores congest DRAM: every sector is a
+ * read-modify-write of a row of its own, and the coalesced loads queue
+ * behind the fills, so the estimate is the stream's (the kernel runs what it
+ * uses at the ceiling of the busiest unit left), not Little's law's share of
+ * the requests. Corpus v7's 4-byte scatter ran 17.5x with the identity
+ * permutation and v8's 8-byte one 11.8x, where Little's law gave 2.4x and
+ * 2.0x; at least 5x here. */
+Test(ncu_accuracy, scattered_partial_stores_are_priced_as_congestion)
+{
+    static const struct {
+        const char *folder, *kernel;
+    } cases[] = {{"h200-v7/capture-2026-12-02", "v7_scatter"}, {"h200-v8/capture-2026-12-02", "v8_scatter8"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        capture_t cap = s_capture(cases[i].folder, s_full);
+        const ncu_kernel_t *group;
+        const fb_finding_t *f = s_category(cap.fb, s_kernel(&cap, cases[i].kernel, &group), "uncoalesced_access");
+        cr_assert_not_null(f, "%s", cases[i].kernel);
+        double speedup = 1 / (1 - f->speedup / 100);
+        cr_expect_geq(speedup, 5, "%s: estimated %.2fx", cases[i].kernel, speedup);
+        s_capture_destroy(&cap);
+    }
+}
+
 /* Occupancy limits that tie bind together: corpus v40's Adam step fits two
  * blocks a SM by its 45 registers and by its 80 KB of shared memory alike, so
  * the finding names both, does not offer smaller blocks (the shared memory

@@ -37,6 +37,12 @@ static const struct {
                               "128-byte line: the lanes of a warp on one node or record (wider nodes, the "
                               "fields read together side by side), or sorted or bucketed indices so "
                               "neighbouring lanes read neighbouring data."},
+    {"uncoalesced_partial_stores", "Each store writes part of a sector that L2 must first read from DRAM. "
+                                   "Write whole sectors: turn the scatter into a gather (out[i] = "
+                                   "in[inverse[i]]: a scattered load needs no read-modify-write), or sort "
+                                   "or bucket the writes by destination so that a warp's stores fill the "
+                                   "same 32-byte sectors; for a strided layout, stage the output through a "
+                                   "shared-memory tile and write it row by row."},
     {"uncoalesced_fragments", "The loads feed tensor cores: matrix fragments read straight from global "
                               "memory arrive in narrow pieces, each tile read again by every warp that "
                               "needs it. Stage the A and B tiles in shared memory with 16-byte copies "

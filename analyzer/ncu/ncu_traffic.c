@@ -45,6 +45,10 @@ static double s_memory_busy(const ncu_ctx_t *c)
  * (kernels.cu's pointer_chase: 2 warps, each load waiting on the last). */
 #define NCU_LITTLE_MIN_OCCUPANCY 25.0
 
+/* The share of the stall cycles on memory from which a congested memory
+ * system (see s_traffic_saved) is taken to set the kernel's time. */
+#define NCU_STREAM_AFTER_WAIT 0.5
+
 /* The share of the time a change that removes memory traffic saves, by the
  * better of two models (ncu_units_saved_or). The roofline: time follows the
  * unit nearest its ceiling. And Little's law, for a kernel whose warps wait on
@@ -53,12 +57,26 @@ static double s_memory_busy(const ncu_ctx_t *c)
  * of sectors requested beyond L1; a change that keeps a share of them (L2's,
  * and DRAM's for the L2 misses, weighted by the L2 hit rate) saves the rest
  * of the memory-wait share of the stall cycles, up to the next ceiling.
+ *
+ * Where the waste congests the memory system (`congested`: every partly
+ * written sector a read-modify-write of its own in DRAM) with warps enough
+ * to load it (the same occupancy as Little's law's) the latency is not
+ * the same per request: each of the kernel's requests, the whole ones too,
+ * queues behind the fills, so the waits are the congestion's and go with it.
+ * The change then saves all but the time the busiest unit left needs at its
+ * ceiling: the kernel streams what it uses.
  * *latency_model says which model gave the estimate. */
-static double s_traffic_saved(const ncu_ctx_t *c, const ncu_relief_t *relief, bool *latency_model)
+static double s_traffic_saved(const ncu_ctx_t *c, const ncu_relief_t *relief, bool congested, bool *latency_model)
 {
     double wait = ncu_ctx_memory_wait_share(c), occupancy = V(c, NM_OCC_ACHIEVED);
     double little = NAN;
-    if (analysis_has(wait) && analysis_has(occupancy) && occupancy >= NCU_LITTLE_MIN_OCCUPANCY) {
+    bool loaded = analysis_has(wait) && analysis_has(occupancy) && occupancy >= NCU_LITTLE_MIN_OCCUPANCY;
+    if (congested && loaded && wait >= NCU_STREAM_AFTER_WAIT) {
+        /* The waste was the memory system's congestion, not a share of its
+         * requests: without it the kernel streams, at the ceiling of the
+         * busiest unit left (ncu_units_saved_or's cap). */
+        little = 1;
+    } else if (loaded) {
         /* The requests the waits are for: L2's where L2 serves them, DRAM's
          * where they miss it (a partly written sector's fill read is a DRAM
          * request L2 alone would not show). */
@@ -152,27 +170,39 @@ void ncu_traffic_coalesced_keep(const ncu_ctx_t *c, double *l1, double *l2)
  * fills, at most a sector per store sector. Model: scale each level's work by
  * what the waste is of it; the gain is s_traffic_saved's. Wide vector
  * accesses (float2, float4) use whole sectors and score zero. */
+/* Partly written sectors congest DRAM when most of them were filled from it
+ * and the fills and wasted write-backs are most of its traffic: each is a
+ * read-modify-write of a row of its own, whose rate, not DRAM's bytes, sets
+ * the time (corpus v7's 4-byte scatter: DRAM at 24% of its peak in bytes,
+ * warps waiting on memory 77% of their stall cycles, the loads, coalesced,
+ * among them; the identity permutation ran 17.5x). */
+#define NCU_FILL_CONGESTS 0.5
+
 static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, double share,
-                                 double sectors, double load_sectors, bool *latency_model)
+                                 double sectors, double load_sectors, bool *latency_model, bool *congested_out)
 {
     double kept = s_kept(c, bytes), waste = (1 - kept) * share;
     double l2_waste = s_l2_waste(waste, load ? s_l1_hit(c) : 0); /* stores write through */
     double rd = V(c, NM_DRAM_READ), wr = V(c, NM_DRAM_WRITE);
-    double dram_waste = l2_waste;
+    double dram_waste = l2_waste, excess_fill = 0;
+    bool congested = false;
     if (analysis_has(rd) && analysis_has(wr) && rd + wr > 0 && analysis_has(sectors)) {
         double used = sectors * bytes, excess;
         if (load) {
             excess = fmin(fmax(0, rd - used), rd * (1 - bytes / SECTOR_BYTES));
         } else {
-            double fill = analysis_has(load_sectors) ? fmin(fmax(0, rd - load_sectors * SECTOR_BYTES),
+            excess_fill = analysis_has(load_sectors) ? fmin(fmax(0, rd - load_sectors * SECTOR_BYTES),
                                                             sectors * SECTOR_BYTES) : 0;
-            excess = fmin(fmax(0, wr - used), wr * (1 - bytes / SECTOR_BYTES)) + fill;
+            excess = fmin(fmax(0, wr - used), wr * (1 - bytes / SECTOR_BYTES)) + excess_fill;
         }
         dram_waste = fmin(excess / (rd + wr), 1);
+        congested = !load && excess_fill >= NCU_FILL_CONGESTS * sectors * SECTOR_BYTES &&
+                    dram_waste >= NCU_FILL_CONGESTS;
     }
     ncu_relief_t relief = {.l1 = 1 - s_l1_waste(c, load, kept, share), .l2 = 1 - l2_waste,
                            .dram = 1 - dram_waste, .compute = 1};
-    double gain = s_traffic_saved(c, &relief, latency_model);
+    double gain = s_traffic_saved(c, &relief, congested, latency_model);
+    *congested_out = congested && *latency_model;
     if (!analysis_has(gain)) /* no unit table: the memory summary alone */
         gain = analysis_has(V(c, NM_MEM_PCT)) ? waste * fmin(V(c, NM_MEM_PCT), 100) / 100 : NAN;
     return gain;
@@ -198,7 +228,7 @@ static void s_uncoalesced(ncu_ctx_t *c)
         ncu_ctx_judged(c, "uncoalesced_access");
     int best = -1;
     double best_gain = 0;
-    bool best_latency = false;
+    bool best_latency = false, best_congested = false;
     for (int i = 0; i < 2; i++) {
         double b = sides[i].bytes;
         if (!analysis_has(b) || b <= 0 || b >= SECTOR_BYTES)
@@ -212,12 +242,13 @@ static void s_uncoalesced(ncu_ctx_t *c)
                 continue;
             share = 1;
         }
-        bool latency_model;
-        double gain = s_uncoalesced_gain(c, i == 0, b, share, sides[i].sectors, sec_ld, &latency_model);
+        bool latency_model, congested;
+        double gain = s_uncoalesced_gain(c, i == 0, b, share, sides[i].sectors, sec_ld, &latency_model, &congested);
         if (analysis_has(gain) && gain > best_gain) {
             best_gain = gain;
             best = i;
             best_latency = latency_model;
+            best_congested = congested;
         }
     }
     if (best < 0 || best_gain < NCU_GAIN_REPORT)
@@ -258,6 +289,7 @@ static void s_uncoalesced(ncu_ctx_t *c)
     const char *advice = nearly ? "uncoalesced_misaligned"
                          : best == 0 && fed ? "uncoalesced_fragments"
                          : scattered        ? "uncoalesced_scattered"
+                         : best_congested   ? "uncoalesced_partial_stores"
                                             : "uncoalesced_access";
     fb_finding_t *f = ncu_ctx_finding(c, "uncoalesced_access", best_gain, "sectors", title,
                                       ncu_advice_action(advice));
@@ -280,7 +312,12 @@ static void s_uncoalesced(ncu_ctx_t *c)
                              "DRAM read %.3g bytes where the loads need at most %.3g: partly written "
                              "sectors are read before they are written back", V(c, NM_DRAM_READ),
                              sec_ld * SECTOR_BYTES);
-    if (best_latency)
+    if (best_congested)
+        finding_add_evidence(f, "model", 100 * ncu_ctx_memory_wait_share(c), "%",
+                             "warps wait on memory %.0f%% of their stall cycles, queued behind the partly "
+                             "written sectors' read-modify-writes: written whole, the kernel streams what it uses",
+                             100 * ncu_ctx_memory_wait_share(c));
+    else if (best_latency)
         s_latency_model_evidence(f, c);
     ncu_ctx_pct(f, c, NM_L2_PCT);
     ncu_ctx_pct(f, c, NM_DRAM_PCT);
@@ -396,7 +433,7 @@ static void s_local_memory(ncu_ctx_t *c)
         dram_keep = fmin(dram_keep, fmin(1, global * SECTOR_BYTES / dram_bytes));
     ncu_relief_t relief = {.l1 = 1 - share, .l2 = 1 - share, .dram = dram_keep, .compute = 1};
     bool latency_model = false;
-    double gain = c->units.count ? s_traffic_saved(c, &relief, &latency_model) : share * busy;
+    double gain = c->units.count ? s_traffic_saved(c, &relief, false, &latency_model) : share * busy;
     if (!analysis_has(gain) || gain < NCU_GAIN_REPORT)
         return;
     bool spilled = analysis_has(spills) && spills > 0;
