@@ -295,8 +295,13 @@ def main(argv):
 
 
 def s_main(argv):
-    if len(argv) < 2:
+    if len(argv) >= 2 and argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if len(argv) < 2 or argv[1].startswith("-") or not os.access(argv[1], os.X_OK):
         print(__doc__, file=sys.stderr)
+        print(f"accuracy: the first argument is profeed's path, not {argv[1]!r}" if len(argv) >= 2
+              else "accuracy: name profeed's path", file=sys.stderr)
         return 2
     profeed, markdown = argv[1], "--markdown" in argv
     rows = []

@@ -277,8 +277,13 @@ def main(argv):
 
 def s_main(argv):
     args = argv[1:]
-    if not args or args[0].startswith("-"):
+    if args and args[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if not args or args[0].startswith("-") or not os.access(args[0], os.X_OK):
         print(__doc__, file=sys.stderr)
+        print(f"estimates: the first argument is profeed's path, not {args[0]!r}" if args
+              else "estimates: name profeed's path", file=sys.stderr)
         return 2
     profeed = args[0]
     plan = "core"
