@@ -157,6 +157,14 @@ void ncu_traffic_coalesced_keep(const ncu_ctx_t *c, double *l1, double *l2)
     *l2 = 1 - s_l2_waste((1 - kept) * share, s_l1_hit(c));
 }
 
+/* Partly written sectors congest DRAM when most of them were filled from it
+ * and the fills and wasted write-backs are most of its traffic: each is a
+ * read-modify-write of a row of its own, whose rate, not DRAM's bytes, sets
+ * the time (corpus v7's 4-byte scatter: DRAM at 24% of its peak in bytes,
+ * warps waiting on memory 77% of their stall cycles, the loads, coalesced,
+ * among them; the identity permutation ran 17.5x). */
+#define NCU_FILL_CONGESTS 0.5
+
 /* Sectors fetched and not used are traffic a coalesced layout would not move,
  * but only at the levels the waste reaches: every wasted sector passes L1;
  * only L1 misses reach L2 (stores always do); and DRAM carries waste only
@@ -170,14 +178,6 @@ void ncu_traffic_coalesced_keep(const ncu_ctx_t *c, double *l1, double *l2)
  * fills, at most a sector per store sector. Model: scale each level's work by
  * what the waste is of it; the gain is s_traffic_saved's. Wide vector
  * accesses (float2, float4) use whole sectors and score zero. */
-/* Partly written sectors congest DRAM when most of them were filled from it
- * and the fills and wasted write-backs are most of its traffic: each is a
- * read-modify-write of a row of its own, whose rate, not DRAM's bytes, sets
- * the time (corpus v7's 4-byte scatter: DRAM at 24% of its peak in bytes,
- * warps waiting on memory 77% of their stall cycles, the loads, coalesced,
- * among them; the identity permutation ran 17.5x). */
-#define NCU_FILL_CONGESTS 0.5
-
 static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, double share,
                                  double sectors, double load_sectors, bool *latency_model, bool *congested_out)
 {
@@ -191,8 +191,9 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
         if (load) {
             excess = fmin(fmax(0, rd - used), rd * (1 - bytes / SECTOR_BYTES));
         } else {
-            excess_fill = analysis_has(load_sectors) ? fmin(fmax(0, rd - load_sectors * SECTOR_BYTES),
-                                                            sectors * SECTOR_BYTES) : 0;
+            excess_fill = analysis_has(load_sectors)
+                              ? fmin(fmax(0, rd - load_sectors * SECTOR_BYTES), sectors * SECTOR_BYTES)
+                              : 0;
             excess = fmin(fmax(0, wr - used), wr * (1 - bytes / SECTOR_BYTES)) + excess_fill;
         }
         dram_waste = fmin(excess / (rd + wr), 1);
