@@ -89,13 +89,20 @@ static double s_traffic_saved(const ncu_ctx_t *c, const ncu_relief_t *relief, bo
 }
 
 /* Says why a traffic finding's estimate exceeds what the busiest unit's
- * utilization suggests. */
-static void s_latency_model_evidence(fb_finding_t *f, const ncu_ctx_t *c)
+ * utilization suggests: Little's law, or (congested) the read-modify-writes
+ * of partly written sectors. */
+static void s_latency_model_evidence(fb_finding_t *f, const ncu_ctx_t *c, bool congested)
 {
     double wait = ncu_ctx_memory_wait_share(c);
-    finding_add_evidence(f, "model", 100 * wait, "%",
-                         "warps wait on memory %.0f%% of their stall cycles: the time follows the "
-                         "sectors requested (Little's law), not only the bandwidth used", 100 * wait);
+    if (congested)
+        finding_add_evidence(f, "model", 100 * wait, "%",
+                             "warps wait on memory %.0f%% of their stall cycles, queued behind the partly "
+                             "written sectors' read-modify-writes: written whole, the kernel streams what "
+                             "it uses", 100 * wait);
+    else
+        finding_add_evidence(f, "model", 100 * wait, "%",
+                             "warps wait on memory %.0f%% of their stall cycles: the time follows the "
+                             "sectors requested (Little's law), not only the bandwidth used", 100 * wait);
 }
 
 /* ----- uncoalesced global access ------------------------------------------- */
@@ -313,13 +320,8 @@ static void s_uncoalesced(ncu_ctx_t *c)
                              "DRAM read %.3g bytes where the loads need at most %.3g: partly written "
                              "sectors are read before they are written back", V(c, NM_DRAM_READ),
                              sec_ld * SECTOR_BYTES);
-    if (best_congested)
-        finding_add_evidence(f, "model", 100 * ncu_ctx_memory_wait_share(c), "%",
-                             "warps wait on memory %.0f%% of their stall cycles, queued behind the partly "
-                             "written sectors' read-modify-writes: written whole, the kernel streams what it uses",
-                             100 * ncu_ctx_memory_wait_share(c));
-    else if (best_latency)
-        s_latency_model_evidence(f, c);
+    if (best_latency)
+        s_latency_model_evidence(f, c, best_congested);
     ncu_ctx_pct(f, c, NM_L2_PCT);
     ncu_ctx_pct(f, c, NM_DRAM_PCT);
     ncu_ctx_pct(f, c, NM_L1_PCT);
@@ -467,7 +469,7 @@ static void s_local_memory(ncu_ctx_t *c)
         finding_add_evidence(f, ncu_metric_info(NM_REGISTERS)->name, V(c, NM_REGISTERS),
                              "register/thread", "%.0f registers per thread", V(c, NM_REGISTERS));
     if (latency_model)
-        s_latency_model_evidence(f, c);
+        s_latency_model_evidence(f, c, false);
     ncu_ctx_pct(f, c, NM_L2_PCT);
     ncu_ctx_pct(f, c, NM_L1_PCT);
     c->latency_explained = c->latency_explained || gain >= 0.2;
