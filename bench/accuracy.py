@@ -295,15 +295,24 @@ def main(argv):
         return 0
 
 
-def s_main(argv):
-    if len(argv) >= 2 and argv[1] in ("-h", "--help"):
-        print(__doc__)
+def usage_status(args, doc, prog):
+    """For a script whose first argument is profeed's path: 0 after printing the usage for
+    --help, 2 after a message when the argument is missing or not an executable, None to go on."""
+    if args and args[0] in ("-h", "--help"):
+        print(doc)
         return 0
-    if len(argv) < 2 or argv[1].startswith("-") or not os.access(argv[1], os.X_OK):
-        print(__doc__, file=sys.stderr)
-        print(f"accuracy: the first argument is profeed's path, not {argv[1]!r}" if len(argv) >= 2
-              else "accuracy: name profeed's path", file=sys.stderr)
+    if not args or args[0].startswith("-") or not os.access(args[0], os.X_OK):
+        print(doc, file=sys.stderr)
+        print(f"{prog}: the first argument is profeed's path, not {args[0]!r}" if args
+              else f"{prog}: name profeed's path", file=sys.stderr)
         return 2
+    return None
+
+
+def s_main(argv):
+    status = usage_status(argv[1:], __doc__, "accuracy")
+    if status is not None:
+        return status
     profeed, markdown = argv[1], "--markdown" in argv
     rows = []
     for corpus, folder, truth_dir, fileset in CAPTURES:

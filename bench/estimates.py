@@ -37,7 +37,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # importing accuracy leaves no __pycache__ in bench/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import accuracy  # noqa: E402  (run, unpacked, as_the_plan_collects, launch_keys, judge)
+import accuracy  # noqa: E402  (run, unpacked, as_the_plan_collects, launch_keys, judge, usage_status)
 
 FIXTURES = accuracy.FIXTURES
 LEVERS = os.path.join(FIXTURES, "lever_speedups.tsv")
@@ -277,14 +277,9 @@ def main(argv):
 
 def s_main(argv):
     args = argv[1:]
-    if args and args[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0
-    if not args or args[0].startswith("-") or not os.access(args[0], os.X_OK):
-        print(__doc__, file=sys.stderr)
-        print(f"estimates: the first argument is profeed's path, not {args[0]!r}" if args
-              else "estimates: name profeed's path", file=sys.stderr)
-        return 2
+    status = accuracy.usage_status(args, __doc__, "estimates")
+    if status is not None:
+        return status
     profeed = args[0]
     plan = "core"
     if "--plan" in args:
