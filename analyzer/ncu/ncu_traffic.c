@@ -49,6 +49,59 @@ static double s_memory_busy(const ncu_ctx_t *c)
  * system (see s_traffic_saved) is taken to set the kernel's time. */
 #define NCU_STREAM_AFTER_WAIT 0.5
 
+/* The round trip of a warp's load request through an idle memory system on
+ * GH100, in SM cycles, by the sectors it touches: measured on the H200 with
+ * bench/gpu/latency_probe.cu (one dependent chase a warp, 1 to 64 warps a SM;
+ * docs/gpu-validation/2026-12-03-h200/latency_probe.txt). Served by L2: 300
+ * cycles for one sector, 305 for four, 355 for 32; by DRAM: 690, 708 and
+ * 1134 (the last of 32 scattered sectors sets the time). Each stays within 10%
+ * of that until its level's bandwidth is nearly used up, then grows as the
+ * requests queue. */
+static double s_round_trip_l2(double sectors) { return 300 + 1.8 * (fmax(sectors, 1) - 1); }
+static double s_round_trip_dram(double sectors) { return 690 + 14 * (fmax(sectors, 1) - 1); }
+
+/* What a load fix leaves of the warps' memory waits at the least: the
+ * requests stay, only their sectors shrink (to `after` a request), and each
+ * still costs a round trip of an idle system. The waits now are the long-
+ * scoreboard stall cycles over the load requests. Only where the waits are
+ * each request's own is that a bound: at least an L2 round trip a request
+ * (a warp with several in flight waits less per request, and its share is
+ * unknown), and L1 serving under a fifth of the sectors (where it serves most,
+ * the waits are L1's: corpus v9's and v18's thread-per-row sums, 86% hits,
+ * whose coalesced reads ran 4.3x and 4.1x). The requests that still reach
+ * DRAM are its read sectors in requests of the new size. Corpus v10's
+ * L2-resident gather: 1417 cycles a request, 54% of the coalesced requests
+ * from DRAM, 534 cycles at the floor: the waits keep 38%, where the sectors
+ * kept alone say 27%. */
+#define NCU_FLOOR_L1_HIT 20.0
+
+typedef struct {
+    double wait;       /* stall cycles a load request now */
+    double after;      /* sectors a request after the fix */
+    double dram_share; /* of the requests after the fix, those DRAM serves */
+    double trip;       /* their round trip through an idle system, cycles */
+    double keep;       /* trip / wait: NAN where the floor does not apply */
+} s_floor_t;
+
+static s_floor_t s_floor(const ncu_ctx_t *c, double after)
+{
+    s_floor_t fl = {.keep = NAN};
+    double lsb = V(c, NM_STALL_LONG_SCOREBOARD), inst = V(c, NM_INST_EXECUTED), l1_hit = V(c, NM_L1_HIT);
+    double req = V(c, NM_REQUESTS_GLOBAL_LD), sec = V(c, NM_SECTORS_GLOBAL_LD), rd = V(c, NM_DRAM_READ);
+    if (!analysis_has(lsb) || !analysis_has(inst) || !analysis_has(req) || !analysis_has(sec) ||
+        !analysis_has(rd) || !analysis_has(l1_hit) || !analysis_has(after) || req <= 0 || sec <= 0 ||
+        l1_hit >= NCU_FLOOR_L1_HIT)
+        return fl;
+    fl.wait = lsb * inst / req; /* issue-active cycles ~ instructions issued */
+    if (fl.wait < s_round_trip_l2(sec / req))
+        return fl;
+    fl.after = fmax(after, 1);
+    fl.dram_share = fmin(rd / SECTOR_BYTES / fl.after / req, 1);
+    fl.trip = fl.dram_share * s_round_trip_dram(fl.after) + (1 - fl.dram_share) * s_round_trip_l2(fl.after);
+    fl.keep = fmin(fl.trip / fl.wait, 1);
+    return fl;
+}
+
 /* The share of the time a change that removes memory traffic saves, by the
  * better of two models (ncu_units_saved_or). The roofline: time follows the
  * unit nearest its ceiling. And Little's law, for a kernel whose warps wait on
@@ -65,8 +118,10 @@ static double s_memory_busy(const ncu_ctx_t *c)
  * queues behind the fills, so the waits are the congestion's and go with it.
  * The change then saves all but the time the busiest unit left needs at its
  * ceiling: the kernel streams what it uses.
- * *latency_model says which model gave the estimate. */
-static double s_traffic_saved(const ncu_ctx_t *c, const ncu_relief_t *relief, bool congested, bool *latency_model)
+ * *latency_model says which model gave the estimate, *floored whether the
+ * round-trip floor (floor_keep, NAN for none) bounded it. */
+static double s_traffic_saved(const ncu_ctx_t *c, const ncu_relief_t *relief, bool congested, double floor_keep,
+                              bool *latency_model, bool *floored)
 {
     double wait = ncu_ctx_memory_wait_share(c), occupancy = V(c, NM_OCC_ACHIEVED);
     double little = NAN;
@@ -85,7 +140,15 @@ static double s_traffic_saved(const ncu_ctx_t *c, const ncu_relief_t *relief, bo
         double keep = hit * fmin(fmax(relief->l2, 0), 1) + (1 - hit) * fmin(fmax(relief->dram, 0), 1);
         little = wait * (1 - keep);
     }
-    return ncu_units_saved_or(&c->units, relief, little, latency_model);
+    double saved = ncu_units_saved_or(&c->units, relief, little, latency_model);
+    /* Whichever model priced it, no request waits less than a round trip: the
+     * warps' memory waits keep at least floor_keep of their share (s_floor). */
+    *floored = false;
+    if (analysis_has(saved) && analysis_has(floor_keep) && analysis_has(wait) && saved > wait * (1 - floor_keep)) {
+        saved = wait * (1 - floor_keep);
+        *floored = true;
+    }
+    return saved;
 }
 
 /* Says why a traffic finding's estimate exceeds what the busiest unit's
@@ -185,8 +248,15 @@ void ncu_traffic_coalesced_keep(const ncu_ctx_t *c, double *l1, double *l2)
  * fills, at most a sector per store sector. Model: scale each level's work by
  * what the waste is of it; the gain is s_traffic_saved's. Wide vector
  * accesses (float2, float4) use whole sectors and score zero. */
+typedef struct {
+    bool latency_model; /* Little's law (or the congestion) priced it, not the roofline */
+    bool congested;     /* the partly written sectors' read-modify-writes */
+    bool floored;       /* the round-trip floor bounded it */
+    s_floor_t floor;
+} s_priced_t;
+
 static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, double share,
-                                 double sectors, double load_sectors, bool *latency_model, bool *congested_out)
+                                 double sectors, double load_sectors, s_priced_t *how)
 {
     double kept = s_kept(c, bytes), waste = (1 - kept) * share;
     double l2_waste = s_l2_waste(waste, load ? s_l1_hit(c) : 0); /* stores write through */
@@ -209,8 +279,12 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
     }
     ncu_relief_t relief = {.l1 = 1 - s_l1_waste(c, load, kept, share), .l2 = 1 - l2_waste,
                            .dram = 1 - dram_waste, .compute = 1};
-    double gain = s_traffic_saved(c, &relief, congested, latency_model);
-    *congested_out = congested && *latency_model;
+    double req = V(c, NM_REQUESTS_GLOBAL_LD);
+    how->floor = (s_floor_t){.keep = NAN};
+    if (load && analysis_has(sectors) && analysis_has(req) && req > 0)
+        how->floor = s_floor(c, sectors / req * kept);
+    double gain = s_traffic_saved(c, &relief, congested, how->floor.keep, &how->latency_model, &how->floored);
+    how->congested = congested && how->latency_model;
     if (!analysis_has(gain)) /* no unit table: the memory summary alone */
         gain = analysis_has(V(c, NM_MEM_PCT)) ? waste * fmin(V(c, NM_MEM_PCT), 100) / 100 : NAN;
     return gain;
@@ -236,7 +310,7 @@ static void s_uncoalesced(ncu_ctx_t *c)
         ncu_ctx_judged(c, "uncoalesced_access");
     int best = -1;
     double best_gain = 0;
-    bool best_latency = false, best_congested = false;
+    s_priced_t best_how = {0};
     for (int i = 0; i < 2; i++) {
         double b = sides[i].bytes;
         if (!analysis_has(b) || b <= 0 || b >= SECTOR_BYTES)
@@ -250,13 +324,12 @@ static void s_uncoalesced(ncu_ctx_t *c)
                 continue;
             share = 1;
         }
-        bool latency_model, congested;
-        double gain = s_uncoalesced_gain(c, i == 0, b, share, sides[i].sectors, sec_ld, &latency_model, &congested);
+        s_priced_t how;
+        double gain = s_uncoalesced_gain(c, i == 0, b, share, sides[i].sectors, sec_ld, &how);
         if (analysis_has(gain) && gain > best_gain) {
             best_gain = gain;
             best = i;
-            best_latency = latency_model;
-            best_congested = congested;
+            best_how = how;
         }
     }
     if (best < 0 || best_gain < NCU_GAIN_REPORT)
@@ -297,7 +370,7 @@ static void s_uncoalesced(ncu_ctx_t *c)
     const char *advice = nearly ? "uncoalesced_misaligned"
                          : best == 0 && fed ? "uncoalesced_fragments"
                          : scattered        ? "uncoalesced_scattered"
-                         : best_congested   ? "uncoalesced_partial_stores"
+                         : best_how.congested ? "uncoalesced_partial_stores"
                                             : "uncoalesced_access";
     fb_finding_t *f = ncu_ctx_finding(c, "uncoalesced_access", best_gain, "sectors", title,
                                       ncu_advice_action(advice));
@@ -320,8 +393,14 @@ static void s_uncoalesced(ncu_ctx_t *c)
                              "DRAM read %.3g bytes where the loads need at most %.3g: partly written "
                              "sectors are read before they are written back", V(c, NM_DRAM_READ),
                              sec_ld * SECTOR_BYTES);
-    if (best_latency)
-        s_latency_model_evidence(f, c, best_congested);
+    if (best_how.floored)
+        finding_add_evidence(f, "model", 100 * best_how.floor.keep, "%",
+                             "a load request waits %.0f cycles now; an idle memory system's round trip for "
+                             "%.1f sectors is %.0f (%.0f%% of them from DRAM): the waits keep at least %.0f%%",
+                             best_how.floor.wait, best_how.floor.after, best_how.floor.trip,
+                             100 * best_how.floor.dram_share, 100 * best_how.floor.keep);
+    else if (best_how.latency_model)
+        s_latency_model_evidence(f, c, best_how.congested);
     ncu_ctx_pct(f, c, NM_L2_PCT);
     ncu_ctx_pct(f, c, NM_DRAM_PCT);
     ncu_ctx_pct(f, c, NM_L1_PCT);
@@ -435,8 +514,8 @@ static void s_local_memory(ncu_ctx_t *c)
     if (dram_bytes > 0)
         dram_keep = fmin(dram_keep, fmin(1, global * SECTOR_BYTES / dram_bytes));
     ncu_relief_t relief = {.l1 = 1 - share, .l2 = 1 - share, .dram = dram_keep, .compute = 1};
-    bool latency_model = false;
-    double gain = c->units.count ? s_traffic_saved(c, &relief, false, &latency_model) : share * busy;
+    bool latency_model = false, floored;
+    double gain = c->units.count ? s_traffic_saved(c, &relief, false, NAN, &latency_model, &floored) : share * busy;
     if (!analysis_has(gain) || gain < NCU_GAIN_REPORT)
         return;
     bool spilled = analysis_has(spills) && spills > 0;
