@@ -424,6 +424,7 @@ Test(ncu_accuracy, v22_to_v45_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v43", "h200-v43/capture-2026-12-03", "kernels"},
                 {"h200-v44", "h200-v44/capture-2026-12-03", "kernels"},
                 {"h200-v45", "h200-v45/capture-2026-12-03", "kernels"},
+                {"h200-v46", "h200-v46/capture-2026-12-03", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
                 {"h200-v28", "h200-v28/workloads", "workloads"},
                 {"h200-v32", "h200-v32/workloads", "workloads"},
