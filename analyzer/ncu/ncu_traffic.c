@@ -64,16 +64,22 @@ static double s_round_trip_dram(double sectors) { return 690 + 14 * (fmax(sector
  * requests stay, only their sectors shrink (to `after` a request), and each
  * still costs a round trip of an idle system. The waits now are the long-
  * scoreboard stall cycles over the load requests. Only where the waits are
- * each request's own is that a bound: at least an L2 round trip a request
- * (a warp with several in flight waits less per request, and its share is
- * unknown), and L1 serving under a fifth of the sectors (where it serves most,
- * the waits are L1's: corpus v9's and v18's thread-per-row sums, 86% hits,
- * whose coalesced reads ran 4.3x and 4.1x). The requests that still reach
+ * each request's own is that a bound. The counters do not say how many
+ * requests a warp keeps in flight, so three signs stand for one at a time:
+ * the warps wait on load results for most of their stall cycles (where they
+ * also wait to issue loads, a full LSU queue, they issue several in a row:
+ * corpus v46's eight gathers a thread, 34% long scoreboard and 28% LSU queue,
+ * whose coalesced loads ran 5.4x where the floor said 1.3x); at least an L2
+ * round trip a request (a warp with several in flight waits less a request);
+ * and L1 serving under a fifth of the sectors (where it serves most, the
+ * waits are L1's: corpus v9's and v18's thread-per-row sums, 86% hits, whose
+ * coalesced reads ran 4.3x and 4.1x). The requests that still reach
  * DRAM are its read sectors in requests of the new size. Corpus v10's
  * L2-resident gather: 1417 cycles a request, 54% of the coalesced requests
  * from DRAM, 534 cycles at the floor: the waits keep 38%, where the sectors
  * kept alone say 27%. */
 #define NCU_FLOOR_L1_HIT 20.0
+#define NCU_FLOOR_LSB_SHARE 0.8
 
 typedef struct {
     double wait;       /* stall cycles a load request now */
@@ -88,9 +94,10 @@ static s_floor_t s_floor(const ncu_ctx_t *c, double after)
     s_floor_t fl = {.keep = NAN};
     double lsb = V(c, NM_STALL_LONG_SCOREBOARD), inst = V(c, NM_INST_EXECUTED), l1_hit = V(c, NM_L1_HIT);
     double req = V(c, NM_REQUESTS_GLOBAL_LD), sec = V(c, NM_SECTORS_GLOBAL_LD), rd = V(c, NM_DRAM_READ);
+    double lsb_share = ncu_ctx_stall_share(c, NM_STALL_LONG_SCOREBOARD);
     if (!analysis_has(lsb) || !analysis_has(inst) || !analysis_has(req) || !analysis_has(sec) ||
-        !analysis_has(rd) || !analysis_has(l1_hit) || !analysis_has(after) || req <= 0 || sec <= 0 ||
-        l1_hit >= NCU_FLOOR_L1_HIT)
+        !analysis_has(rd) || !analysis_has(l1_hit) || !analysis_has(after) || !analysis_has(lsb_share) ||
+        req <= 0 || sec <= 0 || l1_hit >= NCU_FLOOR_L1_HIT || lsb_share < NCU_FLOOR_LSB_SHARE)
         return fl;
     fl.wait = lsb * inst / req; /* issue-active cycles ~ instructions issued */
     if (fl.wait < s_round_trip_l2(sec / req))
