@@ -635,6 +635,47 @@ Test(ncu_accuracy, load_requests_keep_a_round_trip)
     }
 }
 
+/* Scattered 32-byte reads cost DRAM a 64-byte burst and a row each, and
+ * saturate it near 55% of its peak (bench/gpu/latency_probe.cu: 1.26 TB/s of
+ * random sectors on the H200). The random gathers from DRAM-sized tables
+ * (corpora v8 and v46: DRAM 52%-55%, L2 80%-86% with 13%-21% hits) are bound
+ * there, and the second finding says so instead of "served from L2, over and
+ * over". The controls: corpus v10's gather from an L2-resident table (86%
+ * hits) is L2's re-reads, and a coalesced stream keeps DRAM's 90% ceiling. */
+Test(ncu_accuracy, scattered_dram_reads_bind_at_their_own_ceiling)
+{
+    static const struct {
+        const char *folder, *kernel;
+    } scattered[] = {{"h200-v8/capture-2026-12-02", "v8_gather"},
+                     {"h200-v46/capture-2026-12-03", "v46_gather4_dram"}};
+    for (size_t i = 0; i < sizeof scattered / sizeof scattered[0]; i++) {
+        capture_t cap = s_capture(scattered[i].folder, s_core);
+        const ncu_kernel_t *group;
+        size_t k = s_kernel(&cap, scattered[i].kernel, &group);
+        cr_assert_neq(k, (size_t) -1, "%s", scattered[i].kernel);
+        const fb_finding_t *f = s_category(cap.fb, k, "dram_bound");
+        cr_assert_not_null(f, "%s", scattered[i].kernel);
+        cr_expect(strstr(f->title, "scattered sectors") != NULL, "%s: %s", scattered[i].kernel, f->title);
+        cr_expect_null(s_category(cap.fb, k, "l2_bound"), "%s", scattered[i].kernel);
+        s_capture_destroy(&cap);
+    }
+    capture_t cap = s_capture("h200-v10/capture-2026-12-02", s_core);
+    const ncu_kernel_t *group;
+    size_t k = s_kernel(&cap, "v10_l2_gather", &group);
+    cr_assert_neq(k, (size_t) -1);
+    const fb_finding_t *f = s_category(cap.fb, k, "l2_bound");
+    cr_assert_not_null(f);
+    cr_expect(strstr(f->title, "re-reads") != NULL, "%s", f->title);
+    s_capture_destroy(&cap);
+    cap = s_capture("h200/capture-2026-12-02", s_core);
+    k = s_kernel(&cap, "vec_add", &group);
+    cr_assert_neq(k, (size_t) -1);
+    f = s_category(cap.fb, k, "dram_bound");
+    cr_assert_not_null(f);
+    cr_expect(strstr(f->title, "scattered") == NULL, "%s", f->title);
+    s_capture_destroy(&cap);
+}
+
 /* Occupancy limits that tie bind together: corpus v40's Adam step fits two
  * blocks a SM by its 45 registers and by its 80 KB of shared memory alike, so
  * the finding names both, does not offer smaller blocks (the shared memory

@@ -232,10 +232,13 @@ static void s_ceiling(const ncu_ctx_t *c)
         feedback_kernel_ceiling(kernel, c->bound->name, c->bound->pct, c->bound->attain);
         return;
     }
-    if (c->units.count) {
-        name = c->units.unit[0].name;
-        pct = c->units.unit[0].pct;
-        attain = c->units.unit[0].attain;
+    for (size_t i = 0; i < c->units.count; i++) { /* the nearest its own ceiling */
+        const ncu_unit_t *u = &c->units.unit[i];
+        if (!name || u->pct / u->attain > pct / attain) {
+            name = u->name;
+            pct = u->pct;
+            attain = u->attain;
+        }
     }
     double sm = c->k->v[NM_SM_PCT], mem = c->k->v[NM_MEM_PCT];
     if (analysis_has(sm) && (!analysis_has(pct) || fmin(sm, 100) > pct)) {

@@ -547,7 +547,18 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
          * only the load sectors against DRAM's reads can. Without those the
          * level is not named. */
         const ncu_unit_t *l2 = ncu_units_find(&c->units, "l2");
-        if (l2 && l2->pct >= unit->pct + NCU_SOL_GAP && !analysis_has(s_l2_reread_ratio(c))) {
+        if (unit->attain == NCU_ATTAIN_DRAM_SCATTERED) {
+            snprintf(title, sizeof title,
+                     "Memory-bound on DRAM's rate for scattered sectors: %.0f%% of peak%s, where reads of "
+                     "scattered 32-byte sectors saturate near %.0f%%%s",
+                     unit->pct, rate, unit->attain, compute);
+            f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, unit), "headroom", title,
+                                ncu_advice_action("dram_scattered"));
+            if (f && analysis_has(V(c, NM_DRAM_READ)) && analysis_has(V(c, NM_SECTORS_GLOBAL_LD)))
+                finding_add_evidence(f, "dram__bytes_read.sum", V(c, NM_DRAM_READ), "byte",
+                                     "DRAM read %.3g bytes for %.3g bytes of load sectors: each sector "
+                                     "fetched alone", V(c, NM_DRAM_READ), 32 * V(c, NM_SECTORS_GLOBAL_LD));
+        } else if (l2 && l2->pct >= unit->pct + NCU_SOL_GAP && !analysis_has(s_l2_reread_ratio(c))) {
             snprintf(title, sizeof title,
                      "Memory-bound on DRAM or L2: DRAM %.0f%% of peak%s, L2 %.0f%%%s; whether L2's extra work "
                      "is DRAM's traffic passing through or re-reads of data it holds was not measured",
@@ -977,6 +988,13 @@ void ncu_bound_add(ncu_ctx_t *c)
         bool l2_carries = s_l2_carries_dram(dram, l2) && !s_l2_rereads(c);
         if (dram && ((dram->pct >= NCU_SOL_LATENCY && (!l2 || l2_carries)) ||
                      (l2_carries && mem && strcmp(mem->key, "l2") == 0)))
+            mem = dram;
+        /* DRAM reading scattered sectors runs at its own ceiling (ncu_units.h):
+         * nearer it than the busiest level is to its own, DRAM binds. L2's
+         * load is then its misses' work, not re-reads (the random gathers of
+         * corpora v3, v8, v29, v34, v46: L2 80%-95% with 13%-21% hits). */
+        if (dram && mem && dram != mem && dram->attain == NCU_ATTAIN_DRAM_SCATTERED &&
+            dram->pct / dram->attain >= mem->pct / mem->attain)
             mem = dram;
         /* The summary is the max over every memory unit: far above the
          * busiest one measured, the saturated level was not measured. */

@@ -273,7 +273,10 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
     if (analysis_has(rd) && analysis_has(wr) && rd + wr > 0 && analysis_has(sectors)) {
         double used = sectors * bytes, excess;
         if (load) {
-            excess = fmin(fmax(0, rd - used), rd * (1 - bytes / SECTOR_BYTES));
+            /* Scattered sectors each cost DRAM a 64-byte burst (ncu_units.h): of
+             * what DRAM read, the loads used at least bytes / 64. */
+            double granule = ncu_units_dram_scattered(c->k->v) ? 2 * SECTOR_BYTES : SECTOR_BYTES;
+            excess = fmin(fmax(0, rd - used), rd * (1 - bytes / granule));
         } else {
             excess_fill = analysis_has(load_sectors)
                               ? fmin(fmax(0, rd - load_sectors * SECTOR_BYTES), sectors * SECTOR_BYTES)

@@ -63,8 +63,16 @@ static void s_drop_fp16_shadow(ncu_units_t *units)
     units->count--;
 }
 
+bool ncu_units_dram_scattered(const double *v)
+{
+    double rd = v[NM_DRAM_READ], ld = v[NM_SECTORS_GLOBAL_LD], st = v[NM_SECTORS_GLOBAL_ST];
+    return !isnan(rd) && !isnan(ld) && !isnan(st) && ld > 0 && rd >= NCU_SCATTERED_OVERFETCH * ld * 32 &&
+           st <= NCU_SCATTERED_STORE_SHARE * ld;
+}
+
 void ncu_units_measure(const ncu_kernel_t *k, ncu_units_t *out)
 {
+    bool scattered = ncu_units_dram_scattered(k->v);
     out->count = 0;
     for (size_t i = 0; i < sizeof s_table / sizeof s_table[0] && out->count < NCU_UNITS_MAX; i++) {
         ncu_metric_t m = s_table[i].metric;
@@ -87,7 +95,9 @@ void ncu_units_measure(const ncu_kernel_t *k, ncu_units_t *out)
         u->metric = ncu_metric_info(m)->name;
         u->kind = s_table[i].kind;
         u->pct = analysis_pct(x);
-        u->attain = strcmp(u->key, "dram") == 0 ? NCU_ATTAIN_DRAM : NCU_ATTAIN_ONCHIP;
+        u->attain = strcmp(u->key, "dram") != 0 ? NCU_ATTAIN_ONCHIP
+                    : scattered                  ? NCU_ATTAIN_DRAM_SCATTERED
+                                                 : NCU_ATTAIN_DRAM;
     }
     s_drop_fp16_shadow(out);
     s_sort(out);

@@ -35,6 +35,23 @@ typedef struct {
 #define NCU_ATTAIN_DRAM 90.0
 #define NCU_ATTAIN_ONCHIP 95.0
 
+/* DRAM's ceiling for loads that read scattered sectors: each 32-byte sector
+ * costs a 64-byte burst and most a row activation of its own, and the rows,
+ * not the bytes, set the rate. bench/gpu/latency_probe.cu's random chases
+ * saturate at 1.26 TB/s of sectors on the H200, 2.5 TB/s of DRAM traffic:
+ * 52% of its peak; the random gathers of the corpora ran at 52%-58% (v3, v8,
+ * v29, v34, v46 B). The scattered signature: DRAM read at least 1.5x the
+ * bytes of every load sector (each fetched alone, with its burst's other
+ * half) while the stores, whose partial-sector fills also read, are a
+ * quarter of the loads' sectors or fewer. */
+#define NCU_ATTAIN_DRAM_SCATTERED 55.0
+#define NCU_SCATTERED_OVERFETCH 1.5
+#define NCU_SCATTERED_STORE_SHARE 0.25
+
+/* Whether a kernel's DRAM reads are scattered sectors (NCU_ATTAIN_DRAM_SCATTERED):
+ * v is its metric values by ncu_metric_t. */
+bool ncu_units_dram_scattered(const double *v);
+
 /* How much faster the unit could run the same work: attain / pct, at least 1
  * (10 for a unit that was idle). */
 double ncu_unit_room(const ncu_unit_t *unit);
