@@ -218,9 +218,11 @@ static void s_unjudged(ncu_ctx_t *c)
 }
 
 /* The kernel's ceiling (ceiling.h): the unit the memory bound named (DRAM
- * whose stream keeps L2 busy, ncu_bound.c), else the busiest of the units
- * measured and ncu's SM and memory throughput summaries, the same maximum
- * the bound is judged on (s_context), each read against what it attains. */
+ * whose stream keeps L2 busy, ncu_bound.c), else the unit nearest what it
+ * attains (DRAM reading scattered sectors at 52% of its peak is nearer its
+ * 55% than L2 at 80% is to its 95%), or ncu's SM and memory throughput
+ * summaries where they are higher, the same maximum the bound is judged on
+ * (s_context). */
 static void s_ceiling(const ncu_ctx_t *c)
 {
     fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
