@@ -429,6 +429,7 @@ Test(ncu_accuracy, v22_to_v45_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v28", "h200-v28/workloads", "workloads"},
                 {"h200-v32", "h200-v32/workloads", "workloads"},
                 {"h200-v37", "h200-v37/workloads", "workloads"},
+                {"h200-v47", "h200-v47/workloads", "workloads"},
                 {"h200-v27", "h200-v27/workloads-h100", "h100"},
                 {"h200-v28", "h200-v28/workloads-h100", "h100"}};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
