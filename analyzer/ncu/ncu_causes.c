@@ -133,13 +133,20 @@ static void s_idle_sms(ncu_ctx_t *c)
          * by DRAM's and L2's headroom at 6.3x; 528 blocks measured 4.73x. */
         double idle = 1 - grid / sms, speedup = sms / grid;
         double theo = V(c, NM_OCC_THEORETICAL), ach = V(c, NM_OCC_ACHIEVED);
-        if (c->latency && analysis_has(theo) && analysis_has(ach) && ach > 0 && theo > ach)
+        bool few_warps = c->latency && analysis_has(theo) && analysis_has(ach) && ach > 0 && theo > ach;
+        if (few_warps)
             speedup *= theo / ach;
         double gain = fmin(1 - 1 / speedup, s_shared_headroom(c));
         double launches = (double) c->k->launches, t = V(c, NM_DURATION);
-        snprintf(title, sizeof title,
-                 "Grid too small: %.0f block%s for %.0f SMs, so %.0f%% of the GPU has no work",
-                 grid, grid == 1 ? "" : "s", sms, 100 * idle);
+        int n = snprintf(title, sizeof title,
+                         "Grid too small: %.0f block%s for %.0f SMs, so %.0f%% of the GPU has no work",
+                         grid, grid == 1 ? "" : "s", sms, 100 * idle);
+        /* Where the warps, not the idle SMs, make most of the estimate, the
+         * title says so (cuBLAS's split-K reduce: 128 blocks for 132 SMs at
+         * 23% occupancy of 100%). */
+        if (few_warps && n > 0 && (size_t) n < sizeof title)
+            snprintf(title + n, sizeof title - (size_t) n,
+                     ", and the SMs that run hold %.0f%% occupancy of the %.0f%% their limits allow", ach, theo);
         fb_finding_t *f = ncu_ctx_finding(c, "small_grid", gain, "idle_sms", title,
                                           ncu_advice_action(launches > 1 && analysis_has(t) && t / launches < 10e3
                                                                 ? "small_grid_launches" : "small_grid"));
