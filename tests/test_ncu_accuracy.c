@@ -209,7 +209,7 @@ static void s_expect_no_unmeasured_claims(const capture_t *cap, const char *wher
         }
         cr_assert_not_null(group);
         ncu_units_t measured;
-        ncu_units_measure(group, &measured);
+        ncu_units_measure(group, 0, &measured);
         for (size_t u = 0; u < sizeof s_truth_pipes / sizeof s_truth_pipes[0]; u++)
             if (strstr(f->title, s_truth_pipes[u].words))
                 cr_expect_not_null(ncu_units_find(&measured, s_truth_pipes[u].pipe),
@@ -1271,7 +1271,7 @@ Test(ncu_accuracy, fp16_arithmetic_is_not_taken_for_tensor_core_work)
         cr_assert_neq(k, (size_t) -1, "%s", cases[i].kernel);
         cr_assert_gt(group->v[NM_PIPE_TENSOR], 80.0, "%s: the reading this test is about", cases[i].kernel);
         ncu_units_t units;
-        ncu_units_measure(group, &units);
+        ncu_units_measure(group, 0, &units);
         cr_expect_eq(ncu_units_find(&units, "tensor") != NULL, cases[i].tensor, "%s", cases[i].kernel);
         for (size_t f = 0; f < feedback_finding_count(cap.fb); f++) {
             const fb_finding_t *x = feedback_finding(cap.fb, f);

@@ -104,7 +104,7 @@ static double s_launch_share(const ncu_ctx_t *c)
 
 static void s_context(ncu_ctx_t *c)
 {
-    ncu_units_measure(c->k, &c->units);
+    ncu_units_measure(c->k, c->roof ? c->roof->dram_scattered_pct : 0, &c->units);
     double busiest = c->units.count ? c->units.unit[0].pct : NAN;
     double sm = c->k->v[NM_SM_PCT], mem = c->k->v[NM_MEM_PCT];
     if (analysis_has(sm))

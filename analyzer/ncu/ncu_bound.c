@@ -547,7 +547,7 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
          * only the load sectors against DRAM's reads can. Without those the
          * level is not named. */
         const ncu_unit_t *l2 = ncu_units_find(&c->units, "l2");
-        if (unit->attain == NCU_ATTAIN_DRAM_SCATTERED) {
+        if (unit->scattered) {
             snprintf(title, sizeof title,
                      "Memory-bound on DRAM's rate for scattered sectors: %.0f%% of peak%s, where reads of "
                      "scattered 32-byte sectors saturate near %.0f%%%s",
@@ -989,11 +989,12 @@ void ncu_bound_add(ncu_ctx_t *c)
         if (dram && ((dram->pct >= NCU_SOL_LATENCY && (!l2 || l2_carries)) ||
                      (l2_carries && mem && strcmp(mem->key, "l2") == 0)))
             mem = dram;
-        /* DRAM reading scattered sectors runs at its own ceiling (ncu_units.h):
+        /* DRAM reading scattered sectors runs at its own ceiling (ncu_units.h,
+         * where the GPU's was measured):
          * nearer it than the busiest level is to its own, DRAM binds. L2's
          * load is then its misses' work, not re-reads (the random gathers of
          * corpora v3, v8, v29, v34, v46: L2 80%-95% with 13%-21% hits). */
-        if (dram && mem && dram != mem && dram->attain == NCU_ATTAIN_DRAM_SCATTERED &&
+        if (dram && mem && dram != mem && dram->scattered &&
             dram->pct / dram->attain >= mem->pct / mem->attain)
             mem = dram;
         /* The summary is the max over every memory unit: far above the

@@ -141,10 +141,10 @@ static void s_idle_sms(ncu_ctx_t *c)
         int n = snprintf(title, sizeof title,
                          "Grid too small: %.0f block%s for %.0f SMs, so %.0f%% of the GPU has no work",
                          grid, grid == 1 ? "" : "s", sms, 100 * idle);
-        /* Where the warps, not the idle SMs, make most of the estimate, the
-         * title says so (cuBLAS's split-K reduce: 128 blocks for 132 SMs at
+        /* Where the warps, not the idle SMs, make most of the estimate (their
+         * factor the larger), the title says so (cuBLAS's split-K reduce: 128 blocks for 132 SMs at
          * 23% occupancy of 100%). */
-        if (few_warps && n > 0 && (size_t) n < sizeof title)
+        if (few_warps && theo / ach > sms / grid && n > 0 && (size_t) n < sizeof title)
             snprintf(title + n, sizeof title - (size_t) n,
                      ", and the SMs that run hold %.0f%% occupancy of the %.0f%% their limits allow", ach, theo);
         fb_finding_t *f = ncu_ctx_finding(c, "small_grid", gain, "idle_sms", title,

@@ -49,16 +49,20 @@ static double s_memory_busy(const ncu_ctx_t *c)
  * system (see s_traffic_saved) is taken to set the kernel's time. */
 #define NCU_STREAM_AFTER_WAIT 0.5
 
-/* The round trip of a warp's load request through an idle memory system on
- * GH100, in SM cycles, by the sectors it touches: measured on the H200 with
- * bench/gpu/latency_probe.cu (one dependent chase a warp, 1 to 64 warps a SM;
- * docs/gpu-validation/2026-12-03-h200/latency_probe.txt). Served by L2: 300
- * cycles for one sector, 305 for four, 355 for 32; by DRAM: 690, 708 and
- * 1134 (the last of 32 scattered sectors sets the time). Each stays within 10%
- * of that until its level's bandwidth is nearly used up, then grows as the
- * requests queue. */
-static double s_round_trip_l2(double sectors) { return 300 + 1.8 * (fmax(sectors, 1) - 1); }
-static double s_round_trip_dram(double sectors) { return 690 + 14 * (fmax(sectors, 1) - 1); }
+/* The round trip of a warp's load request through an idle memory system, in
+ * SM cycles, by the sectors it touches: the GPU's roof entry where it was
+ * measured (roof_t, bench/gpu/latency_probe.cu; the H200: from L2 300 cycles
+ * for one sector, 305 for four, 355 for 32, from DRAM 690, 708 and 1134, the
+ * last of 32 scattered sectors setting the time, each flat until its level's
+ * bandwidth is nearly used up), NAN elsewhere. */
+static double s_round_trip(const ncu_ctx_t *c, bool dram, double sectors)
+{
+    const roof_t *r = c->roof;
+    double base = r ? (dram ? r->dram_trip_cycles : r->l2_trip_cycles) : 0;
+    if (base <= 0)
+        return NAN;
+    return base + (dram ? r->dram_trip_cycles_per_sector : r->l2_trip_cycles_per_sector) * (fmax(sectors, 1) - 1);
+}
 
 /* What a load fix leaves of the warps' memory waits at the least: the
  * requests stay, only their sectors shrink (to `after` a request), and each
@@ -100,11 +104,12 @@ static s_floor_t s_floor(const ncu_ctx_t *c, double after)
         req <= 0 || sec <= 0 || l1_hit >= NCU_FLOOR_L1_HIT || lsb_share < NCU_FLOOR_LSB_SHARE)
         return fl;
     fl.wait = lsb * inst / req; /* issue-active cycles ~ instructions issued */
-    if (fl.wait < s_round_trip_l2(sec / req))
+    double least = s_round_trip(c, false, sec / req);
+    if (!analysis_has(least) || fl.wait < least)
         return fl;
     fl.after = fmax(after, 1);
     fl.dram_share = fmin(rd / SECTOR_BYTES / fl.after / req, 1);
-    fl.trip = fl.dram_share * s_round_trip_dram(fl.after) + (1 - fl.dram_share) * s_round_trip_l2(fl.after);
+    fl.trip = fl.dram_share * s_round_trip(c, true, fl.after) + (1 - fl.dram_share) * s_round_trip(c, false, fl.after);
     fl.keep = fmin(fl.trip / fl.wait, 1);
     return fl;
 }
@@ -275,7 +280,8 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
         if (load) {
             /* Scattered sectors each cost DRAM a 64-byte burst (ncu_units.h): of
              * what DRAM read, the loads used at least bytes / 64. */
-            double granule = ncu_units_dram_scattered(c->k->v) ? 2 * SECTOR_BYTES : SECTOR_BYTES;
+            const ncu_unit_t *dram = ncu_units_find(&c->units, "dram");
+            double granule = dram && dram->scattered ? 2 * SECTOR_BYTES : SECTOR_BYTES;
             excess = fmin(fmax(0, rd - used), rd * (1 - bytes / granule));
         } else {
             excess_fill = analysis_has(load_sectors)

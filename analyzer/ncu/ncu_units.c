@@ -70,9 +70,9 @@ bool ncu_units_dram_scattered(const double *v)
            st <= NCU_SCATTERED_STORE_SHARE * ld;
 }
 
-void ncu_units_measure(const ncu_kernel_t *k, ncu_units_t *out)
+void ncu_units_measure(const ncu_kernel_t *k, double dram_scattered_pct, ncu_units_t *out)
 {
-    bool scattered = ncu_units_dram_scattered(k->v);
+    bool scattered = dram_scattered_pct > 0 && ncu_units_dram_scattered(k->v);
     out->count = 0;
     for (size_t i = 0; i < sizeof s_table / sizeof s_table[0] && out->count < NCU_UNITS_MAX; i++) {
         ncu_metric_t m = s_table[i].metric;
@@ -95,8 +95,9 @@ void ncu_units_measure(const ncu_kernel_t *k, ncu_units_t *out)
         u->metric = ncu_metric_info(m)->name;
         u->kind = s_table[i].kind;
         u->pct = analysis_pct(x);
+        u->scattered = scattered && strcmp(u->key, "dram") == 0;
         u->attain = strcmp(u->key, "dram") != 0 ? NCU_ATTAIN_ONCHIP
-                    : scattered                  ? NCU_ATTAIN_DRAM_SCATTERED
+                    : u->scattered               ? dram_scattered_pct
                                                  : NCU_ATTAIN_DRAM;
     }
     s_drop_fp16_shadow(out);

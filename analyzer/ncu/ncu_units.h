@@ -23,6 +23,7 @@ typedef struct {
     ncu_unit_kind_t kind;
     double pct;          /* 0..100: ncu reports rounding noise above 100; clamped */
     double attain;       /* the share of its peak a unit reaches in practice (NCU_ATTAIN_*) */
+    bool scattered;      /* DRAM reading scattered sectors, read against its own ceiling */
 } ncu_unit_t;
 
 /* What a unit reaches at best, in percent of its peak (docs/ncu.md, "Attainable
@@ -35,20 +36,17 @@ typedef struct {
 #define NCU_ATTAIN_DRAM 90.0
 #define NCU_ATTAIN_ONCHIP 95.0
 
-/* DRAM's ceiling for loads that read scattered sectors: each 32-byte sector
- * costs a 64-byte burst and most a row activation of its own, and the rows,
- * not the bytes, set the rate. bench/gpu/latency_probe.cu's random chases
- * saturate at 1.26 TB/s of sectors on the H200, 2.5 TB/s of DRAM traffic:
- * 52% of its peak; the random gathers of the corpora ran at 52%-58% (v3, v8,
- * v29, v34, v46 B). The scattered signature: DRAM read at least 1.5x the
- * bytes of every load sector (each fetched alone, with its burst's other
- * half) while the stores, whose partial-sector fills also read, are a
- * quarter of the loads' sectors or fewer. */
-#define NCU_ATTAIN_DRAM_SCATTERED 55.0
+/* Loads that read scattered sectors: DRAM read at least 1.5x the bytes of
+ * every load sector (each missed sector fetched with its neighbour: L2 fetches
+ * 64 bytes) while the stores, whose partial-sector fills also read, are a
+ * quarter of the loads' sectors or fewer. DRAM then runs at the rate of its
+ * row activations, a ceiling of its own that the GPU's roof entry gives where
+ * it was measured (roof_t.dram_scattered_pct: 55% on the H200; the random
+ * gathers of corpora v3, v8, v29, v34, v46 ran it at 52%-58%). */
 #define NCU_SCATTERED_OVERFETCH 1.5
 #define NCU_SCATTERED_STORE_SHARE 0.25
 
-/* Whether a kernel's DRAM reads are scattered sectors (NCU_ATTAIN_DRAM_SCATTERED):
+/* Whether a kernel's DRAM reads are scattered sectors (the signature above):
  * v is its metric values by ncu_metric_t. */
 bool ncu_units_dram_scattered(const double *v);
 
@@ -63,8 +61,10 @@ typedef struct {
     size_t count;
 } ncu_units_t;
 
-/* Fills `out` with the units this kernel's capture measured, busiest first. */
-void ncu_units_measure(const ncu_kernel_t *k, ncu_units_t *out);
+/* Fills `out` with the units this kernel's capture measured, busiest first.
+ * dram_scattered_pct: the GPU's DRAM ceiling for scattered reads, 0 where it
+ * was not measured (DRAM then keeps NCU_ATTAIN_DRAM). */
+void ncu_units_measure(const ncu_kernel_t *k, double dram_scattered_pct, ncu_units_t *out);
 
 /* The busiest measured unit of one kind (or of any kind when kind < 0), or
  * NULL when none of that kind was measured. */

@@ -36,6 +36,14 @@ typedef struct {
      * threads each load from DRAM and store, launch to retirement: no SM
      * finishes more than its resident blocks per that many cycles. */
     double block_life_dram_cycles;
+    /* NVIDIA, measured (0 where not): a warp load's round trip through an
+     * idle memory system, in SM cycles, for one sector and for each sector
+     * more a request touches, served by L2 and by DRAM
+     * (bench/gpu/latency_probe.cu), and DRAM's ceiling in percent of its
+     * peak for reads of scattered sectors (the same probe's random chases). */
+    double l2_trip_cycles, l2_trip_cycles_per_sector;
+    double dram_trip_cycles, dram_trip_cycles_per_sector;
+    double dram_scattered_pct;
 } roof_t;
 
 /* The entry whose match string occurs in `device` (e.g. "NVIDIA H200"), or NULL. */
