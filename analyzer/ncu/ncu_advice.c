@@ -17,8 +17,8 @@ static const struct {
     /* DRAM at its rate for scattered sectors (ncu_units.h): bandwidth is not
      * the limit, the rows are; corpus v46's four gathers a thread from 1 GB,
      * DRAM 52%, ran 12.6x with the same reads in order. */
-    {"dram_scattered", "DRAM serves scattered 32-byte sectors at about half its peak, each a burst "
-                       "and a row of its own: read neighbouring data together (sort or bucket the "
+    {"dram_scattered", "DRAM serves scattered 32-byte sectors at about half its peak: each is "
+                       "fetched with its neighbour and opens a row of its own. Read neighbouring data together (sort or bucket the "
                        "indices, gather whole lines or records, place the fields read together side "
                        "by side), or keep a table small enough for L2."},
     {"memory_bound", "Find which memory unit saturates (profile with --section SpeedOfLight and "
