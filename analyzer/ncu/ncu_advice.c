@@ -18,9 +18,10 @@ static const struct {
      * the limit, the rows are; corpus v46's four gathers a thread from 1 GB,
      * DRAM 52%, ran 12.6x with the same reads in order. */
     {"dram_scattered", "DRAM serves scattered 32-byte sectors at about half its peak: each is "
-                       "fetched with its neighbour and opens a row of its own. Read neighbouring data together (sort or bucket the "
-                       "indices, gather whole lines or records, place the fields read together side "
-                       "by side), or keep a table small enough for L2."},
+                       "fetched with its neighbour and opens a row of its own. Read neighbouring "
+                       "data together (sort or bucket the indices, gather whole lines or records, "
+                       "place the fields read together side by side), or keep a table small "
+                       "enough for L2."},
     {"memory_bound", "Find which memory unit saturates (profile with --section SpeedOfLight and "
                      "MemoryWorkloadAnalysis) and cut its traffic."},
     {"dram_or_l2", "Move fewer bytes either way: read each byte once (data read again belongs in "
