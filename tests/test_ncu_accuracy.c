@@ -393,9 +393,11 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * dimension, three-pass group norm, stride-2 max pool), v43 (an embedding
  * bag, a Hillis-Steele reverse cumsum, a half-precision hardtanh), v44
  * (rotary embeddings by sincosf, a warp-a-row layer norm, a two-pass cross
- * entropy) and v45 (scattered 2-byte and 16-byte stores, scattered whole
- * rows as a control). */
-Test(ncu_accuracy, v22_to_v45_on_both_gpus_name_every_expected_first_finding)
+ * entropy), v45 (scattered 2-byte and 16-byte stores, scattered whole
+ * rows as a control), v46 (gathers waited on one request at a time, and two
+ * that overlap them), v47's workloads (thirteen KernelBench level-1
+ * problems) and v48 (causes at their margins). */
+Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
         const char *corpus, *folder, *fileset;
@@ -425,6 +427,7 @@ Test(ncu_accuracy, v22_to_v45_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v44", "h200-v44/capture-2026-12-03", "kernels"},
                 {"h200-v45", "h200-v45/capture-2026-12-03", "kernels"},
                 {"h200-v46", "h200-v46/capture-2026-12-03", "kernels"},
+                {"h200-v48", "h200-v48/capture-2026-12-03", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
                 {"h200-v28", "h200-v28/workloads", "workloads"},
                 {"h200-v32", "h200-v32/workloads", "workloads"},
