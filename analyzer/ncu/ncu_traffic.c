@@ -278,8 +278,8 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
     if (analysis_has(rd) && analysis_has(wr) && rd + wr > 0 && analysis_has(sectors)) {
         double used = sectors * bytes, excess;
         if (load) {
-            /* Scattered sectors each cost DRAM a 64-byte burst (ncu_units.h): of
-             * what DRAM read, the loads used at least bytes / 64. */
+            /* L2 fetches 64 bytes for each scattered sector it misses (ncu_units.h):
+             * of what DRAM read, the loads used at least bytes / 64. */
             const ncu_unit_t *dram = ncu_units_find(&c->units, "dram");
             double granule = dram && dram->scattered ? 2 * SECTOR_BYTES : SECTOR_BYTES;
             excess = fmin(fmax(0, rd - used), rd * (1 - bytes / granule));
@@ -383,11 +383,11 @@ static void s_uncoalesced(ncu_ctx_t *c)
     double req = V(c, NM_REQUESTS_GLOBAL_LD), hit = V(c, NM_L1_HIT);
     bool scattered = best == 0 && analysis_has(req) && req > 0 && analysis_has(sec_ld) && sec_ld / req >= 16 &&
                      analysis_has(hit) && hit < 20;
-    const char *advice = nearly ? "uncoalesced_misaligned"
-                         : best == 0 && fed ? "uncoalesced_fragments"
-                         : scattered        ? "uncoalesced_scattered"
+    const char *advice = nearly               ? "uncoalesced_misaligned"
+                         : best == 0 && fed   ? "uncoalesced_fragments"
+                         : scattered          ? "uncoalesced_scattered"
                          : best_how.congested ? "uncoalesced_partial_stores"
-                                            : "uncoalesced_access";
+                                              : "uncoalesced_access";
     fb_finding_t *f = ncu_ctx_finding(c, "uncoalesced_access", best_gain, "sectors", title,
                                       ncu_advice_action(advice));
     if (!f)
@@ -411,10 +411,11 @@ static void s_uncoalesced(ncu_ctx_t *c)
                              sec_ld * SECTOR_BYTES);
     if (best_how.floored)
         finding_add_evidence(f, "model", 100 * best_how.floor.keep, "%",
-                             "a load request waits %.0f cycles now; an idle memory system's round trip for "
-                             "%.1f sectors is %.0f (%.0f%% of them from DRAM): the waits keep at least %.0f%%",
-                             best_how.floor.wait, best_how.floor.after, best_how.floor.trip,
-                             100 * best_how.floor.dram_share, 100 * best_how.floor.keep);
+                             "a load request waits %.0f cycles; coalesced (%.1f sectors, %.0f%% of requests "
+                             "from DRAM) it still takes an idle round trip of %.0f cycles: the waits keep at "
+                             "least %.0f%%",
+                             best_how.floor.wait, best_how.floor.after, 100 * best_how.floor.dram_share,
+                             best_how.floor.trip, 100 * best_how.floor.keep);
     else if (best_how.latency_model)
         s_latency_model_evidence(f, c, best_how.congested);
     ncu_ctx_pct(f, c, NM_L2_PCT);
