@@ -26,8 +26,13 @@ static zcertstore_t *s_store(const char *dir, const char *role, pf_error_t *err,
         return NULL;
     }
     struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        pf_error_set(err, PF_EIO, "%s keys folder %s: %s", role, dir, errno ? strerror(errno) : "not a folder");
+    if (stat(dir, &st) != 0) {
+        pf_error_set(err, PF_EIO, "%s keys folder %s: %s", role, dir, strerror(errno));
+        *ok = false;
+        return NULL;
+    }
+    if (!S_ISDIR(st.st_mode)) { /* errno says nothing here: stat succeeded */
+        pf_error_set(err, PF_EIO, "%s keys folder %s: not a folder", role, dir);
         *ok = false;
         return NULL;
     }

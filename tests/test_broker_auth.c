@@ -275,11 +275,12 @@ Test(broker_auth, a_bad_folder_is_refused_at_start_and_a_role_without_one_admits
     snprintf(missing, sizeof missing, "%s/absent", t.root);
     cr_expect_null(broker_auth_new(t.agents, missing, t.analyzers, NULL, &err));
     cr_expect(strstr(err.msg, "collector keys folder") && strstr(err.msg, missing), "%s", err.msg);
+    cr_expect(strstr(err.msg, "No such file or directory"), "%s", err.msg);
     snprintf(file, sizeof file, "%s/a1.key", t.agents);
+    errno = ENOENT; /* a stale errno must not be the reason for a file that exists */
     cr_expect_null(broker_auth_new(t.agents, t.collectors, t.analyzers, file, &err), "a file is no folder");
-    /* (Its reason is strerror(errno) of a stat that succeeded, so it can
-     * be stale; the role and the path are what this asserts.) */
     cr_expect(strstr(err.msg, "operator keys folder") && strstr(err.msg, file), "%s", err.msg);
+    cr_expect(strstr(err.msg, "not a folder") && !strstr(err.msg, "No such file"), "%s", err.msg);
 
     /* Neither left the ZAP endpoint bound: this one binds it. */
     broker_auth_t *auth = broker_auth_new(t.agents, NULL, "", NULL, &err);
