@@ -12,12 +12,13 @@
 static void s_help(FILE *out)
 {
     fprintf(out,
-        "usage: profeed analyze [options] FILE...\n"
+        "usage: profeed analyze [options] FILE|FOLDER...\n"
         "\n"
         "Turns profiler output into ranked optimization feedback: for every kernel that\n"
         "matters, what limits it, the numbers that show it, and what to change. Several\n"
         "files are several passes of one job (e.g. ncu runs with different sections);\n"
-        "'-' reads standard input. No farm is needed.\n"
+        "a folder stands for the files in it (unitrace writes one a process); '-' reads\n"
+        "standard input. No farm is needed.\n"
         "\n"
         "options:\n"
         "  --profiler ncu|unitrace|vtune|auto\n"

@@ -15,6 +15,7 @@
 #include "analyzer.h"
 #include "ceiling.h"
 #include "feedback.h"
+#include "input_paths.h"
 #include "pf_error.h"
 #include "render.h"
 #include "select.h"
@@ -335,13 +336,8 @@ static profeed_result_t s_add(profeed_session_t *self, const char *pass_key, con
     return PROFEED_OK;
 }
 
-static profeed_result_t s_add_path(profeed_session_t *self, const char *path, int reference, bool baseline)
+static profeed_result_t s_add_one_path(profeed_session_t *self, const char *path, int reference, bool baseline)
 {
-    if (!self)
-        return PROFEED_ERROR;
-    self->error[0] = '\0';
-    if (!s_name_ok(self, "path", path))
-        return PROFEED_BAD_INPUT;
     profeed_result_t rc = s_reserve(self, path, 0);
     if (rc != PROFEED_OK)
         return rc;
@@ -353,6 +349,30 @@ static profeed_result_t s_add_path(profeed_session_t *self, const char *path, in
     }
     self->files[self->count++] = file;
     return PROFEED_OK;
+}
+
+/* A folder stands for its files (input_paths.h); every other path is read,
+ * and judged, at run time. */
+static profeed_result_t s_add_path(profeed_session_t *self, const char *path, int reference, bool baseline)
+{
+    if (!self)
+        return PROFEED_ERROR;
+    self->error[0] = '\0';
+    if (!s_name_ok(self, "path", path))
+        return PROFEED_BAD_INPUT;
+    char **files = NULL, why[512];
+    size_t count = 0;
+    if (input_paths_expand(&path, 1, &files, &count, why, sizeof why) != 0) {
+        if (baseline) /* a baseline that cannot be read is a note of the run, not its end */
+            return s_add_one_path(self, path, reference, baseline);
+        s_error(self, "%s", why);
+        return PROFEED_BAD_INPUT;
+    }
+    profeed_result_t rc = PROFEED_OK;
+    for (size_t i = 0; rc == PROFEED_OK && i < count; i++)
+        rc = s_add_one_path(self, files[i], reference, baseline);
+    input_paths_free(&files, count);
+    return rc;
 }
 
 profeed_result_t profeed_session_add(profeed_session_t *self, const char *pass_key, const char *name,

@@ -92,8 +92,10 @@ profeed_result_t profeed_session_add(profeed_session_t *self, const char *pass_k
                                      const void *bytes, size_t len);
 
 /* Adds a file by path ("-" is standard input), read when the session runs
- * (an ncu capture streams, it is never held whole). `reference`: the file is
- * of the reference implementation's profile. */
+ * (an ncu capture streams, it is never held whole); a folder adds its regular
+ * files, in name order (PROFEED_BAD_INPUT, with the reason, for a folder that
+ * cannot be read or holds no file). `reference`: the file is of the
+ * reference implementation's profile. */
 profeed_result_t profeed_session_add_path(profeed_session_t *self, const char *path, int reference);
 
 /* Adds one file of the baseline's capture (an earlier round of the same

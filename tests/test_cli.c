@@ -157,6 +157,28 @@ Test(cli, kernelfoundry_vtune_json_is_detected)
     free(out);
 }
 
+/* unitrace writes a folder of files, one a process: the folder stands for
+ * them, read in name order, hidden files and subfolders left out; a folder
+ * with no file is bad input that names it. */
+Test(cli, a_folder_stands_for_the_files_in_it)
+{
+    char *folder, *files;
+    cr_expect_eq(s_run(PROFEED " analyze --format json " PF_FIXTURE_DIR "/intel/unitrace_ocl_sampling_slm", &folder),
+                 0);
+    cr_expect_eq(s_run(PROFEED " analyze --format json " PF_FIXTURE_DIR "/intel/unitrace_ocl_sampling_slm/*", &files),
+                 0);
+    cr_expect_str_eq(folder, files);
+    cr_expect_not_null(strstr(folder, "slm_tile_reduce"), "%s", folder);
+    free(folder);
+    free(files);
+    char *out;
+    int rc = s_run("d=$(mktemp -d \"${TMPDIR:-/tmp}/pf_cli_dir.XXXXXX\") && mkdir $d/sub && touch $d/.hidden && "
+                   PROFEED " analyze $d 2>&1; rc=$?; rm -rf $d; exit $rc", &out);
+    cr_expect_eq(rc, 2, "%s", out);
+    cr_expect_not_null(strstr(out, "a folder with no file in it"), "%s", out);
+    free(out);
+}
+
 Test(cli, endpoints_that_are_not_endpoints_say_what_is_wrong)
 {
     static const struct {

@@ -132,7 +132,8 @@ def analyze_files(paths: "list[str]", worker_info: Optional[Mapping[str, Any]] =
                   references: "list[str]" = (), language: Optional[str] = None, profiler: Optional[str] = None,
                   fmt: str = "text", baseline: "list[str]" = (), **options: Any) -> tuple[dict, str]:
     """analyze() for files on disk (what `profeed analyze FILE...` does): the
-    files are read by the C library, an ncu capture streamed, never whole.
+    files are read by the C library, an ncu capture streamed, never whole; a
+    folder stands for the files in it (unitrace writes one a process).
     `baseline`: the files of an earlier round's capture (`--baseline`)."""
     if isinstance(paths, (str, bytes)) or not paths:
         raise BadInput("paths: expected a non-empty list of file paths")

@@ -141,6 +141,15 @@ def test_a_baseline_opens_the_feedback_with_the_change():
     assert collated["kernels"], "the plain feedback stays"
 
 
+def test_a_folder_stands_for_its_files(tmp_path):
+    folder = FIXTURES / "intel/unitrace_ocl_sampling_slm"
+    collated, text = analysis.analyze_files([str(folder)])
+    files, _ = analysis.analyze_files(sorted(str(p) for p in folder.iterdir()))
+    assert collated["kernels"] == files["kernels"] and "slm_tile_reduce" in text, text[:400]
+    with pytest.raises(profeed.BadInput, match="a folder with no file in it"):
+        analysis.analyze_files([str(tmp_path)])
+
+
 def test_the_mcp_tool_takes_baseline_files():
     import io
     from profeed import mcp
