@@ -1313,6 +1313,31 @@ Test(ncu_accuracy, fence_waits_are_dead_time_and_their_l2_work_goes_with_them)
         }
 }
 
+/* A fence after a contended atomic waits for the atomic, which queues at its
+ * address with or without the fence: corpus v49's Triton sum (tl.atomic_add's
+ * default acq_rel fences around 262,144 atomics on one float, membar 42% of
+ * the stall cycles) ran 0.96x with the atomics relaxed, and 6.2x with 64x
+ * fewer atomics. The fences' estimate is held to what the atomics, served one
+ * at a time, leave of the time, so contention leads; v22's fences after plain
+ * stores keep theirs (the test above). */
+Test(ncu_accuracy, fences_behind_contended_atomics_leave_the_lead_to_the_contention)
+{
+    static const char *const *const plans[] = {s_core, s_full};
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        capture_t cap = s_capture("h200-v49/capture-2026-12-03", plans[p]);
+        const ncu_kernel_t *group;
+        size_t k = s_kernel(&cap, "v49_sum_atomic", &group);
+        cr_assert_neq(k, (size_t) -1);
+        const fb_finding_t *first = s_first(cap.fb, k), *fence = s_category(cap.fb, k, "warp_stall");
+        cr_assert_not_null(first);
+        cr_expect_str_eq(first->category, "contention", "%s", first->title);
+        cr_assert_not_null(fence);
+        cr_expect_leq(fence->speedup, 10.0, "%s: est. %.1f%% (relaxed measured 0.96x)", fence->title, fence->speedup);
+        cr_expect(strstr(fence->action, "sem=\"relaxed\"") != NULL, "%s", fence->action);
+        s_capture_destroy(&cap);
+    }
+}
+
 /* Atomics that never queued claim no contention: cuDNN's flash attention (v19,
  * 2,180 tile-scheduler atomics) and its split-K dgrad GEMM (v12, 130) hold the
  * L2 atomic units at 0.00%, where every contended kernel of the corpora holds

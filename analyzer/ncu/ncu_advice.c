@@ -222,7 +222,10 @@ static const struct {
     {NM_STALL_WAIT, "fixed-latency dependencies", "Interleave independent instructions (ILP)."},
     {NM_STALL_BRANCH, "branch targets", "Reduce divergent and data-dependent branches."},
     {NM_STALL_DISPATCH, "dispatch", "Reduce pipeline contention between warps."},
-    {NM_STALL_MEMBAR, "memory barriers", "Remove unneeded __threadfence() and fences."},
+    /* Triton's atomics fence by default (sem="acq_rel"): corpus v49's sum. */
+    {NM_STALL_MEMBAR, "memory barriers",
+     "Remove unneeded __threadfence() and fences; an atomic that orders nothing needs none (in Triton, "
+     "tl.atomic_* fence by default: pass sem=\"relaxed\")."},
     {NM_STALL_IMC_MISS, "constant-cache misses", "Make warps read the same constant address."},
     {NM_STALL_NO_INSTRUCTION, "instruction fetch", "Shrink the hot loop's code (less unrolling)."},
     {NM_STALL_GMMA, "wgmma completion", "Overlap wgmma with loads in a deeper async pipeline."},
