@@ -548,12 +548,16 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
          * level is not named. */
         const ncu_unit_t *l2 = ncu_units_find(&c->units, "l2");
         if (unit->scattered) {
+            /* At its scattered ceiling DRAM has no room for these reads; the
+             * lever, neighbouring reads together, makes them a stream, whose
+             * ceiling is DRAM's own: the headroom is read against that (the
+             * over-fetched half of each burst, which goes too, is not counted). */
             snprintf(title, sizeof title,
                      "Memory-bound on DRAM's rate for scattered sectors: %.0f%% of peak%s, where reads of "
                      "scattered 32-byte sectors saturate near %.0f%%%s",
                      unit->pct, rate, unit->attain, compute);
-            f = ncu_ctx_finding(c, "dram_bound", s_unit_headroom(c, unit), "headroom", title,
-                                ncu_advice_action("dram_scattered"));
+            f = ncu_ctx_finding(c, "dram_bound", s_headroom_of(c, unit->pct, NCU_ATTAIN_DRAM), "headroom",
+                                title, ncu_advice_action("dram_scattered"));
             if (f && analysis_has(V(c, NM_DRAM_READ)) && analysis_has(V(c, NM_SECTORS_GLOBAL_LD)))
                 finding_add_evidence(f, "dram__bytes_read.sum", V(c, NM_DRAM_READ), "byte",
                                      "DRAM read %.3g bytes for %.3g bytes of load sectors: each sector "
