@@ -429,6 +429,7 @@ Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v46", "h200-v46/capture-2026-12-03", "kernels"},
                 {"h200-v48", "h200-v48/capture-2026-12-03", "kernels"},
                 {"h200-v49", "h200-v49/capture-2026-12-03", "kernels"},
+                {"h200-v50", "h200-v50/capture-2026-12-03", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
                 {"h200-v28", "h200-v28/workloads", "workloads"},
                 {"h200-v32", "h200-v32/workloads", "workloads"},
