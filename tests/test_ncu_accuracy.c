@@ -653,7 +653,9 @@ Test(ncu_accuracy, scattered_dram_reads_bind_at_their_own_ceiling)
     static const struct {
         const char *folder, *kernel;
     } scattered[] = {{"h200-v8/capture-2026-12-02", "v8_gather"},
-                     {"h200-v46/capture-2026-12-03", "v46_gather4_dram"}};
+                     {"h200-v46/capture-2026-12-03", "v46_gather4_dram"},
+                     /* whole 32-byte rows beside 512 MB of whole-sector stores */
+                     {"h200-v50/capture-2026-12-03", "v50_rows32_random"}};
     for (size_t i = 0; i < sizeof scattered / sizeof scattered[0]; i++) {
         capture_t cap = s_capture(scattered[i].folder, s_core);
         const ncu_kernel_t *group;

@@ -66,8 +66,12 @@ static void s_drop_fp16_shadow(ncu_units_t *units)
 bool ncu_units_dram_scattered(const double *v)
 {
     double rd = v[NM_DRAM_READ], ld = v[NM_SECTORS_GLOBAL_LD], st = v[NM_SECTORS_GLOBAL_ST];
+    double st_bytes = v[NM_ST_BYTES_PER_SECTOR];
+    /* Stores that write whole sectors fill nothing from DRAM (corpus v50's
+     * row gather writes 512 MB beside its 512 MB of random rows). */
+    bool whole_stores = !isnan(st_bytes) && st_bytes >= NCU_SCATTERED_WHOLE_STORE;
     return !isnan(rd) && !isnan(ld) && !isnan(st) && ld > 0 && rd >= NCU_SCATTERED_OVERFETCH * ld * 32 &&
-           st <= NCU_SCATTERED_STORE_SHARE * ld;
+           (whole_stores || st <= NCU_SCATTERED_STORE_SHARE * ld);
 }
 
 void ncu_units_measure(const ncu_kernel_t *k, double dram_scattered_pct, ncu_units_t *out)
