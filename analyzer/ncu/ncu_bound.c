@@ -601,9 +601,15 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
                      "L2-bound on re-reads: L2 %.0f%% of peak with DRAM at %.0f%%: the loads that miss L1 "
                      "fetch %.1fx the bytes DRAM reads, so L2 serves the same data again",
                      unit->pct, s_or0(dram), reread);
+        else if (analysis_has(reread)) /* measured, and not re-reads: say only what was measured */
+            snprintf(title, sizeof title,
+                     "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%; the loads that miss L1 fetch %.2gx "
+                     "the bytes DRAM reads, so its work is not mostly re-reads of data it holds",
+                     unit->pct, s_or0(dram), reread);
         else
-            snprintf(title, sizeof title, "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%: the working "
-                                          "set is served from L2, over and over", unit->pct, s_or0(dram));
+            snprintf(title, sizeof title,
+                     "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%; whether its work is re-reads of data "
+                     "it holds was not measured", unit->pct, s_or0(dram));
         double gain = s_unit_headroom(c, unit), saved = rereads ? s_reread_saved(c, reread) : NAN;
         bool reuse = analysis_has(saved) && saved > gain;
         f = ncu_ctx_finding(c, "l2_bound", reuse ? saved : gain, reuse ? "reuse" : "headroom", title,
