@@ -1000,10 +1000,10 @@ void ncu_bound_add(ncu_ctx_t *c)
                      (l2_carries && mem && strcmp(mem->key, "l2") == 0)))
             mem = dram;
         /* DRAM reading scattered sectors runs at its own ceiling (ncu_units.h,
-         * where the GPU's was measured):
-         * nearer it than the busiest level is to its own, DRAM binds. L2's
-         * load is then its misses' work, not re-reads (the random gathers of
-         * corpora v3, v8, v29, v34, v46: L2 80%-95% with 13%-21% hits). */
+         * where the GPU's was measured): nearer it than the busiest level is
+         * to its own, DRAM binds. L2's load is then its misses' work, not
+         * re-reads (the random gathers of corpora v3, v8, v29, v34, v46: L2
+         * 80%-95% with 13%-21% hits). */
         if (dram && mem && dram != mem && dram->scattered &&
             dram->pct / dram->attain >= mem->pct / mem->attain)
             mem = dram;

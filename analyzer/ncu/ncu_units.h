@@ -38,11 +38,12 @@ typedef struct {
 
 /* Loads that read scattered sectors: DRAM read at least 1.5x the bytes of
  * every load sector (each missed sector fetched with its neighbour: L2 fetches
- * 64 bytes) while the stores, whose partial-sector fills also read, are a
- * quarter of the loads' sectors or fewer, or write whole sectors. DRAM then runs at the rate of its
- * row activations, a ceiling of its own that the GPU's roof entry gives where
- * it was measured (roof_t.dram_scattered_pct: 55% on the H200; the random
- * gathers of corpora v3, v8, v29, v34, v46 ran it at 52%-58%). */
+ * 64 bytes) while the stores, whose partial-sector fills also read, write
+ * whole sectors or are a quarter of the loads' sectors or fewer. DRAM then
+ * runs at the rate of its row activations, a ceiling of its own that the
+ * GPU's roof entry gives where it was measured (roof_t.dram_scattered_pct: 55%
+ * on the H200; the random gathers of corpora v3, v8, v29, v34, v46 and v50 ran
+ * it at 44%-58%). */
 #define NCU_SCATTERED_OVERFETCH 1.5
 #define NCU_SCATTERED_STORE_SHARE 0.25
 #define NCU_SCATTERED_WHOLE_STORE 31.0 /* bytes a store sector: written whole */
