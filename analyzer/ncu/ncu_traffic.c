@@ -130,10 +130,8 @@ static s_floor_t s_floor(const ncu_ctx_t *c, double after)
  * queues behind the fills, so the waits are the congestion's and go with it.
  * The change then saves all but the time the busiest unit left needs at its
  * ceiling: the kernel streams what it uses.
- * *latency_model says which model gave the estimate, *floored whether the
- * round-trip floor (floor_keep, NAN for none) bounded it. */
-static double s_traffic_saved(const ncu_ctx_t *c, const ncu_relief_t *relief, bool congested, double floor_keep,
-                              bool *latency_model, bool *floored)
+ * *latency_model says which model gave the estimate. */
+static double s_traffic_saved(const ncu_ctx_t *c, const ncu_relief_t *relief, bool congested, bool *latency_model)
 {
     double wait = ncu_ctx_memory_wait_share(c), occupancy = V(c, NM_OCC_ACHIEVED);
     double little = NAN;
@@ -152,15 +150,7 @@ static double s_traffic_saved(const ncu_ctx_t *c, const ncu_relief_t *relief, bo
         double keep = hit * fmin(fmax(relief->l2, 0), 1) + (1 - hit) * fmin(fmax(relief->dram, 0), 1);
         little = wait * (1 - keep);
     }
-    double saved = ncu_units_saved_or(&c->units, relief, little, latency_model);
-    /* Whichever model priced it, no request waits less than a round trip: the
-     * warps' memory waits keep at least floor_keep of their share (s_floor). */
-    *floored = false;
-    if (analysis_has(saved) && analysis_has(floor_keep) && analysis_has(wait) && saved > wait * (1 - floor_keep)) {
-        saved = wait * (1 - floor_keep);
-        *floored = true;
-    }
-    return saved;
+    return ncu_units_saved_or(&c->units, relief, little, latency_model);
 }
 
 /* Says why a traffic finding's estimate exceeds what the busiest unit's
@@ -299,8 +289,15 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
     how->floor = (s_floor_t){.keep = NAN};
     if (load && analysis_has(sectors) && analysis_has(req) && req > 0)
         how->floor = s_floor(c, sectors / req * kept);
-    double gain = s_traffic_saved(c, &relief, congested, how->floor.keep, &how->latency_model, &how->floored);
+    double gain = s_traffic_saved(c, &relief, congested, &how->latency_model);
     how->congested = congested && how->latency_model;
+    /* Whichever model priced it, no request waits less than a round trip: the
+     * warps' memory waits keep at least the floor's share of them (s_floor). */
+    double wait = ncu_ctx_memory_wait_share(c);
+    how->floored = analysis_has(gain) && analysis_has(how->floor.keep) && analysis_has(wait) &&
+                   gain > wait * (1 - how->floor.keep);
+    if (how->floored)
+        gain = wait * (1 - how->floor.keep);
     if (!analysis_has(gain)) /* no unit table: the memory summary alone */
         gain = analysis_has(V(c, NM_MEM_PCT)) ? waste * fmin(V(c, NM_MEM_PCT), 100) / 100 : NAN;
     return gain;
@@ -531,8 +528,8 @@ static void s_local_memory(ncu_ctx_t *c)
     if (dram_bytes > 0)
         dram_keep = fmin(dram_keep, fmin(1, global * SECTOR_BYTES / dram_bytes));
     ncu_relief_t relief = {.l1 = 1 - share, .l2 = 1 - share, .dram = dram_keep, .compute = 1};
-    bool latency_model = false, floored;
-    double gain = c->units.count ? s_traffic_saved(c, &relief, false, NAN, &latency_model, &floored) : share * busy;
+    bool latency_model = false;
+    double gain = c->units.count ? s_traffic_saved(c, &relief, false, &latency_model) : share * busy;
     if (!analysis_has(gain) || gain < NCU_GAIN_REPORT)
         return;
     bool spilled = analysis_has(spills) && spills > 0;

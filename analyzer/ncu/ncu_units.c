@@ -63,7 +63,9 @@ static void s_drop_fp16_shadow(ncu_units_t *units)
     units->count--;
 }
 
-bool ncu_units_dram_scattered(const double *v)
+/* Whether a kernel's DRAM reads are scattered sectors (the signature in
+ * ncu_units.h): v is its metric values by ncu_metric_t. */
+static bool s_dram_scattered(const double *v)
 {
     double rd = v[NM_DRAM_READ], ld = v[NM_SECTORS_GLOBAL_LD], st = v[NM_SECTORS_GLOBAL_ST];
     double st_bytes = v[NM_ST_BYTES_PER_SECTOR];
@@ -76,7 +78,7 @@ bool ncu_units_dram_scattered(const double *v)
 
 void ncu_units_measure(const ncu_kernel_t *k, double dram_scattered_pct, ncu_units_t *out)
 {
-    bool scattered = dram_scattered_pct > 0 && ncu_units_dram_scattered(k->v);
+    bool scattered = dram_scattered_pct > 0 && s_dram_scattered(k->v);
     out->count = 0;
     for (size_t i = 0; i < sizeof s_table / sizeof s_table[0] && out->count < NCU_UNITS_MAX; i++) {
         ncu_metric_t m = s_table[i].metric;

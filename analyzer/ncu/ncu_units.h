@@ -48,10 +48,6 @@ typedef struct {
 #define NCU_SCATTERED_STORE_SHARE 0.25
 #define NCU_SCATTERED_WHOLE_STORE 31.0 /* bytes a store sector: written whole */
 
-/* Whether a kernel's DRAM reads are scattered sectors (the signature above):
- * v is its metric values by ncu_metric_t. */
-bool ncu_units_dram_scattered(const double *v);
-
 /* How much faster the unit could run the same work: attain / pct, at least 1
  * (10 for a unit that was idle). */
 double ncu_unit_room(const ncu_unit_t *unit);
