@@ -686,6 +686,35 @@ Test(ncu_accuracy, scattered_dram_reads_bind_at_their_own_ceiling)
     s_capture_destroy(&cap);
 }
 
+/* Traffic shares count what DRAM moved beyond the LSU's sectors: cuDNN's
+ * sm90 data-gradient kernels (corpus v51, problems 3 and 38) move their
+ * operands by TMA and write one sector through the LSU against 49 M DRAM
+ * sectors; the LSU's counters alone made that sector "100% of the global
+ * sectors" and its 258 K local sectors "100% of the memory sectors" (est.
+ * 40% each). The controls keep theirs: corpus v7's scattered 4-byte stores
+ * and v4's spills move all their traffic through the LSU. */
+Test(ncu_accuracy, traffic_shares_count_what_moves_outside_the_lsu)
+{
+    capture_t cap = s_capture("h200-v51/workloads", s_core);
+    const ncu_kernel_t *group;
+    size_t k = s_kernel(&cap, "#2", &group);
+    cr_assert_neq(k, (size_t) -1);
+    cr_expect_null(s_category(cap.fb, k, "uncoalesced_access"));
+    const fb_finding_t *spill = s_category(cap.fb, k, "register_spill");
+    cr_expect(spill == NULL || spill->speedup < 5, "%s", spill ? spill->title : "");
+    s_capture_destroy(&cap);
+    cap = s_capture("h200-v7/capture-2026-12-02", s_core);
+    const fb_finding_t *f = s_category(cap.fb, s_kernel(&cap, "v7_scatter", &group), "uncoalesced_access");
+    cr_assert_not_null(f);
+    cr_expect(strstr(f->title, "of the global sectors") != NULL, "%s", f->title);
+    s_capture_destroy(&cap);
+    cap = s_capture("h200-v4/capture-2026-12-01", s_core);
+    f = s_category(cap.fb, s_kernel(&cap, "v4_reg_spill", &group), "register_spill");
+    cr_assert_not_null(f);
+    cr_expect_geq(f->speedup, 20.0, "%s", f->title);
+    s_capture_destroy(&cap);
+}
+
 /* Occupancy limits that tie bind together: corpus v40's Adam step fits two
  * blocks a SM by its 45 registers and by its 80 KB of shared memory alike, so
  * the finding names both, does not offer smaller blocks (the shared memory

@@ -39,6 +39,25 @@ static double s_memory_busy(const ncu_ctx_t *c)
     return analysis_has(mem) ? fmin(mem, 100) / 100 : NAN;
 }
 
+/* DRAM sectors the LSU's global and local sectors cannot account for: each
+ * LSU sector causes at most 64 bytes of DRAM traffic (a missed scattered
+ * read's fetch granule, or a partly written sector's fill and write-back), so
+ * DRAM bytes beyond that came another way: TMA bulk copies, texture fetches,
+ * copies by the copy engines. Shares of "the kernel's memory traffic" count
+ * them; without them the LSU counters alone make a kernel that moves its
+ * operands by TMA look like one whose few LSU sectors are all its traffic
+ * (corpus v51: cuDNN's sm90 data-gradient kernels write one sector through
+ * the LSU against 49 M DRAM sectors, and were "Uncoalesced global stores
+ * ... 100% of the global sectors", est. 1.7x). 0 where DRAM was not
+ * measured. */
+static double s_unseen_sectors(const ncu_ctx_t *c, double lsu_sectors)
+{
+    double rd = V(c, NM_DRAM_READ), wr = V(c, NM_DRAM_WRITE);
+    if (!analysis_has(rd) || !analysis_has(wr))
+        return 0;
+    return fmax(0, (rd + wr) / SECTOR_BYTES - 2 * s_or0(lsu_sectors));
+}
+
 /* Below this achieved occupancy (16 warps per SM of 64) each warp's own chain
  * of dependent requests sets the time, not the requests the SM can keep in
  * flight: a request of 32 sectors then takes about as long as one of 4
@@ -272,12 +291,18 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
              * of what DRAM read, the loads used at least bytes / 64. */
             const ncu_unit_t *dram = ncu_units_find(&c->units, "dram");
             double granule = dram && dram->scattered ? 2 * SECTOR_BYTES : SECTOR_BYTES;
-            excess = fmin(fmax(0, rd - used), rd * (1 - bytes / granule));
+            /* ... and no more than the 64 bytes a missed sector can cost
+             * (s_unseen_sectors): DRAM's other reads are someone else's. */
+            excess = fmin(fmin(fmax(0, rd - used), rd * (1 - bytes / granule)), sectors * 2 * SECTOR_BYTES - used);
         } else {
             excess_fill = analysis_has(load_sectors)
                               ? fmin(fmax(0, rd - load_sectors * SECTOR_BYTES), sectors * SECTOR_BYTES)
                               : 0;
-            excess = fmin(fmax(0, wr - used), wr * (1 - bytes / SECTOR_BYTES)) + excess_fill;
+            /* A side wastes no more than the sectors it moves: DRAM's other
+             * writes are someone else's (s_unseen_sectors). */
+            excess = fmin(fmin(fmax(0, wr - used), wr * (1 - bytes / SECTOR_BYTES)),
+                          sectors * SECTOR_BYTES - used) +
+                     excess_fill;
         }
         dram_waste = fmin(excess / (rd + wr), 1);
         congested = !load && excess_fill >= NCU_FILL_CONGESTS * sectors * SECTOR_BYTES &&
@@ -310,14 +335,16 @@ static void s_uncoalesced(ncu_ctx_t *c)
         ld = V(c, NM_LD_SECTOR_PCT) / 100 * SECTOR_BYTES;
     double sec_ld = V(c, NM_SECTORS_GLOBAL_LD), sec_st = V(c, NM_SECTORS_GLOBAL_ST);
     bool shares = analysis_has(sec_ld) && analysis_has(sec_st) && sec_ld + sec_st > 0;
+    double lsu = s_or0(sec_ld) + s_or0(sec_st) + s_or0(V(c, NM_SECTORS_LOCAL_LD)) + s_or0(V(c, NM_SECTORS_LOCAL_ST));
+    double all = s_or0(sec_ld) + s_or0(sec_st) + s_unseen_sectors(c, lsu);
     struct {
         const char *side, *metric;
         double bytes, share, sectors;
     } sides[2] = {
         {"loads", "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", ld,
-         shares ? sec_ld / (sec_ld + sec_st) : NAN, sec_ld},
+         shares ? sec_ld / all : NAN, sec_ld},
         {"stores", "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio", st,
-         shares ? sec_st / (sec_ld + sec_st) : NAN, sec_st},
+         shares ? sec_st / all : NAN, sec_st},
     };
     if (analysis_has(ld) || analysis_has(st))
         ncu_ctx_judged(c, "uncoalesced_access");
@@ -361,7 +388,8 @@ static void s_uncoalesced(ncu_ctx_t *c)
     if (analysis_has(sides[best].share))
         snprintf(title, sizeof title,
                  "Uncoalesced global %s%s: %.1f of every 32 bytes fetched are used, and %s are %.0f%% "
-                 "of the global sectors", sides[best].side, kind, b, sides[best].side, 100 * sides[best].share);
+                 "of the %s sectors", sides[best].side, kind, b, sides[best].side, 100 * sides[best].share,
+                 all > s_or0(sec_ld) + s_or0(sec_st) ? "kernel's memory" : "global");
     else
         snprintf(title, sizeof title,
                  "Uncoalesced global %s%s: %.1f of every 32 bytes fetched are used, so the memory "
@@ -394,8 +422,10 @@ static void s_uncoalesced(ncu_ctx_t *c)
     if (analysis_has(sides[best].share))
         finding_add_evidence(f, best == 0 ? "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
                                           : "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-                             sides[best].sectors, "sector", "%.3g %s sectors of %.3g global sectors",
-                             sides[best].sectors, best == 0 ? "load" : "store", sec_ld + sec_st);
+                             sides[best].sectors, "sector", "%.3g %s sectors of %.3g global sectors%s",
+                             sides[best].sectors, best == 0 ? "load" : "store", sec_ld + sec_st,
+                             all > sec_ld + sec_st ? " (DRAM moved more than the LSU's sectors account for: "
+                                                     "TMA or texture traffic)" : "");
     else
         ncu_ctx_missing(c, "global sectors by direction (l1tex__t_sectors_pipe_lsu_mem_global_op_ld/"
                            "st.sum): the core plan or --section MemoryWorkloadAnalysis_Tables");
@@ -518,7 +548,8 @@ static void s_local_memory(ncu_ctx_t *c)
     double busy = s_memory_busy(c);
     if (local <= 0 || !analysis_has(busy))
         return;
-    double share = local / (local + global);
+    double unseen = s_unseen_sectors(c, local + global);
+    double share = local / (local + global + unseen);
     /* DRAM keeps at most what the global accesses could need (each global
      * sector read or written once); the L2 hit rate alone misses the
      * write-backs of dirty local lines that spill stores cause. */
@@ -526,7 +557,7 @@ static void s_local_memory(ncu_ctx_t *c)
     double dram_keep = 1 - share * (1 - l2_hit);
     double dram_bytes = s_or0(V(c, NM_DRAM_READ)) + s_or0(V(c, NM_DRAM_WRITE));
     if (dram_bytes > 0)
-        dram_keep = fmin(dram_keep, fmin(1, global * SECTOR_BYTES / dram_bytes));
+        dram_keep = fmin(dram_keep, fmin(1, (global + unseen) * SECTOR_BYTES / dram_bytes));
     ncu_relief_t relief = {.l1 = 1 - share, .l2 = 1 - share, .dram = dram_keep, .compute = 1};
     bool latency_model = false;
     double gain = c->units.count ? s_traffic_saved(c, &relief, false, &latency_model) : share * busy;
@@ -554,7 +585,8 @@ static void s_local_memory(ncu_ctx_t *c)
     if (!f)
         return;
     finding_add_evidence(f, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", local, "sector",
-                         "%.3g local sectors against %.3g global sectors", local, global);
+                         "%.3g local sectors against %.3g global sectors%s", local, global,
+                         unseen > 0 ? " and DRAM traffic the LSU's sectors do not account for" : "");
     if (analysis_has(spills))
         finding_add_evidence(f, ncu_metric_info(NM_SPILL_INST)->name, spills, "inst",
                              "%.3g register-spill instructions", spills);
