@@ -310,10 +310,23 @@ static double s_l1_missed_load_sectors(const ncu_ctx_t *c)
     return fmax(ld - fmin(fmax(hit, 0), 100) / 100 * all, 0);
 }
 
+/* NAN where DRAM read more than the LSU's sectors could have asked for (64
+ * bytes each at most): the reads came another way (TMA copies, texture
+ * fetches), which the L1-missing load sectors do not count, so the ratio
+ * would call a kernel whose L2 serves its operands again and again "not
+ * re-reads" (corpus v51's cuDNN sm90 kernels: 0.0x, at 78% L2 hits). */
+static bool s_reads_bypass_lsu(const ncu_ctx_t *c)
+{
+    double rd = V(c, NM_DRAM_READ), ld = V(c, NM_SECTORS_GLOBAL_LD);
+    double lsu = s_or0(ld) + s_or0(V(c, NM_SECTORS_GLOBAL_ST)) + s_or0(V(c, NM_SECTORS_LOCAL_LD)) +
+                 s_or0(V(c, NM_SECTORS_LOCAL_ST));
+    return analysis_has(rd) && analysis_has(ld) && rd > lsu * 64.0;
+}
+
 static double s_l2_reread_ratio(const ncu_ctx_t *c)
 {
     double missed = s_l1_missed_load_sectors(c), rd = V(c, NM_DRAM_READ);
-    if (!analysis_has(missed) || !analysis_has(rd) || rd <= 0)
+    if (!analysis_has(missed) || !analysis_has(rd) || rd <= 0 || s_reads_bypass_lsu(c))
         return NAN;
     return missed * 32.0 / rd; /* 32-byte sectors */
 }
@@ -606,6 +619,11 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
                      "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%; the loads that miss L1 fetch %.2gx "
                      "the bytes DRAM reads, so its work is not mostly re-reads of data it holds",
                      unit->pct, s_or0(dram), reread);
+        else if (s_reads_bypass_lsu(c))
+            snprintf(title, sizeof title,
+                     "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%; its data comes by TMA or texture "
+                     "(DRAM read more than the LSU's loads asked for), so whether L2 serves it again was "
+                     "not measured", unit->pct, s_or0(dram));
         else
             snprintf(title, sizeof title,
                      "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%; whether its work is re-reads of data "
