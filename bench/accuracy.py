@@ -249,6 +249,29 @@ def first_findings(feedback):
     return firsts
 
 
+def in_ids(ids, launch_id):
+    """Whether a kernel's launch_ids ("2-4,31", possibly ending in "...") holds launch_id."""
+    for part in ids.split(","):
+        part = part.strip(".")
+        if not part:
+            continue
+        lo, _, hi = part.partition("-")
+        if int(lo) <= launch_id <= int(hi or lo):
+            return True
+    return False
+
+
+def kernel_for_id(feedback, keys, launch_id):
+    """The feedback kernel that holds ncu launch launch_id: the kernel of its name, block and
+    grid, or, where profeed analyzed that name's launches apart (they behave differently), the
+    one whose launch_ids list it."""
+    key = keys.get(launch_id)
+    same = [k for k in feedback["kernels"] if key and (k["name"], k["block"], k["grid"]) == key]
+    if len(same) > 1:
+        same = [k for k in same if k.get("launch_ids") and in_ids(k["launch_ids"], launch_id)]
+    return same[0] if same else None
+
+
 def find(firsts, fileset_key):
     name = fileset_key
     for (kname, block, grid), f in firsts.items():
@@ -272,8 +295,9 @@ def evaluate(profeed, folder, files, truth, fileset):
     if not all(os.path.exists(p) or os.path.exists(p + ".xz") for p in paths):
         return None
     with tempfile.TemporaryDirectory() as tmp:
-        firsts = first_findings(run(profeed, [as_the_plan_collects(p, tmp) if p.endswith("core_mwa_raw.csv")
-                                              else unpacked(p, tmp) for p in paths]))
+        feedback = run(profeed, [as_the_plan_collects(p, tmp) if p.endswith("core_mwa_raw.csv")
+                                 else unpacked(p, tmp) for p in paths])
+    firsts = first_findings(feedback)
     keys = launch_keys(paths[0])
     result = {"right": 0, "less": 0, "wrong": 0, "misses": []}
     for fs, kernel, expect in truth:
@@ -281,7 +305,8 @@ def evaluate(profeed, folder, files, truth, fileset):
             continue
         if kernel.startswith("#"):
             key = keys.get(int(kernel[1:]))
-            finding = firsts.get(key) if key else None
+            k = kernel_for_id(feedback, keys, int(kernel[1:]))
+            finding = k["findings"][0] if k and k["findings"] else None
             label = f"{kernel} {key[0].split('(')[0][:50] if key else '?'}"
         else:
             finding, _ = find(firsts, kernel)

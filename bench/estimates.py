@@ -80,11 +80,7 @@ def analyze(profeed, folder, files):
 def find_kernel(feedback, keys, kernel):
     """The kernel's entry in the feedback: by name up to "(", or "#ID" by its launch's key."""
     if kernel.startswith("#"):
-        key = keys.get(int(kernel[1:]))
-        for k in feedback["kernels"]:
-            if key and (k["name"], k["block"], k["grid"]) == key:
-                return k
-        return None
+        return accuracy.kernel_for_id(feedback, keys, int(kernel[1:]))
     for k in feedback["kernels"]:
         if k["name"].split("(")[0] == kernel:
             return k

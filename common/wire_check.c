@@ -575,6 +575,9 @@ static pf_status_t s_check_pass_output(const Profeed__PassOutput *pass, const ch
 static pf_status_t s_check_finding(const Profeed__Finding *f, const char *where, pf_error_t *err)
 {
     pf_status_t rc = s_check_str(f->kernel, where, "kernel", WIRE_MAX_LABEL_LEN, STR_LINE, err);
+    if (rc == PF_OK && f->has_kernel_index && f->kernel_index >= WIRE_MAX_KERNELS)
+        rc = s_fail(err, PF_EBADINPUT, where, "kernel_index", "%u is past the %d kernels a feedback holds",
+                    (unsigned) f->kernel_index, WIRE_MAX_KERNELS);
     if (rc == PF_OK)
         rc = s_check_str(f->category, where, "category", WIRE_MAX_SHORT_LEN, STR_REQUIRED | STR_LINE, err);
     if (rc == PF_OK && (!f->has_importance || f->importance < 0))
@@ -683,6 +686,8 @@ static pf_status_t s_check_manifest(const Profeed__Manifest *m, const char *wher
         char path[PATH_LEN];
         s_path(path, sizeof path, "%s.kernel_timings[%zu]", where, i);
         rc = s_check_str(t->name, path, "name", WIRE_MAX_LABEL_LEN, STR_REQUIRED | STR_LINE, err);
+        if (rc == PF_OK)
+            rc = s_check_str(t->launch_ids, path, "launch_ids", WIRE_MAX_SHORT_LEN, STR_LINE, err);
         if (rc == PF_OK && t->has_launch_sd_ns && t->launch_sd_ns < 0)
             rc = s_fail(err, PF_EBADINPUT, path, "launch_sd_ns", "%g is negative", t->launch_sd_ns);
     }

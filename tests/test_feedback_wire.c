@@ -204,3 +204,45 @@ Test(feedback_wire, source_lines_travel_with_their_findings)
     wire_feedback_destroy(&msg);
     feedback_destroy(&fb);
 }
+
+/* Two kernels may share a name (one kernel at two launch configurations, or
+ * launches of one configuration that behave differently, analyzed apart):
+ * each finding read back from the wire is its own kernel's, and the groups'
+ * launch IDs survive. Corpus v51's workloads have both. */
+Test(feedback_wire, findings_stay_with_their_kernel_when_kernels_share_a_name)
+{
+    analyzer_file_t files[1] = {{.path = PF_FIXTURE_DIR "/ncu/h200-v51/workloads/core_mwa_raw.csv"}};
+    analyzer_input_t input = {.files = files, .count = 1, .profiler = "ncu"};
+    analysis_options_t options;
+    analysis_options_default(&options);
+    options.min_share = 0; /* every kernel, as --min-share 0 */
+    options.top = 0;
+    feedback_t *fb = NULL;
+    pf_error_t err;
+    cr_assert_eq(analyzer_run(&input, &options, &fb, &err), PF_OK, "%s", err.msg);
+    size_t shared = 0, split = 0;
+    for (size_t i = 0; i < feedback_kernel_count(fb); i++) {
+        const fb_kernel_t *k = feedback_kernel_const(fb, i);
+        split += k->launch_ids[0] != '\0';
+        for (size_t j = 0; j < i; j++)
+            shared += strcmp(feedback_kernel_const(fb, j)->name, k->name) == 0;
+    }
+    cr_assert_gt(shared, 0);
+    cr_assert_gt(split, 0);
+    Profeed__Feedback *msg = feedback_wire_new(fb, "job-1", "text", "{}");
+    cr_assert_not_null(msg);
+    Profeed__Feedback *back = s_roundtrip(msg);
+    feedback_t *read = feedback_wire_read(back);
+    cr_assert_not_null(read);
+    cr_assert_eq(feedback_kernel_count(read), feedback_kernel_count(fb));
+    for (size_t i = 0; i < feedback_kernel_count(fb); i++)
+        cr_expect_str_eq(feedback_kernel_const(read, i)->launch_ids, feedback_kernel_const(fb, i)->launch_ids);
+    cr_assert_eq(feedback_finding_count(read), feedback_finding_count(fb));
+    for (size_t i = 0; i < feedback_finding_count(fb); i++)
+        cr_expect_eq(feedback_finding(read, i)->kernel, feedback_finding(fb, i)->kernel, "finding %zu (%s)", i,
+                     feedback_finding(fb, i)->title);
+    feedback_destroy(&read);
+    wire_feedback_destroy(&back);
+    wire_feedback_destroy(&msg);
+    feedback_destroy(&fb);
+}

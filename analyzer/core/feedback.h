@@ -87,6 +87,9 @@ typedef struct {
      * launch's time (NAN under two launches). */
     size_t launch_order;
     double launch_sd_ns;
+    /* Where launches of this name, block and grid behave differently and
+     * were analyzed apart, this group's launch IDs ("2-4,31"); else "". */
+    char launch_ids[96];
     /* The roofline the limiter found puts the kernel against: the busiest
      * unit measured and how busy, 0..100 (NAN: none measured). At most
      * 100 / ceiling_pct is left from that unit's bandwidth or throughput. */

@@ -126,8 +126,13 @@ static Profeed__Finding *s_finding(const feedback_t *fb, const fb_finding_t *f, 
         return NULL;
     }
     profeed__finding__init(msg);
-    if (f->kernel < feedback_kernel_count(fb))
+    if (f->kernel < feedback_kernel_count(fb)) {
         msg->kernel = s_dup(feedback_kernel_const(fb, f->kernel)->name, oom);
+        if (f->kernel <= UINT32_MAX) {
+            msg->has_kernel_index = 1;
+            msg->kernel_index = (uint32_t) f->kernel;
+        }
+    }
     msg->category = s_dup(f->category, oom);
     msg->has_importance = 1;
     msg->importance = isfinite(f->importance) && f->importance > 0 ? f->importance : 0;
@@ -226,6 +231,8 @@ static Profeed__KernelTiming *s_timing(const fb_kernel_t *k, bool *oom)
         msg->has_launch_sd_ns = 1;
         msg->launch_sd_ns = k->launch_sd_ns;
     }
+    if (k->launch_ids[0])
+        msg->launch_ids = s_dup(k->launch_ids, oom);
     return msg;
 }
 
@@ -525,11 +532,20 @@ feedback_t *feedback_wire_read(const Profeed__Feedback *msg)
                 kernel->launch_order = t->launch_order;
             if (t->has_launch_sd_ns && t->launch_sd_ns >= 0)
                 kernel->launch_sd_ns = t->launch_sd_ns;
+            s_copy(kernel->launch_ids, sizeof kernel->launch_ids, t->launch_ids);
+            for (char *p = kernel->launch_ids; *p; p++) /* printed as it came: no control bytes */
+                if ((unsigned char) *p < 0x20 || *p == 0x7f)
+                    *p = '?';
         }
     }
     for (size_t i = 0; i < msg->n_findings; i++) {
         const Profeed__Finding *f = msg->findings[i];
         size_t kernel = (size_t) -1;
+        /* By index where the sender gave one that names this kernel (two
+         * kernels may share a name), else the first of that name. */
+        if (f->kernel && f->has_kernel_index && f->kernel_index < feedback_kernel_count(fb) &&
+            strcmp(feedback_kernel_const(fb, f->kernel_index)->name, f->kernel) == 0)
+            kernel = f->kernel_index;
         for (size_t k = 0; f->kernel && k < feedback_kernel_count(fb) && kernel == (size_t) -1; k++)
             if (strcmp(feedback_kernel_const(fb, k)->name, f->kernel) == 0)
                 kernel = k;

@@ -143,6 +143,11 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
     s_number(tb, kernel->launch_order == SIZE_MAX ? NAN : (double) kernel->launch_order);
     s_key(tb, 3, "launch_sd_ns", false);
     s_number(tb, kernel->launch_sd_ns);
+    s_key(tb, 3, "launch_ids", false);
+    if (kernel->launch_ids[0])
+        s_string(tb, kernel->launch_ids);
+    else
+        textbuf_append(tb, "null");
     s_key(tb, 3, "ceiling", false);
     if (isfinite(kernel->ceiling_pct)) {
         textbuf_append(tb, "{\"unit\": ");

@@ -76,6 +76,11 @@ char *render_markdown(const feedback_t *fb)
                        kernel->launches == 1 ? "" : "es");
         if (kernel->grid[0] || kernel->block[0])
             textbuf_printf(&tb, "grid %s, block %s; ", kernel->grid, kernel->block);
+        if (kernel->launch_ids[0]) {
+            textbuf_append(&tb, "ncu IDs ");
+            s_cell(&tb, kernel->launch_ids);
+            textbuf_append(&tb, " (its other launches behave differently and are listed apart); ");
+        }
         textbuf_printf(&tb, "limiter: **%s**", kernel->bottleneck[0] ? kernel->bottleneck : "not judged");
         char ceiling[160];
         render_ceiling(kernel, ceiling, sizeof ceiling);

@@ -156,6 +156,9 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k)
                        : (kernel->launches == 1 ? "launch" : "launches"));
     if (kernel->grid[0] || kernel->block[0])
         textbuf_printf(tb, ", grid %s x block %s", kernel->grid, kernel->block);
+    if (kernel->launch_ids[0])
+        textbuf_printf(tb, "; ncu IDs %s: its other launches behave differently and are listed apart",
+                       kernel->launch_ids);
     textbuf_append(tb, ")\n");
     char ceiling[160];
     render_ceiling(kernel, ceiling, sizeof ceiling);

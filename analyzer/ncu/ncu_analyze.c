@@ -228,6 +228,7 @@ static void s_ceiling(const ncu_ctx_t *c)
     fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
     kernel->launch_sd_ns = c->k->duration_sd;
     kernel->launch_order = c->k->launch_order;
+    snprintf(kernel->launch_ids, sizeof kernel->launch_ids, "%s", c->k->launch_ids);
     const char *name = NULL;
     double pct = NAN, attain = 100;
     if (c->bound) { /* DRAM whose traffic keeps L2 busy is the ceiling, not L2 */

@@ -578,8 +578,10 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         } else if (l2 && l2->pct >= unit->pct + NCU_SOL_GAP && !analysis_has(s_l2_reread_ratio(c))) {
             snprintf(title, sizeof title,
                      "Memory-bound on DRAM or L2: DRAM %.0f%% of peak%s, L2 %.0f%%%s; whether L2's extra work "
-                     "is DRAM's traffic passing through or re-reads of data it holds was not measured",
-                     unit->pct, rate, l2->pct, compute);
+                     "is DRAM's traffic passing through or re-reads of data it holds was not measured%s",
+                     unit->pct, rate, l2->pct, compute,
+                     s_reads_bypass_lsu(c) ? " (its data comes by TMA or texture, which the LSU's load "
+                                             "counters do not see)" : "");
             f = ncu_ctx_finding(c, "memory_bound", fmin(s_unit_headroom(c, unit), s_unit_headroom(c, l2)),
                                 "headroom", title, ncu_advice_action("dram_or_l2"));
             ncu_ctx_missing(c, "the sectors that tell L2's re-reads from DRAM's traffic "

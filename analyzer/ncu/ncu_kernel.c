@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,18 +32,121 @@ struct ncu_kernels_t {
     double total_time;
 };
 
-static int s_launch_cmp(const void *a, const void *b)
+/* A launch while grouping, and which behaviour of its kernel it shows. */
+typedef struct {
+    const ncu_launch_t *l;
+    size_t behaviour;
+} slot_t;
+
+/* Launches of one kernel (name, block and grid) are one kernel to an agent,
+ * unless they behave differently: ATen's elementwise add over one size adds a
+ * broadcast bias in one launch (issue slots 70%, L2 60%) and a 0-d tensor in
+ * another (L2 71% carrying DRAM's traffic, issue 46%), and their average is
+ * neither (corpus v51). Two launches behave alike unless a memory level or the
+ * issue slots differ by more than NCU_ALIKE_POINTS while one of the two is at
+ * NCU_ALIKE_FLOOR or more: repeated launches differ by a few points (replay
+ * noise; corpus v2's 2 us tiny_scale, launched 20 times, 11%-24% on L1), and
+ * a unit under the floor limits neither launch. Across the committed captures
+ * 10 of 120 kernels launched more than once split: radix sort's passes over
+ * different digits, top-k's, cuDNN's kernel reused for two problem sizes. */
+#define NCU_ALIKE_POINTS 10.0
+#define NCU_ALIKE_FLOOR 40.0
+/* At most this many behaviours a kernel; a launch past it joins the nearest. */
+#define NCU_BEHAVIOURS_MAX 8
+
+static double s_difference(const ncu_launch_t *a, const ncu_launch_t *b)
 {
-    const ncu_launch_t *x = *(const ncu_launch_t *const *) a;
-    const ncu_launch_t *y = *(const ncu_launch_t *const *) b;
+    static const ncu_metric_t units[] = {NM_DRAM_PCT, NM_L2_PCT, NM_L1_PCT, NM_ISSUE_PCT};
+    double most = 0;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        double x = a->v[units[i]], y = b->v[units[i]];
+        if (!isnan(x) && !isnan(y) && fmax(x, y) >= NCU_ALIKE_FLOOR)
+            most = fmax(most, fabs(x - y));
+    }
+    return most;
+}
+
+static bool s_same_key(const ncu_launch_t *x, const ncu_launch_t *y)
+{
+    return strcmp(x->kernel, y->kernel) == 0 && strcmp(x->block, y->block) == 0 && strcmp(x->grid, y->grid) == 0;
+}
+
+static int s_key_cmp(const ncu_launch_t *x, const ncu_launch_t *y)
+{
     int c = strcmp(x->kernel, y->kernel);
     if (!c)
         c = strcmp(x->block, y->block);
     if (!c)
         c = strcmp(x->grid, y->grid);
-    if (!c)
-        c = (x->id > y->id) - (x->id < y->id);
     return c;
+}
+
+static int s_launch_cmp(const void *a, const void *b)
+{
+    const slot_t *x = a, *y = b;
+    int c = s_key_cmp(x->l, y->l);
+    if (!c)
+        c = (x->behaviour > y->behaviour) - (x->behaviour < y->behaviour);
+    if (!c)
+        c = (x->l->id > y->l->id) - (x->l->id < y->l->id);
+    return c;
+}
+
+/* Gives each launch of a run [from, to) of one key (in launch order) its
+ * behaviour: the first earlier behaviour whose first launch it is alike, else
+ * a new one. Returns how many the key has. */
+static size_t s_behaviours(slot_t *slots, size_t from, size_t to)
+{
+    const ncu_launch_t *first[NCU_BEHAVIOURS_MAX];
+    size_t n = 0;
+    for (size_t i = from; i < to; i++) {
+        size_t best = 0;
+        double nearest = INFINITY;
+        for (size_t b = 0; b < n; b++) {
+            double d = s_difference(slots[i].l, first[b]);
+            if (d < nearest) {
+                nearest = d;
+                best = b;
+            }
+            if (d <= NCU_ALIKE_POINTS)
+                break;
+        }
+        if (n < NCU_BEHAVIOURS_MAX && !(nearest <= NCU_ALIKE_POINTS)) {
+            first[n] = slots[i].l;
+            best = n++;
+        }
+        slots[i].behaviour = best;
+    }
+    return n;
+}
+
+/* Appends a launch ID to a kernel's list, consecutive IDs as a range
+ * ("2-4,31"); a list that does not fit ends in "...". */
+static void s_id_append(ncu_kernel_t *k, long id, long *run_first, long *run_last)
+{
+    char *out = k->launch_ids;
+    size_t cap = sizeof k->launch_ids, len = strlen(out);
+    if (*run_last >= 0 && id == *run_last + 1) {
+        *run_last = id;
+        return;
+    }
+    if (*run_last >= 0 && *run_last != *run_first && len + 24 < cap)
+        len += (size_t) snprintf(out + len, cap - len, "-%ld", *run_last);
+    if (len + 24 >= cap) {
+        if (len + 4 <= cap && (len < 3 || strcmp(out + len - 3, "...") != 0))
+            snprintf(out + len, cap - len, "...");
+        *run_first = *run_last = -1;
+        return;
+    }
+    snprintf(out + len, cap - len, "%s%ld", len ? "," : "", id);
+    *run_first = *run_last = id;
+}
+
+static void s_id_close(ncu_kernel_t *k, long run_first, long run_last)
+{
+    size_t len = strlen(k->launch_ids);
+    if (run_last >= 0 && run_last != run_first && len + 24 < sizeof k->launch_ids)
+        snprintf(k->launch_ids + len, sizeof k->launch_ids - len, "-%ld", run_last);
 }
 
 static int s_kernel_cmp(const void *a, const void *b)
@@ -122,32 +226,50 @@ static void s_finish(ncu_kernel_t *k, const double *weights)
             k->v[m] /= weights[m];
 }
 
-/* Whether two launches are of one kernel: name, block and grid. */
-static bool s_same_kernel(const ncu_launch_t *x, const ncu_launch_t *y)
+/* Whether two launches are grouped: one kernel, one behaviour. */
+static bool s_same_kernel(const slot_t *x, const slot_t *y)
 {
-    return strcmp(x->kernel, y->kernel) == 0 && strcmp(x->block, y->block) == 0 && strcmp(x->grid, y->grid) == 0;
+    return s_same_key(x->l, y->l) && x->behaviour == y->behaviour;
 }
 
 ncu_kernels_t *ncu_kernels_group(const ncu_data_t *data)
 {
     size_t n = ncu_data_count(data);
     ncu_kernels_t *self = calloc(1, sizeof *self);
-    const ncu_launch_t **order = malloc((n ? n : 1) * sizeof *order);
-    if (!self || !order) {
+    slot_t *order = malloc((n ? n : 1) * sizeof *order);
+    size_t *behaviours = malloc((n ? n : 1) * sizeof *behaviours);
+    if (!self || !order || !behaviours) {
+        free(behaviours);
         free(order);
         free(self);
         return NULL;
     }
     for (size_t i = 0; i < n; i++)
-        order[i] = ncu_data_at_const(data, i);
-    qsort(order, n, sizeof *order, s_launch_cmp);
+        order[i] = (slot_t){ncu_data_at_const(data, i), 0};
+    qsort(order, n, sizeof *order, s_launch_cmp); /* by key, then launch */
+    /* Each key's behaviours, then the launches by key, behaviour, launch;
+     * behaviours[i]: how many its key has. */
+    for (size_t from = 0, to; from < n; from = to) {
+        for (to = from + 1; to < n && s_same_key(order[from].l, order[to].l); to++)
+            ;
+        size_t count = s_behaviours(order, from, to);
+        for (size_t i = from; i < to; i++)
+            behaviours[i] = count;
+    }
+    for (size_t from = 0, to; from < n; from = to) { /* sort each key's run alone: counts stay aligned */
+        for (to = from + 1; to < n && s_same_key(order[from].l, order[to].l); to++)
+            ;
+        if (behaviours[from] > 1)
+            qsort(order + from, to - from, sizeof *order, s_launch_cmp);
+    }
     /* One kernel per run of launches in that order: sized by the kernels,
      * not the launches (20,000 launches of 9 kernels took 20 MB). */
     size_t distinct = n ? 1 : 0;
     for (size_t i = 1; i < n; i++)
-        distinct += !s_same_kernel(order[i - 1], order[i]);
+        distinct += !s_same_kernel(&order[i - 1], &order[i]);
     self->kernels = calloc(distinct ? distinct : 1, sizeof *self->kernels);
     if (!self->kernels) {
+        free(behaviours);
         free(order);
         free(self);
         return NULL;
@@ -157,14 +279,17 @@ ncu_kernels_t *ncu_kernels_group(const ncu_data_t *data)
     spread_t spread = {0, 0, 0};
     size_t rule_cap = 0;
     ncu_kernel_t *k = NULL;
+    long run_first = -1, run_last = -1;
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
-        const ncu_launch_t *l = order[i];
-        if (!k || !s_same_kernel(order[i - 1], l)) {
+        const ncu_launch_t *l = order[i].l;
+        if (!k || !s_same_kernel(&order[i - 1], &order[i])) {
             if (k) {
                 s_finish(k, weights);
                 k->duration_sd = s_spread_sd(&spread);
+                s_id_close(k, run_first, run_last);
             }
+            run_first = run_last = -1;
             spread = (spread_t){0, 0, 0};
             assert(self->count < distinct);
             k = &self->kernels[self->count++];
@@ -172,6 +297,7 @@ ncu_kernels_t *ncu_kernels_group(const ncu_data_t *data)
             k->block = l->block;
             k->grid = l->grid;
             k->first_id = l->id;
+            k->behaviours = behaviours[i];
             for (int m = 0; m < NM__COUNT; m++) {
                 k->v[m] = NAN;
                 weights[m] = 0;
@@ -182,11 +308,15 @@ ncu_kernels_t *ncu_kernels_group(const ncu_data_t *data)
             k->first_id = l->id;
         ok = s_fold(k, weights, l, &rule_cap);
         s_spread_add(&spread, l->v[NM_DURATION]);
+        if (k->behaviours > 1)
+            s_id_append(k, l->id, &run_first, &run_last);
     }
     if (k) {
         s_finish(k, weights);
         k->duration_sd = s_spread_sd(&spread);
+        s_id_close(k, run_first, run_last);
     }
+    free(behaviours);
     free(order);
     if (!ok) {
         ncu_kernels_destroy(&self);

@@ -1,6 +1,7 @@
 /* ncu_kernel: launches of one kernel with one launch configuration, combined.
  *
- * An agent cares about "matmul with this grid", not about launch 17: counts
+ * An agent cares about "matmul with this grid", not about launch 17 (unless
+ * launch 17 behaves differently: then it is a group of its own): counts
  * add up over launches, rates are averaged weighted by launch duration, and
  * NCU rule results are de-duplicated (the same rule on every launch says one
  * thing). Kernels come out ordered by total time, largest first. */
@@ -24,6 +25,11 @@ typedef struct {
     const ncu_rule_t **rules; /* one per distinct rule, the largest speedup kept */
     size_t rule_count;
     bool sm_pct_derived;  /* v[NM_SM_PCT] rebuilt from its breakdown (ncu_summary.c), not collected */
+    /* Launches of one name, block and grid that behave differently are
+     * grouped apart (ncu_kernel.c): how many groups the name, block and grid
+     * has, and where it has more than one, this group's launch IDs ("2-4,31"). */
+    size_t behaviours;
+    char launch_ids[96];
 } ncu_kernel_t;
 
 typedef struct ncu_kernels_t ncu_kernels_t;
