@@ -840,14 +840,46 @@ static void s_bound_latency(ncu_ctx_t *c)
     else
         snprintf(title, sizeof title, "Latency-bound: no unit reaches 60%% of peak (%s)", busiest);
     double gain = stall >= 0 ? (1 - c->busiest / 100) * share : NAN;
+    /* Blocks too short: the launch floor sets the time, whatever the warps
+     * wait on, and fewer, longer blocks (the action) save it until a unit
+     * reaches its ceiling: min(launch share, 1 - 1 / least room). Corpus
+     * v52's layer norm, 4.2 M blocks of one 64-float row at the floor, L1
+     * 44% the busiest: est. 54% (the stall share said 27%); eight rows a
+     * block ran 5.0x, past the ceiling, for it also dropped the block-wide
+     * reduction's shared-memory work. */
+    double floor_gain = NAN;
+    if (s_blocks_too_short(c)) {
+        double room = NAN;
+        for (size_t i = 0; i < c->units.count; i++)
+            room = analysis_has(room) ? fmin(room, ncu_unit_room(&c->units.unit[i]))
+                                      : ncu_unit_room(&c->units.unit[i]);
+        if (analysis_has(room) && room > 1)
+            floor_gain = fmin(c->launch_share, 1 - 1 / room);
+        if (analysis_has(floor_gain) && !(gain >= floor_gain))
+            gain = floor_gain;
+        else
+            floor_gain = NAN;
+    }
     char action[720];
-    snprintf(action, sizeof action, "%s",
-             stall >= 0 ? ncu_advice_stall_action(stall) : ncu_advice_action("warp_stall"));
-    s_launch_action(c, action, sizeof action);
+    if (analysis_has(floor_gain)) { /* the floor sets the time: its lever first, and the title says so */
+        snprintf(title, sizeof title,
+                 "Latency-bound at the SMs' block launch rate: %.0f blocks of work too short to pay for "
+                 "their launch (the floor is %.0f%% of the time); no unit reaches 60%% of peak (%s)",
+                 V(c, NM_GRID_SIZE), 100 * c->launch_share, busiest);
+        snprintf(action, sizeof action, "%s", ncu_advice_action("block_launch"));
+    } else {
+        snprintf(action, sizeof action, "%s",
+                 stall >= 0 ? ncu_advice_stall_action(stall) : ncu_advice_action("warp_stall"));
+        s_launch_action(c, action, sizeof action);
+    }
     fb_finding_t *f = ncu_ctx_finding(c, "latency_bound", gain, "latency", title, action);
     if (!f)
         return;
     s_launch_evidence(c, f);
+    if (analysis_has(floor_gain))
+        finding_add_evidence(f, "model", 100 * floor_gain, "%",
+                             "fewer, longer blocks save the launch floor's time until a unit reaches its "
+                             "ceiling: %.0f%%", 100 * floor_gain);
     s_units_evidence(f, c);
     if (stall >= 0)
         finding_add_evidence(f, ncu_metric_info((ncu_metric_t) stall)->name, V(c, (ncu_metric_t) stall),

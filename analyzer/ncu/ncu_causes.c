@@ -162,7 +162,7 @@ static void s_idle_sms(ncu_ctx_t *c)
             finding_add_evidence(f, "sm__cycles_active.avg", 100 * c->idle, "%",
                                  "SMs idle %.0f%% of the elapsed cycles", 100 * c->idle);
         s_shared_evidence(c, f, idle, gain);
-        c->latency_explained = c->latency_explained || gain >= 0.2;
+        c->latency_explained = c->latency_explained || ncu_ctx_explains(f);
         return;
     }
     if (!analysis_has(waves) || waves < 1)
@@ -209,7 +209,7 @@ static void s_idle_sms(ncu_ctx_t *c)
         finding_add_evidence(f, "model", 100 * model, "%",
                              "equal-length blocks would predict %.0f%% idle", 100 * model);
     s_shared_evidence(c, f, idle, gain);
-    c->latency_explained = c->latency_explained || (gain >= 0.2 && s_idle_explains_latency(c, idle));
+    c->latency_explained = c->latency_explained || (ncu_ctx_explains(f) && s_idle_explains_latency(c, idle));
 }
 
 /* ----- too few warps: the launch, or the occupancy limiters ---------------- */
@@ -414,7 +414,7 @@ static void s_parallelism(ncu_ctx_t *c)
         finding_add_evidence(f, ncu_metric_info(NM_OCC_ACHIEVED)->name, ach, "%",
                              "achieved occupancy %.1f%% (theoretical %.0f%%)", ach, theo);
         finding_add_evidence(f, "launch__waves_per_multiprocessor", waves, "", "%.2f waves", waves);
-        c->latency_explained = c->latency_explained || gain >= 0.2;
+        c->latency_explained = c->latency_explained || ncu_ctx_explains(f);
         c->latency_speedup = fmax(c->latency_speedup, 1 / (1 - fmin(gain, 0.95)));
         return;
     }
@@ -519,7 +519,7 @@ static void s_parallelism(ncu_ctx_t *c)
         finding_add_evidence(f, "model", 100 * worth, "%",
                              "a register cap that fits more blocks cuts over 20%% of the registers: counted at "
                              "%.0f%% for the spills it risks", 100 * worth);
-    c->latency_explained = c->latency_explained || gain >= 0.2;
+    c->latency_explained = c->latency_explained || ncu_ctx_explains(f);
     /* In a DRAM stream below its roof more warps are one way to more bytes in
      * flight, the DRAM bound's own lever, whose action names them; measured,
      * more bytes a thread did better than more warps (corpus v7's
@@ -595,7 +595,7 @@ static void s_contention(ncu_ctx_t *c)
     if (analysis_has(c->stall_total))
         finding_add_evidence(f, "stalls", 100 * fmin(wait, 1), "%",
                              "%.0f%% of stall cycles wait on memory results and stores", 100 * fmin(wait, 1));
-    c->latency_explained = c->latency_explained || gain >= 0.2;
+    c->latency_explained = c->latency_explained || ncu_ctx_explains(f);
 }
 
 /* Shared-memory atomics to the same address serialize in the L1's atomic
@@ -627,7 +627,7 @@ static void s_shared_atomics(ncu_ctx_t *c)
     finding_add_evidence(f, ncu_metric_info(NM_SHARED_ATOM)->name, atoms, "inst",
                          "%.3g shared-memory atomic instructions", atoms);
     ncu_ctx_pct(f, c, NM_L1_PCT);
-    c->latency_explained = c->latency_explained || (c->latency && gain >= 0.2);
+    c->latency_explained = c->latency_explained || (c->latency && ncu_ctx_explains(f));
 }
 
 /* ----- stalls that are causes, not symptoms --------------------------------- */
@@ -737,7 +737,7 @@ static void s_cause_stalls(ncu_ctx_t *c)
                                  "the fences wait on contended atomics, which take at least %.0f%% of the "
                                  "time served one at a time: without the fences they still queue", 100 * atomics);
         if (c->latency)
-            c->latency_explained = c->latency_explained || gain >= 0.2;
+            c->latency_explained = c->latency_explained || ncu_ctx_explains(f);
     }
 }
 
@@ -790,7 +790,7 @@ static void s_constant_replays(ncu_ctx_t *c)
                              "warps wait on the MIO queue and short-scoreboard results %.0f%% of their stall cycles",
                              100 * wait);
     if (c->latency)
-        c->latency_explained = c->latency_explained || gain >= 0.2;
+        c->latency_explained = c->latency_explained || ncu_ctx_explains(f);
 }
 
 void ncu_causes_add(ncu_ctx_t *c)

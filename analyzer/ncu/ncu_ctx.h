@@ -30,6 +30,16 @@
 /* A cause is worth a finding when it could save this share of the time. */
 #define NCU_GAIN_REPORT 0.03
 
+/* Whether a cause's finding claims the idle time of a latency-bound kernel:
+ * its estimate, as ncu_ctx_finding left it (after the SMs' block launch floor
+ * capped what a fix that keeps the grid can save), at least a fifth of the
+ * time. The estimate before the cap does not count: corpus v52's layer norm
+ * runs 4.2 M blocks at the launch floor, its barrier stalls (est. 0% after
+ * the cap) had hidden the latency finding that carries the floor's lever, and
+ * fewer, longer blocks ran 5.0x. */
+#define NCU_EXPLAINS 0.2
+static inline bool ncu_ctx_explains(const fb_finding_t *f) { return f && f->speedup >= 100 * NCU_EXPLAINS; }
+
 typedef struct {
     const ncu_kernel_t *k;
     size_t index;          /* the kernel's index in the feedback */
@@ -48,7 +58,8 @@ typedef struct {
     double launch_share;   /* share of the elapsed cycles the SMs' block launch rate alone
                               accounts for (ncu_analyze.c, s_launch_share), 0..1; NAN */
     double stall_total;    /* cycles per issue over every stall reason; NAN */
-    bool latency_explained; /* a cause model claimed the idle time of a latency-bound kernel */
+    bool latency_explained; /* a cause model claimed the idle time of a latency-bound kernel
+                               (ncu_ctx_explains) */
     const ncu_unit_t *bound; /* the unit the bound finding named, or NULL */
     double latency_speedup; /* the largest speedup a cause that adds warps or blocks estimates
                                (occupancy, launch size); 1 when none: the bound finding claims

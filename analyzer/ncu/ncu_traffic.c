@@ -449,7 +449,7 @@ static void s_uncoalesced(ncu_ctx_t *c)
     ncu_ctx_pct(f, c, NM_DRAM_PCT);
     ncu_ctx_pct(f, c, NM_L1_PCT);
     /* The latency a cause explains is not left to the latency-bound finding. */
-    c->latency_explained = c->latency_explained || best_gain >= 0.2;
+    c->latency_explained = c->latency_explained || ncu_ctx_explains(f);
     if (analysis_has(V(c, NM_L1_HIT)) && best == 0)
         finding_add_evidence(f, ncu_metric_info(NM_L1_HIT)->name, fmin(V(c, NM_L1_HIT), 100), "%",
                              "L1 hit rate %.1f%%", fmin(V(c, NM_L1_HIT), 100));
@@ -597,7 +597,7 @@ static void s_local_memory(ncu_ctx_t *c)
         s_latency_model_evidence(f, c, false);
     ncu_ctx_pct(f, c, NM_L2_PCT);
     ncu_ctx_pct(f, c, NM_L1_PCT);
-    c->latency_explained = c->latency_explained || gain >= 0.2;
+    c->latency_explained = c->latency_explained || ncu_ctx_explains(f);
 }
 
 void ncu_traffic_add(ncu_ctx_t *c)
