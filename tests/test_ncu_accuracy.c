@@ -450,6 +450,7 @@ Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v48", "h200-v48/capture-2026-12-03", "kernels"},
                 {"h200-v49", "h200-v49/capture-2026-12-03", "kernels"},
                 {"h200-v50", "h200-v50/capture-2026-12-03", "kernels"},
+                {"h200-v52", "h200-v52/capture-2026-12-03", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
                 {"h200-v28", "h200-v28/workloads", "workloads"},
                 {"h200-v32", "h200-v32/workloads", "workloads"},
@@ -788,6 +789,54 @@ Test(ncu_accuracy, launches_that_behave_differently_are_analyzed_apart)
     cr_assert(first && later);
     cr_expect_str_eq(first->launch_ids, "2-4");
     cr_expect_str_eq(later->launch_ids, "5-9");
+    s_capture_destroy(&cap);
+}
+
+/* Blocks too short to pay for their launch: a cause whose fix keeps the grid
+ * saves nothing there, so it does not stand for the latency (corpus v52's layer
+ * norm, ATen's layout: 4.2 M blocks of one 64-float row at the SMs' launch
+ * floor; its barrier stalls and predicated-off lanes, est. 0% after the floor,
+ * had hidden the latency finding), and the latency finding prices fewer,
+ * longer blocks up to the busiest unit's ceiling (est. 54%; eight rows a block
+ * ran 5.0x). */
+Test(ncu_accuracy, blocks_at_the_launch_floor_lead_with_fewer_longer_blocks)
+{
+    capture_t cap = s_capture("h200-v52/capture-2026-12-03", s_core);
+    const ncu_kernel_t *group;
+    size_t k = s_kernel(&cap, "v52_layernorm64", &group);
+    cr_assert_neq(k, (size_t) -1);
+    const fb_finding_t *first = s_first(cap.fb, k);
+    cr_assert_not_null(first);
+    cr_expect_str_eq(first->category, "latency_bound");
+    cr_expect(strstr(first->title, "block launch rate") != NULL, "%s", first->title);
+    cr_expect_geq(first->speedup, 45.0, "%s", first->title);
+    cr_expect(strstr(first->action, "fewer, longer blocks") != NULL, "%s", first->action);
+    s_capture_destroy(&cap);
+}
+
+/* Lifting an occupancy limit adds warps only where the grid has blocks for
+ * them: corpus v52's channel softmax (ATen's layout, 143 blocks of 1024
+ * threads, one a SM) fits two a SM, but 121 of 132 SMs still get one; the
+ * tail leads (130 blocks ran 1.32x, two a SM 1.20x; the occupancy estimate
+ * had been 1.8x). A grid of whole waves was sized to the occupancy and keeps
+ * its estimate: corpus v5's 132 blocks of 120 KB (264 blocks at 100 KB ran
+ * 1.32x). */
+Test(ncu_accuracy, more_blocks_a_sm_need_blocks_in_the_grid)
+{
+    capture_t cap = s_capture("h200-v52/capture-2026-12-03", s_core);
+    const ncu_kernel_t *group;
+    size_t k = s_kernel(&cap, "v52_spatial_softmax", &group);
+    cr_assert_neq(k, (size_t) -1);
+    cr_expect_str_eq(s_first(cap.fb, k)->category, "tail_effect");
+    const fb_finding_t *occ = s_category(cap.fb, k, "occupancy");
+    cr_expect(occ == NULL || occ->speedup < 15, "%s", occ ? occ->title : "");
+    s_capture_destroy(&cap);
+    cap = s_capture("h200-v5/capture-2026-12-01", s_core);
+    k = s_kernel(&cap, "#8", &group);
+    cr_assert_neq(k, (size_t) -1);
+    occ = s_category(cap.fb, k, "occupancy");
+    cr_assert_not_null(occ);
+    cr_expect_geq(occ->speedup, 15.0, "%s", occ->title);
     s_capture_destroy(&cap);
 }
 

@@ -461,6 +461,19 @@ static void s_parallelism(ncu_ctx_t *c)
     if (registers && !s_register_lever(c, current, next, ntied == 1, &grow, &worth, &smaller_blocks, &to_warps))
         return; /* neither smaller blocks nor a cap that does not spill adds warps */
     grow = fmin(grow, 100 / theo);
+    /* More blocks a SM need blocks to fill them: a grid of G blocks on S SMs
+     * has G / S for each SM, so lifting the limiter adds warps only up to that;
+     * the last wave's idle SMs are the tail finding's to claim. Corpus v52's
+     * channel softmax (ATen's layout: 143 blocks of 1024 threads, one a SM):
+     * two a SM fit, but 121 of the 132 SMs still get one; est. 1.8x without
+     * this, measured 1.20x, where 130 blocks (the tail's lever) ran 1.32x.
+     * A grid of whole waves was sized to the occupancy (a block or a few a SM,
+     * each striding over the data): its lever launches the blocks that fit,
+     * and the cap does not apply (corpus v5's 132 blocks of 120 KB: at 100 KB,
+     * 264 blocks ran 1.32x). */
+    bool whole_waves = analysis_has(waves) && fabs(waves - round(waves)) < 0.02;
+    if (analysis_has(grid) && analysis_has(sms) && sms > 0 && !whole_waves)
+        grow = fmin(grow, fmax(grid / sms / current, 1));
     double speedup = fmin(grow, roof);
     double gain = speedup > 1 ? (1 - 1 / speedup) * latency * worth : 0;
     if (gain < NCU_GAIN_REPORT)
