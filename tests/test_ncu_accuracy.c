@@ -734,7 +734,7 @@ Test(ncu_accuracy, traffic_shares_count_what_moves_outside_the_lsu)
     }
     const fb_finding_t *first = s_first(cap.fb, k);
     cr_assert_not_null(first);
-    cr_expect(strstr(first->title, "TMA or texture") != NULL, "%s", first->title);
+    cr_expect_not_null(s_evidence(first, "TMA or texture"), "%s", first->title);
     s_capture_destroy(&cap);
     cap = s_capture("h200-v7/capture-2026-12-02", s_core);
     const fb_finding_t *f = s_category(cap.fb, s_kernel(&cap, "v7_scatter", &group), "uncoalesced_access");

@@ -578,16 +578,22 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
         } else if (l2 && l2->pct >= unit->pct + NCU_SOL_GAP && !analysis_has(s_l2_reread_ratio(c))) {
             snprintf(title, sizeof title,
                      "Memory-bound on DRAM or L2: DRAM %.0f%% of peak%s, L2 %.0f%%%s; whether L2's extra work "
-                     "is DRAM's traffic passing through or re-reads of data it holds was not measured%s",
-                     unit->pct, rate, l2->pct, compute,
-                     s_reads_bypass_lsu(c) ? " (its data comes by TMA or texture, which the LSU's load "
-                                             "counters do not see)" : "");
+                     "is DRAM's traffic passing through or re-reads of data it holds was not measured",
+                     unit->pct, rate, l2->pct, compute);
             f = ncu_ctx_finding(c, "memory_bound", fmin(s_unit_headroom(c, unit), s_unit_headroom(c, l2)),
                                 "headroom", title, ncu_advice_action("dram_or_l2"));
-            ncu_ctx_missing(c, "the sectors that tell L2's re-reads from DRAM's traffic "
-                               "(l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum, l1tex__t_sector_hit_rate.pct, "
-                               "dram__bytes_read.sum): the default plan collects them, or add them with "
-                               "--metrics");
+            if (s_reads_bypass_lsu(c)) { /* measured, and blind to this kernel's loads */
+                if (f)
+                    finding_add_evidence(f, "dram__bytes_read.sum", V(c, NM_DRAM_READ), "byte",
+                                         "DRAM read %.3g bytes, more than the LSU's sectors could ask for: the "
+                                         "data comes by TMA or texture, which the LSU's load counters do not see",
+                                         V(c, NM_DRAM_READ));
+            } else {
+                ncu_ctx_missing(c, "the sectors that tell L2's re-reads from DRAM's traffic "
+                                   "(l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum, l1tex__t_sector_hit_rate.pct, "
+                                   "dram__bytes_read.sum): the default plan collects them, or add them with "
+                                   "--metrics");
+            }
         } else {
             char action[720];
             s_dram_action(c, unit, action, sizeof action);
