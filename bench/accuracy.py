@@ -93,6 +93,7 @@ CAPTURES = [
     ("h200-v49 (corpus_v49.py)", "h200-v49/capture-2026-12-03", "h200-v49", "kernels"),
     ("h200-v50 (corpus_v50.cu)", "h200-v50/capture-2026-12-03", "h200-v50", "kernels"),
     ("h200-v52 (corpus_v52.cu)", "h200-v52/capture-2026-12-03", "h200-v52", "kernels"),
+    ("h200-v53 (corpus_v53.cu)", "h200-v53/capture-2026-12-03", "h200-v53", "kernels"),
     ("h200-v12 workloads", "h200-v12/workloads", "h200-v12", "workloads"),
     ("h200-v19 workloads", "h200-v19/workloads", "h200-v19", "workloads"),
     ("h200-v19 layer-norm backward", "h200-v19/layer_norm_backward", "h200-v19", "lnb"),

@@ -415,8 +415,10 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * entropy), v45 (scattered 2-byte and 16-byte stores, scattered whole
  * rows as a control), v46 (gathers waited on one request at a time, and two
  * that overlap them), v47's workloads (thirteen KernelBench level-1
- * problems), v48 (causes at their margins) and v51's workloads (ten
- * KernelBench level-2 problems). */
+ * problems), v48 (causes at their margins), v51's workloads (ten
+ * KernelBench level-2 problems), v52 (v51's disagreements in ATen's layout)
+ * and v53 (the launch floor and the grid cap on kernels they were not made
+ * with). */
 Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
@@ -451,6 +453,7 @@ Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v49", "h200-v49/capture-2026-12-03", "kernels"},
                 {"h200-v50", "h200-v50/capture-2026-12-03", "kernels"},
                 {"h200-v52", "h200-v52/capture-2026-12-03", "kernels"},
+                {"h200-v53", "h200-v53/capture-2026-12-03", "kernels"},
                 {"h200-v27", "h200-v27/workloads", "workloads"},
                 {"h200-v28", "h200-v28/workloads", "workloads"},
                 {"h200-v32", "h200-v32/workloads", "workloads"},
