@@ -66,11 +66,7 @@ static double s_difference(const ncu_launch_t *a, const ncu_launch_t *b)
     return most;
 }
 
-static bool s_same_key(const ncu_launch_t *x, const ncu_launch_t *y)
-{
-    return strcmp(x->kernel, y->kernel) == 0 && strcmp(x->block, y->block) == 0 && strcmp(x->grid, y->grid) == 0;
-}
-
+/* Orders launches by kernel: name, block, grid. */
 static int s_key_cmp(const ncu_launch_t *x, const ncu_launch_t *y)
 {
     int c = strcmp(x->kernel, y->kernel);
@@ -80,6 +76,8 @@ static int s_key_cmp(const ncu_launch_t *x, const ncu_launch_t *y)
         c = strcmp(x->grid, y->grid);
     return c;
 }
+
+static bool s_same_key(const ncu_launch_t *x, const ncu_launch_t *y) { return s_key_cmp(x, y) == 0; }
 
 static int s_launch_cmp(const void *a, const void *b)
 {
