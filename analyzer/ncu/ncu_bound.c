@@ -61,6 +61,20 @@ double ncu_ctx_stall_sum(const ncu_ctx_t *c, const ncu_metric_t *reasons, size_t
     return any ? fmin(share, 1) : NAN;
 }
 
+double ncu_ctx_lsu_sectors(const ncu_ctx_t *c)
+{
+    return s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST)) +
+           s_or0(V(c, NM_SECTORS_LOCAL_LD)) + s_or0(V(c, NM_SECTORS_LOCAL_ST));
+}
+
+double ncu_ctx_unseen_sectors(const ncu_ctx_t *c, bool reads)
+{
+    double rd = V(c, NM_DRAM_READ), wr = reads ? 0 : V(c, NM_DRAM_WRITE);
+    if (!analysis_has(rd) || !analysis_has(wr))
+        return 0;
+    return fmax(0, (rd + wr) / 32.0 - 2 * ncu_ctx_lsu_sectors(c));
+}
+
 double ncu_ctx_memory_wait_share(const ncu_ctx_t *c)
 {
     static const ncu_metric_t reasons[] = {NM_STALL_LONG_SCOREBOARD, NM_STALL_DRAIN, NM_STALL_LG_THROTTLE};
@@ -305,22 +319,17 @@ static double s_l1_missed_load_sectors(const ncu_ctx_t *c)
     double ld = V(c, NM_SECTORS_GLOBAL_LD), hit = V(c, NM_L1_HIT);
     if (!analysis_has(ld) || !analysis_has(hit))
         return NAN;
-    double all = ld + s_or0(V(c, NM_SECTORS_GLOBAL_ST)) + s_or0(V(c, NM_SECTORS_LOCAL_LD)) +
-                 s_or0(V(c, NM_SECTORS_LOCAL_ST));
-    return fmax(ld - fmin(fmax(hit, 0), 100) / 100 * all, 0);
+    return fmax(ld - fmin(fmax(hit, 0), 100) / 100 * ncu_ctx_lsu_sectors(c), 0);
 }
 
-/* NAN where DRAM read more than the LSU's sectors could have asked for (64
- * bytes each at most): the reads came another way (TMA copies, texture
- * fetches), which the L1-missing load sectors do not count, so the ratio
+/* Whether DRAM read more than the LSU's sectors could have asked for: the
+ * reads came another way (TMA copies, texture fetches), which the L1-missing
+ * load sectors do not count, so the re-read ratio is not measured there; it
  * would call a kernel whose L2 serves its operands again and again "not
  * re-reads" (corpus v51's cuDNN sm90 kernels: 0.0x, at 78% L2 hits). */
 static bool s_reads_bypass_lsu(const ncu_ctx_t *c)
 {
-    double rd = V(c, NM_DRAM_READ), ld = V(c, NM_SECTORS_GLOBAL_LD);
-    double lsu = s_or0(ld) + s_or0(V(c, NM_SECTORS_GLOBAL_ST)) + s_or0(V(c, NM_SECTORS_LOCAL_LD)) +
-                 s_or0(V(c, NM_SECTORS_LOCAL_ST));
-    return analysis_has(rd) && analysis_has(ld) && rd > lsu * 64.0;
+    return analysis_has(V(c, NM_SECTORS_GLOBAL_LD)) && ncu_ctx_unseen_sectors(c, true) > 0;
 }
 
 static double s_l2_reread_ratio(const ncu_ctx_t *c)

@@ -89,6 +89,20 @@ double ncu_ctx_stall_sum(const ncu_ctx_t *c, const ncu_metric_t *reasons, size_t
  * (long scoreboard, drain, LG throttle); NAN when none was measured. */
 double ncu_ctx_memory_wait_share(const ncu_ctx_t *c);
 
+/* The sectors the LSU's global and local loads and stores moved (those
+ * measured; 0 where none was). */
+double ncu_ctx_lsu_sectors(const ncu_ctx_t *c);
+
+/* DRAM sectors (32 bytes) that the LSU's sectors cannot account for: each
+ * LSU sector causes at most 64 bytes of DRAM traffic (a missed scattered
+ * read's fetch granule, or a partly written sector's fill and write-back), so
+ * DRAM bytes beyond that came another way: TMA bulk copies, texture fetches.
+ * `reads` counts DRAM's reads alone, else reads and writes; 0 where DRAM was
+ * not measured. Corpus v51: cuDNN's sm90 data-gradient kernels write one
+ * sector through the LSU against 49 M DRAM sectors, and on the LSU counters
+ * alone had been "Uncoalesced global stores ... 100% of the global sectors". */
+double ncu_ctx_unseen_sectors(const ncu_ctx_t *c, bool reads);
+
 /* Blocks that fit on one SM at once, from the occupancy limiters
  * (ncu_causes.c); NAN when none was measured. */
 double ncu_ctx_blocks_per_sm(const ncu_ctx_t *c);

@@ -32,10 +32,11 @@ struct ncu_kernels_t {
     double total_time;
 };
 
-/* A launch while grouping, and which behaviour of its kernel it shows. */
+/* A launch while grouping: which behaviour of its kernel it shows, and how
+ * many its kernel has. */
 typedef struct {
     const ncu_launch_t *l;
-    size_t behaviour;
+    size_t behaviour, behaviours;
 } slot_t;
 
 /* Launches of one kernel (name, block and grid) are one kernel to an agent,
@@ -92,8 +93,8 @@ static int s_launch_cmp(const void *a, const void *b)
 
 /* Gives each launch of a run [from, to) of one key (in launch order) its
  * behaviour: the first earlier behaviour whose first launch it is alike, else
- * a new one. Returns how many the key has. */
-static size_t s_behaviours(slot_t *slots, size_t from, size_t to)
+ * a new one; then orders the run by behaviour. */
+static void s_behaviours(slot_t *slots, size_t from, size_t to)
 {
     const ncu_launch_t *first[NCU_BEHAVIOURS_MAX];
     size_t n = 0;
@@ -115,7 +116,10 @@ static size_t s_behaviours(slot_t *slots, size_t from, size_t to)
         }
         slots[i].behaviour = best;
     }
-    return n;
+    for (size_t i = from; i < to; i++)
+        slots[i].behaviours = n;
+    if (n > 1)
+        qsort(slots + from, to - from, sizeof *slots, s_launch_cmp);
 }
 
 /* Appends a launch ID to a kernel's list, consecutive IDs as a range
@@ -235,30 +239,18 @@ ncu_kernels_t *ncu_kernels_group(const ncu_data_t *data)
     size_t n = ncu_data_count(data);
     ncu_kernels_t *self = calloc(1, sizeof *self);
     slot_t *order = malloc((n ? n : 1) * sizeof *order);
-    size_t *behaviours = malloc((n ? n : 1) * sizeof *behaviours);
-    if (!self || !order || !behaviours) {
-        free(behaviours);
+    if (!self || !order) {
         free(order);
         free(self);
         return NULL;
     }
     for (size_t i = 0; i < n; i++)
-        order[i] = (slot_t){ncu_data_at_const(data, i), 0};
+        order[i] = (slot_t){ncu_data_at_const(data, i), 0, 1};
     qsort(order, n, sizeof *order, s_launch_cmp); /* by key, then launch */
-    /* Each key's behaviours, then the launches by key, behaviour, launch;
-     * behaviours[i]: how many its key has. */
-    for (size_t from = 0, to; from < n; from = to) {
+    for (size_t from = 0, to; from < n; from = to) { /* then each key's launches by behaviour */
         for (to = from + 1; to < n && s_same_key(order[from].l, order[to].l); to++)
             ;
-        size_t count = s_behaviours(order, from, to);
-        for (size_t i = from; i < to; i++)
-            behaviours[i] = count;
-    }
-    for (size_t from = 0, to; from < n; from = to) { /* sort each key's run alone: counts stay aligned */
-        for (to = from + 1; to < n && s_same_key(order[from].l, order[to].l); to++)
-            ;
-        if (behaviours[from] > 1)
-            qsort(order + from, to - from, sizeof *order, s_launch_cmp);
+        s_behaviours(order, from, to);
     }
     /* One kernel per run of launches in that order: sized by the kernels,
      * not the launches (20,000 launches of 9 kernels took 20 MB). */
@@ -267,7 +259,6 @@ ncu_kernels_t *ncu_kernels_group(const ncu_data_t *data)
         distinct += !s_same_kernel(&order[i - 1], &order[i]);
     self->kernels = calloc(distinct ? distinct : 1, sizeof *self->kernels);
     if (!self->kernels) {
-        free(behaviours);
         free(order);
         free(self);
         return NULL;
@@ -295,7 +286,7 @@ ncu_kernels_t *ncu_kernels_group(const ncu_data_t *data)
             k->block = l->block;
             k->grid = l->grid;
             k->first_id = l->id;
-            k->behaviours = behaviours[i];
+            k->behaviours = order[i].behaviours;
             for (int m = 0; m < NM__COUNT; m++) {
                 k->v[m] = NAN;
                 weights[m] = 0;
@@ -314,7 +305,6 @@ ncu_kernels_t *ncu_kernels_group(const ncu_data_t *data)
         k->duration_sd = s_spread_sd(&spread);
         s_id_close(k, run_first, run_last);
     }
-    free(behaviours);
     free(order);
     if (!ok) {
         ncu_kernels_destroy(&self);

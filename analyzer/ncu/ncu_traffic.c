@@ -39,25 +39,6 @@ static double s_memory_busy(const ncu_ctx_t *c)
     return analysis_has(mem) ? fmin(mem, 100) / 100 : NAN;
 }
 
-/* DRAM sectors the LSU's global and local sectors cannot account for: each
- * LSU sector causes at most 64 bytes of DRAM traffic (a missed scattered
- * read's fetch granule, or a partly written sector's fill and write-back), so
- * DRAM bytes beyond that came another way: TMA bulk copies, texture fetches,
- * copies by the copy engines. Shares of "the kernel's memory traffic" count
- * them; without them the LSU counters alone make a kernel that moves its
- * operands by TMA look like one whose few LSU sectors are all its traffic
- * (corpus v51: cuDNN's sm90 data-gradient kernels write one sector through
- * the LSU against 49 M DRAM sectors, and were "Uncoalesced global stores
- * ... 100% of the global sectors", est. 1.7x). 0 where DRAM was not
- * measured. */
-static double s_unseen_sectors(const ncu_ctx_t *c, double lsu_sectors)
-{
-    double rd = V(c, NM_DRAM_READ), wr = V(c, NM_DRAM_WRITE);
-    if (!analysis_has(rd) || !analysis_has(wr))
-        return 0;
-    return fmax(0, (rd + wr) / SECTOR_BYTES - 2 * s_or0(lsu_sectors));
-}
-
 /* Below this achieved occupancy (16 warps per SM of 64) each warp's own chain
  * of dependent requests sets the time, not the requests the SM can keep in
  * flight: a request of 32 sectors then takes about as long as one of 4
@@ -292,14 +273,14 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
             const ncu_unit_t *dram = ncu_units_find(&c->units, "dram");
             double granule = dram && dram->scattered ? 2 * SECTOR_BYTES : SECTOR_BYTES;
             /* ... and no more than the 64 bytes a missed sector can cost
-             * (s_unseen_sectors): DRAM's other reads are someone else's. */
+             * (ncu_ctx_unseen_sectors): DRAM's other reads are someone else's. */
             excess = fmin(fmin(fmax(0, rd - used), rd * (1 - bytes / granule)), sectors * 2 * SECTOR_BYTES - used);
         } else {
             excess_fill = analysis_has(load_sectors)
                               ? fmin(fmax(0, rd - load_sectors * SECTOR_BYTES), sectors * SECTOR_BYTES)
                               : 0;
             /* A side wastes no more than the sectors it moves: DRAM's other
-             * writes are someone else's (s_unseen_sectors). */
+             * writes are someone else's (ncu_ctx_unseen_sectors). */
             excess = fmin(fmin(fmax(0, wr - used), wr * (1 - bytes / SECTOR_BYTES)),
                           sectors * SECTOR_BYTES - used) +
                      excess_fill;
@@ -335,8 +316,7 @@ static void s_uncoalesced(ncu_ctx_t *c)
         ld = V(c, NM_LD_SECTOR_PCT) / 100 * SECTOR_BYTES;
     double sec_ld = V(c, NM_SECTORS_GLOBAL_LD), sec_st = V(c, NM_SECTORS_GLOBAL_ST);
     bool shares = analysis_has(sec_ld) && analysis_has(sec_st) && sec_ld + sec_st > 0;
-    double lsu = s_or0(sec_ld) + s_or0(sec_st) + s_or0(V(c, NM_SECTORS_LOCAL_LD)) + s_or0(V(c, NM_SECTORS_LOCAL_ST));
-    double all = s_or0(sec_ld) + s_or0(sec_st) + s_unseen_sectors(c, lsu);
+    double all = s_or0(sec_ld) + s_or0(sec_st) + ncu_ctx_unseen_sectors(c, false);
     struct {
         const char *side, *metric;
         double bytes, share, sectors;
@@ -548,7 +528,7 @@ static void s_local_memory(ncu_ctx_t *c)
     double busy = s_memory_busy(c);
     if (local <= 0 || !analysis_has(busy))
         return;
-    double unseen = s_unseen_sectors(c, local + global);
+    double unseen = ncu_ctx_unseen_sectors(c, false);
     double share = local / (local + global + unseen);
     /* DRAM keeps at most what the global accesses could need (each global
      * sector read or written once); the L2 hit rate alone misses the
