@@ -58,6 +58,19 @@ command -v ncu >/dev/null || { echo "gpu-corpus: ncu is not on PATH" >&2; exit 2
 mkdir -p "$out"
 work=$(mktemp -d /tmp/gpu-corpus.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+# A capture stopped by a signal (a device call's time limit runs out, Ctrl-C) keeps what it
+# measured: the corpus under way is packed as OUT/CORPUS.partial.tar.xz, its --set full report
+# with it when that was written but not yet imported, before the work directory goes.
+current=""
+stopped() {
+  if [ -n "$current" ] && [ -d "$work/$current" ]; then
+    for rep in "$work/$current-full.ncu-rep"; do [ -f "$rep" ] && cp "$rep" "$work/$current/"; done
+    tar -C "$work" -cJf "$out/$current.partial.tar.xz" "$current" \
+      && echo "gpu-corpus: stopped; what $current captured is in $out/$current.partial.tar.xz" >&2
+  fi
+  exit 143
+}
+trap stopped TERM INT
 
 # The default plan's metrics, exactly as the collector lists them.
 core_metrics=$(bash "$root/deploy/core-metrics.sh") || exit 2
@@ -125,6 +138,7 @@ capture() {
     --format=csv; } > "$out/env.txt" 2>&1
 for name in "${corpora[@]}"; do
   dir=$work/$name
+  current=$name
   mkdir -p "$dir"
   echo "== $name ($(date -u +%T))"
   case "$name" in
