@@ -106,6 +106,7 @@ CAPTURES = [
     ("h200-v37 workloads", "h200-v37/workloads", "h200-v37", "workloads"),
     ("h200-v47 workloads", "h200-v47/workloads", "h200-v47", "workloads"),
     ("h200-v51 workloads", "h200-v51/workloads", "h200-v51", "workloads"),
+    ("h200-v54 workloads", "h200-v54/workloads", "h200-v54", "workloads"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
 # plan of that time).
