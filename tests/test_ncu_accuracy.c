@@ -416,9 +416,9 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * rows as a control), v46 (gathers waited on one request at a time, and two
  * that overlap them), v47's workloads (thirteen KernelBench level-1
  * problems), v48 (causes at their margins), v51's workloads (ten
- * KernelBench level-2 problems), v52 (v51's disagreements in ATen's layout)
- * and v53 (the launch floor and the grid cap on kernels they were not made
- * with). */
+ * KernelBench level-2 problems), v52 (v51's disagreements in ATen's layout),
+ * v53 (the launch floor and the grid cap on kernels they were not made
+ * with) and v54's workloads (four KernelBench level-3 problems). */
 Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
@@ -460,6 +460,7 @@ Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v37", "h200-v37/workloads", "workloads"},
                 {"h200-v47", "h200-v47/workloads", "workloads"},
                 {"h200-v51", "h200-v51/workloads", "workloads"},
+                {"h200-v54", "h200-v54/workloads", "workloads"},
                 {"h200-v27", "h200-v27/workloads-h100", "h100"},
                 {"h200-v28", "h200-v28/workloads-h100", "h100"}};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
