@@ -45,6 +45,8 @@ CAPTURES = [
     # captured again under the plan without the SM summary (eleventh session)
     ("h200 (kernels.cu) 12-02", "h200/capture-2026-12-02", "h200", "kernels"),
     ("h200-v2 (corpus_v2.cu) 12-02", "h200-v2/capture-2026-12-02", "h200-v2", "kernels"),
+    ("h200 (kernels.cu) 12-04", "h200/capture-2026-12-04", "h200", "kernels"),
+    ("h200-v2 (corpus_v2.cu) 12-04", "h200-v2/capture-2026-12-04", "h200-v2", "kernels"),
     ("h200-v3 (corpus_v3.cu)", "h200-v3/kernels", "h200-v3", "kernels"),
     ("h200-v3 workloads", "h200-v3/workloads", "h200-v3", "workloads"),
     ("h200-v4 (corpus_v4.cu)", "h200-v4/capture-2026-12-01", "h200-v4", "kernels"),
@@ -107,6 +109,7 @@ CAPTURES = [
     ("h200-v47 workloads", "h200-v47/workloads", "h200-v47", "workloads"),
     ("h200-v51 workloads", "h200-v51/workloads", "h200-v51", "workloads"),
     ("h200-v54 workloads", "h200-v54/workloads", "h200-v54", "workloads"),
+    ("h200-v51 workloads 12-04", "h200-v51/workloads-2026-12-04", "h200-v51", "workloads"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
 # plan of that time).

@@ -343,6 +343,43 @@ Test(ncu_accuracy, h200_v2_core_without_the_sm_summary_names_every_expected_firs
     s_expect_plan("h200-v2", "h200-v2/capture-2026-12-02", "kernels", "full", s_full, true);
 }
 
+/* kernels.cu, corpus v2 and corpus v51's KernelBench workloads captured again
+ * on 2026-12-04 (nineteenth session) when L2's count of the sectors the SMs
+ * read joined the default plan (at no replay pass: 19 either way on
+ * kernels.cu's vec_add). v51's misses under it are its old capture's but for
+ * the TMA kernels #2 and #31, right since ("core-12-04" in known_misses.txt). */
+Test(ncu_accuracy, captures_under_the_plan_with_l2_reads_name_every_expected_first_finding)
+{
+    s_expect_plan("h200", "h200/capture-2026-12-04", "kernels", "core", s_core, true);
+    s_expect_plan("h200-v2", "h200-v2/capture-2026-12-04", "kernels", "core", s_core, true);
+    s_expect_plan("h200-v51", "h200-v51/workloads-2026-12-04", "workloads", "core-12-04", s_core, true);
+}
+
+/* L2's re-reads of operands that come by TMA are measured from L2's own count
+ * of the sectors the SMs read, which the LSU's load counters do not see:
+ * cuDNN's sm90 data-gradient kernels (corpus v51's #2, L2 77% with 78% of its
+ * sectors hits) read 3.6x DRAM's bytes from L2: "L2-bound on re-reads", where
+ * without the count they said "DRAM or L2" (the default plan's captures
+ * before 2026-12-04 still do: they say less). */
+Test(ncu_accuracy, tma_reads_are_counted_in_l2_re_reads)
+{
+    capture_t cap = s_capture("h200-v51/workloads-2026-12-04", s_core);
+    const ncu_kernel_t *group;
+    size_t k = s_kernel(&cap, "#2", &group);
+    cr_assert_neq(k, (size_t) -1);
+    const fb_finding_t *first = s_first(cap.fb, k);
+    cr_assert_not_null(first);
+    cr_expect_str_eq(first->category, "l2_bound");
+    cr_expect(strstr(first->title, "on re-reads") != NULL && strstr(first->title, "TMA included") != NULL, "%s",
+              first->title);
+    s_capture_destroy(&cap);
+    cap = s_capture("h200-v51/workloads", s_core); /* the count not collected: says less */
+    first = s_first(cap.fb, s_kernel(&cap, "#2", &group));
+    cr_assert_not_null(first);
+    cr_expect_str_eq(first->category, "memory_bound");
+    s_capture_destroy(&cap);
+}
+
 /* Corpus v12's workloads were captured under the default plan and full only. */
 Test(ncu_accuracy, h200_v12_workloads_core_names_every_expected_first_finding)
 {

@@ -332,12 +332,24 @@ static bool s_reads_bypass_lsu(const ncu_ctx_t *c)
     return analysis_has(V(c, NM_SECTORS_GLOBAL_LD)) && ncu_ctx_unseen_sectors(c, true) > 0;
 }
 
+/* The bytes the SMs read from L2 per byte DRAM read: the LSU's loads that
+ * miss L1 where they account for DRAM's reads, else (TMA copies, texture
+ * fetches) L2's own count of the sectors the SMs read, where the capture has
+ * it: cuBLAS's TMA GEMM in corpus v54 read 7.3x DRAM's bytes from L2 with one
+ * LSU sector. NAN where neither measures it. */
 static double s_l2_reread_ratio(const ncu_ctx_t *c)
 {
-    double missed = s_l1_missed_load_sectors(c), rd = V(c, NM_DRAM_READ);
-    if (!analysis_has(missed) || !analysis_has(rd) || rd <= 0 || s_reads_bypass_lsu(c))
+    double rd = V(c, NM_DRAM_READ);
+    if (!analysis_has(rd) || rd <= 0)
         return NAN;
-    return missed * 32.0 / rd; /* 32-byte sectors */
+    double read = s_reads_bypass_lsu(c) ? V(c, NM_L2_READ_SECTORS_SM) : s_l1_missed_load_sectors(c);
+    return analysis_has(read) ? read * 32.0 / rd : NAN; /* 32-byte sectors */
+}
+
+/* Whether the re-read ratio counts reads the LSU does not see (TMA). */
+static bool s_reread_ratio_from_l2(const ncu_ctx_t *c)
+{
+    return s_reads_bypass_lsu(c) && analysis_has(s_l2_reread_ratio(c));
 }
 
 static bool s_l2_rereads(const ncu_ctx_t *c)
@@ -628,14 +640,18 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
                      "global atomic instructions", unit->pct, fmin(atomic_unit, 100), atomics);
         else if (rereads)
             snprintf(title, sizeof title,
-                     "L2-bound on re-reads: L2 %.0f%% of peak with DRAM at %.0f%%: the loads that miss L1 "
-                     "fetch %.1fx the bytes DRAM reads, so L2 serves the same data again",
-                     unit->pct, s_or0(dram), reread);
+                     "L2-bound on re-reads: L2 %.0f%% of peak with DRAM at %.0f%%: %s %.1fx the bytes DRAM "
+                     "reads, so L2 serves the same data again",
+                     unit->pct, s_or0(dram), s_reread_ratio_from_l2(c) ? "the SMs read (TMA included)"
+                                                                       : "the loads that miss L1 fetch",
+                     reread);
         else if (analysis_has(reread)) /* measured, and not re-reads: say only what was measured */
             snprintf(title, sizeof title,
-                     "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%; the loads that miss L1 fetch %.2gx "
-                     "the bytes DRAM reads, so its work is not mostly re-reads of data it holds",
-                     unit->pct, s_or0(dram), reread);
+                     "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%; %s %.2gx the bytes DRAM reads, so "
+                     "its work is not mostly re-reads of data it holds",
+                     unit->pct, s_or0(dram), s_reread_ratio_from_l2(c) ? "the SMs read (TMA included)"
+                                                                      : "the loads that miss L1 fetch",
+                     reread);
         else if (s_reads_bypass_lsu(c))
             snprintf(title, sizeof title,
                      "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%; its data comes by TMA or texture "

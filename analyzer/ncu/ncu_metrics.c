@@ -95,6 +95,11 @@ static const ncu_metric_info_t s_metrics[NM__COUNT] = {
                        "L2 tag lookups", NM_AGG_WMEAN},
     [NM_L2_SECTORS_PCT] = {"lts__t_sectors.avg.pct_of_peak_sustained_elapsed", NULL, NULL, NULL, "%",
                            "L2 sector traffic", NM_AGG_WMEAN},
+    /* The sectors the SMs read from L2, whichever way they ask: the LSU's loads
+     * that miss L1, TMA copies and texture fetches alike (on the H200, cuBLAS's
+     * TMA GEMM read 3.5 GB through it against 0.48 GB from DRAM, corpus v54). */
+    [NM_L2_READ_SECTORS_SM] = {"lts__t_sectors_srcunit_tex_op_read.sum", NULL, NULL, NULL, "sector",
+                               "L2 sectors read by the SMs", NM_AGG_SUM},
     [NM_L2_ATOMIC_PCT] = {"lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed", NULL,
                           NULL, NULL, "%", "L2 atomic unit busy", NM_AGG_WMEAN},
     [NM_GLOBAL_RED] = {"smsp__inst_executed_op_global_red.sum", NULL, NULL, NULL, "inst",

@@ -54,6 +54,9 @@ static const char *const s_core_metrics[] = {
     "dram__bytes_write.sum",
     "l1tex__t_sector_hit_rate.pct",
     "lts__t_sector_hit_rate.pct",
+    /* the sectors the SMs read from L2, TMA's included, which the LSU's
+     * counters below do not see: L2's re-reads of a TMA kernel's operands */
+    "lts__t_sectors_srcunit_tex_op_read.sum",
     /* pipes */
     "smsp__issue_active.avg.pct_of_peak_sustained_active",
     "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
