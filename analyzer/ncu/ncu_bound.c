@@ -729,6 +729,21 @@ static size_t s_pipes_measured(const ncu_ctx_t *c)
     return n;
 }
 
+/* What running an FP64-bound kernel's arithmetic in FP32 saves, where
+ * precision allows (compute_fp64's action): its FP64 pipe's work moves to the
+ * FMA pipe at fp64/fp32 of the utilization (GH100 runs FP32 at twice its FP64
+ * rate, AD102 at 64 times), and the issue slots keep theirs, one instruction
+ * for one; the time follows the roofline to the busiest unit after the move.
+ * The pipe's headroom alone says nothing of this lever: at 95% it prices it at
+ * 0 (corpus v55's FP64 Horner chain: FP64 95%, issue 52%; est. 1.83x, the
+ * chain in float measured 1.72x). NAN where the GPU's rates are not known. */
+static double s_fp32_saved(const ncu_ctx_t *c)
+{
+    if (!c->roof || c->roof->fp64_tflops <= 0 || c->roof->fp32_tflops <= 0)
+        return NAN;
+    return ncu_units_saved_moving(&c->units, "fp64", "fma", c->roof->fp64_tflops / c->roof->fp32_tflops);
+}
+
 static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit_t *issue)
 {
     char title[320], advice[32], sol[64];
@@ -812,8 +827,18 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
         snprintf(title, sizeof title, "Compute-bound on the %s: %.0f%% busy%s%s", pipe->name, pipe->pct,
                  sol[0] ? ", " : "", sol);
         snprintf(advice, sizeof advice, "compute_%s", pipe->key);
-        f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(pipe->pct, sm)), "headroom", title,
+        double headroom = s_headroom(c, fmax(pipe->pct, sm)), fp32 = NAN;
+        if (strcmp(pipe->key, "fp64") == 0)
+            fp32 = s_fp32_saved(c);
+        bool moved = analysis_has(fp32) && fp32 > headroom;
+        f = ncu_ctx_finding(c, "compute_bound", moved ? fp32 : headroom, moved ? "fp32" : "headroom", title,
                             ncu_advice_action(advice));
+        if (f && moved)
+            finding_add_evidence(f, "fp32_over_fp64_rate", c->roof->fp32_tflops / c->roof->fp64_tflops, "x",
+                                 "FP32 runs at %.1fx this GPU's FP64 rate (%.0f vs %.0f TFLOP/s): in FP32 the "
+                                 "work moves to the FMA pipe; the issue slots keep theirs",
+                                 c->roof->fp32_tflops / c->roof->fp64_tflops, c->roof->fp32_tflops,
+                                 c->roof->fp64_tflops);
     }
     if (!f)
         return;

@@ -163,6 +163,23 @@ double ncu_units_saved(const ncu_units_t *units, const ncu_relief_t *relief)
     return before > after ? before - after : 0;
 }
 
+double ncu_units_saved_moving(const ncu_units_t *units, const char *from, const char *to, double factor)
+{
+    const ncu_unit_t *src = ncu_units_find(units, from), *dst = ncu_units_find(units, to);
+    if (!src || !analysis_has(factor) || factor < 0)
+        return NAN;
+    double before = 0, after = 0, moved = src->pct * factor;
+    for (size_t i = 0; i < units->count; i++) {
+        const ncu_unit_t *u = &units->unit[i];
+        double load = fmin(u->pct / u->attain, 1);
+        before = fmax(before, load);
+        after = fmax(after, u == src ? 0 : u == dst ? fmin((u->pct + moved) / u->attain, 1) : load);
+    }
+    if (!dst) /* the pipe the work moves to was not measured: it starts idle */
+        after = fmax(after, fmin(moved / NCU_ATTAIN_ONCHIP, 1));
+    return before > after ? before - after : 0;
+}
+
 double ncu_units_saved_or(const ncu_units_t *units, const ncu_relief_t *relief, double other, bool *other_won)
 {
     *other_won = false;

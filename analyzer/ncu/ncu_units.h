@@ -85,6 +85,13 @@ typedef struct {
  * little. */
 double ncu_units_saved(const ncu_units_t *units, const ncu_relief_t *relief);
 
+/* The share of the kernel's time saved, by the same roofline argument, when
+ * the work of unit `from` moves to unit `to`, where it takes `factor` of the
+ * utilization it took on `from` (the same arithmetic on a faster pipe: 0.5
+ * for FP64 work done as FP32 on GH100). Every other unit keeps its load. NAN
+ * when `from` was not measured; a `to` not measured counts from 0. */
+double ncu_units_saved_moving(const ncu_units_t *units, const char *from, const char *to, double factor);
+
 /* The better of the roofline's saving and `other`, a saving another model
  * estimates, capped so that no unit passes its attainable ceiling afterwards
  * (after a change that saves a share g of the time every unit runs at its
