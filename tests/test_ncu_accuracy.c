@@ -455,8 +455,10 @@ Test(ncu_accuracy, h200_v21_full_names_every_expected_first_finding)
  * problems), v48 (causes at their margins), v51's workloads (ten
  * KernelBench level-2 problems), v52 (v51's disagreements in ATen's layout),
  * v53 (the launch floor and the grid cap on kernels they were not made
- * with), v54's workloads (four KernelBench level-3 problems) and v55
- * (textbook bottlenecks at parameters no earlier corpus used). */
+ * with), v54's workloads (four KernelBench level-3 problems), v55
+ * (textbook bottlenecks at parameters no earlier corpus used) and v56 (Triton
+ * kernels with agents' mistakes: fenced atomics, no split-K, float64 GELU,
+ * spills, a scalar loop). */
 Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
 {
     static const struct {
@@ -500,6 +502,7 @@ Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v51", "h200-v51/workloads", "workloads"},
                 {"h200-v54", "h200-v54/workloads", "workloads"},
                 {"h200-v55", "h200-v55/capture-2026-12-04", "kernels"},
+                {"h200-v56", "h200-v56/capture-2026-12-04", "kernels"},
                 {"h200-v27", "h200-v27/workloads-h100", "h100"},
                 {"h200-v28", "h200-v28/workloads-h100", "h100"}};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {

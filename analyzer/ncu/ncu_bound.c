@@ -647,11 +647,11 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
                      reread);
         else if (analysis_has(reread)) /* measured, and not re-reads: say only what was measured */
             snprintf(title, sizeof title,
-                     "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%; %s %.2gx the bytes DRAM reads, so "
+                     "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%; %s %s%.2gx the bytes DRAM reads, so "
                      "its work is not mostly re-reads of data it holds",
                      unit->pct, s_or0(dram), s_reread_ratio_from_l2(c) ? "the SMs read (TMA included)"
                                                                       : "the loads that miss L1 fetch",
-                     reread);
+                     reread < 0.01 ? "under " : "", fmax(reread, 0.01));
         else if (s_reads_bypass_lsu(c))
             snprintf(title, sizeof title,
                      "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%; its data comes by TMA or texture "
