@@ -36,7 +36,9 @@
 # capture, levers_full_raw.csv.xz: what no test reads is kept compressed, so the repository
 # stays under the device's 64 MiB working tree); CORPUS/times.txt has the wall time of the
 # uninstrumented run and of every plan, and the replay passes ncu reported per kernel. Everything
-# is packed into OUT/CORPUS.tar.xz. GPU clocks and settings are never touched
+# is packed into OUT/CORPUS.tar.xz; a run stopped by a signal (a time limit, Ctrl-C) packs what
+# the corpus under way measured as OUT/CORPUS.partial.tar.xz, with its --set full report when it
+# was written but not yet imported. GPU clocks and settings are never touched
 # (--clock-control none). Needs nvcc and ncu on PATH (python3 with torch + triton for workloads).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,7 +49,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift ;;
     --plans) plans=$2; shift ;;
-    -h|--help) sed -n "2,40p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,42p" "$0"; exit 0 ;;
     -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
     *) corpora+=("$1") ;;
   esac
