@@ -21,6 +21,8 @@
 #              KernelBench problems); only the launches inside NVTX ranges named "profile"
 #              are profiled (--nvtx --nvtx-include profile/), so warm-up runs stay out.
 #   workloads-vN   tests/fixtures/ncu/h200-vN/workloads.py all, the same way (v12)
+#   workloads-vN@NAME  that file's one workload NAME (a problem too long to capture with the rest),
+#              into CORPUS workloads-vN-NAME
 # Plans:
 #   core_mwa  the collector's default plan since 2026-12-02: --csv --page raw --metrics <its
 #          metric list> --section MemoryWorkloadAnalysis (the spill counters), both read from
@@ -124,9 +126,9 @@ capture() {
           --section LaunchStats --log-file "$dir/pass3_warps.csv" "$@" ;;
       full)
         timed full "$dir" "${ncu[@]}" --set full --metrics "$full_metrics" --import-source yes -f \
-          -o "$work/$name-full" "$@"
-        ncu --import "$work/$name-full.ncu-rep" --csv --page raw > "$dir/full_raw.csv" 2> "$dir/import.log"
-        ncu --import "$work/$name-full.ncu-rep" --csv --page details > "$dir/full_details.csv" 2>> "$dir/import.log" ;;
+          -o "$dir-full" "$@"
+        ncu --import "$dir-full.ncu-rep" --csv --page raw > "$dir/full_raw.csv" 2> "$dir/import.log"
+        ncu --import "$dir-full.ncu-rep" --csv --page details > "$dir/full_details.csv" 2>> "$dir/import.log" ;;
       *) echo "gpu-corpus: unknown plan $plan" >&2; return 2 ;;
     esac
   done
@@ -139,8 +141,9 @@ capture() {
 { ncu --version; nvcc --version | tail -2; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem \
     --format=csv; } > "$out/env.txt" 2>&1
 for name in "${corpora[@]}"; do
-  dir=$work/$name
-  current=$name
+  tag=${name/@/-} # workloads-vN@NAME captures into workloads-vN-NAME
+  dir=$work/$tag
+  current=$tag
   mkdir -p "$dir"
   echo "== $name ($(date -u +%T))"
   case "$name" in
@@ -165,7 +168,7 @@ for name in "${corpora[@]}"; do
         # compiled on its first launch, outside no range: -k keeps only the vN_* kernels).
         for i in 1 2 3; do echo "# run $i"; python3 "${src%.cu}.py" time; done > "$dir/levers.txt" 2>&1
         capture "$name" "$dir" python3 "${src%.cu}.py" all
-        tar -C "$work" -cJf "$out/$name.tar.xz" "$name"
+        tar -C "$work" -cJf "$out/$tag.tar.xz" "$tag"
         cat "$dir/times.txt"
         continue
       fi
@@ -188,13 +191,17 @@ for name in "${corpora[@]}"; do
       for f in "$dir/sass.txt" "$dir/levers_full_raw.csv"; do if [ -f "$f" ]; then xz -9 -f "$f"; fi; done ;;
     workloads)
       capture "$name" "$dir" python3 "$root/tests/fixtures/ncu/h200-v3/workloads.py" all ;;
+    workloads-v*@*)
+      src=$root/tests/fixtures/ncu/h200-${name%%@*}; src=${src/h200-workloads-/h200-}/workloads.py
+      [ -f "$src" ] || { echo "gpu-corpus: unknown corpus $name (no $src)" >&2; exit 2; }
+      capture "$name" "$dir" python3 "$src" "${name#*@}" ;;
     workloads-v*)
       src=$root/tests/fixtures/ncu/h200-${name#workloads-}/workloads.py
       [ -f "$src" ] || { echo "gpu-corpus: unknown corpus $name (no $src)" >&2; exit 2; }
       capture "$name" "$dir" python3 "$src" all ;;
     *) echo "gpu-corpus: unknown corpus $name" >&2; exit 2 ;;
   esac
-  tar -C "$work" -cJf "$out/$name.tar.xz" "$name"
+  tar -C "$work" -cJf "$out/$tag.tar.xz" "$tag"
   cat "$dir/times.txt"
 done
 echo "gpu-corpus: done; archives in $out"
