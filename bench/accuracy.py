@@ -109,6 +109,7 @@ CAPTURES = [
     ("h200-v47 workloads", "h200-v47/workloads", "h200-v47", "workloads"),
     ("h200-v51 workloads", "h200-v51/workloads", "h200-v51", "workloads"),
     ("h200-v54 workloads", "h200-v54/workloads", "h200-v54", "workloads"),
+    ("h200-v54 problem 21", "h200-v54/workloads-p21", "h200-v54", "p21"),
     ("h200-v55 (corpus_v55.cu)", "h200-v55/capture-2026-12-04", "h200-v55", "kernels"),
     ("h200-v56 (corpus_v56.py, Triton)", "h200-v56/capture-2026-12-04", "h200-v56", "kernels"),
     ("h200-v51 workloads 12-04", "h200-v51/workloads-2026-12-04", "h200-v51", "workloads"),
