@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# deploy/gpu-corpus.sh [--out DIR] [--plans "core_mwa sol pass full"] CORPUS...: captures the
-# ground-truth corpora on a GPU host with Nsight Compute, plan by plan, and times each run.
+# deploy/gpu-corpus.sh [--out DIR] [--plans "core_mwa sol pass full"] [--launch-count N] CORPUS...:
+# captures the ground-truth corpora on a GPU host with Nsight Compute, plan by plan, and times each
+# run. --launch-count N profiles only the first N launches each plan reaches (ncu -c N): for a
+# program of thousands of alike launches, such as an RNN's per-step kernels (corpus v54's LSTM).
 #
 # CORPUS is one of
 #   h200       tests/fixtures/ncu/h200/kernels.cu, run as `kernels all`
@@ -46,12 +48,16 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$PWD/gpu-corpus-out}
 plans="core_mwa sol pass full"
+launch_count=""
 corpora=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift ;;
     --plans) plans=$2; shift ;;
-    -h|--help) sed -n "2,42p" "$0"; exit 0 ;;
+    --launch-count)
+      case "$2" in ''|*[!0-9]*|0) echo "gpu-corpus: --launch-count takes a positive number, not '$2'" >&2; exit 2 ;; esac
+      launch_count=$2; shift ;;
+    -h|--help) sed -n "2,46p" "$0"; exit 0 ;;
     -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
     *) corpora+=("$1") ;;
   esac
@@ -101,6 +107,7 @@ capture() {
   local name=$1 dir=$2
   shift 2
   local ncu=(ncu --clock-control none --target-processes all)
+  if [ -n "$launch_count" ]; then ncu+=(-c "$launch_count"); fi
   case "$name" in workloads*) ncu+=(--nvtx --nvtx-include "profile/") ;; esac
   # corpus_v3's input generators (init_fill_*) run several times: only its kernels.
   # From v3 on, each corpus's kernels are named vN_* (its levers fixN_*, its inputs init_*).

@@ -28,4 +28,23 @@ check "gpu-source.sh reads the list through core-metrics.sh" grep -q 'deploy/cor
 check "gpu-corpus.sh reads the sections through core-metrics.sh" grep -q 'core-metrics.sh" --sections' "$root/deploy/gpu-corpus.sh"
 check "gpu-source.sh reads the sections through core-metrics.sh" grep -q 'core-metrics.sh" --sections' "$root/deploy/gpu-source.sh"
 check "gpu-corpus.sh reads the full plan's metrics through core-metrics.sh" grep -q 'core-metrics.sh" --full' "$root/deploy/gpu-corpus.sh"
+# gpu-corpus.sh's own behaviour, against a stand-in ncu (no GPU here): a run stopped by a signal
+# keeps what its corpus measured, --launch-count reaches ncu as -c, and bad input is refused.
+fake=$(mktemp -d)
+trap 'rm -rf "$fake"' EXIT
+cat > "$fake/ncu" << 'NCU'
+#!/bin/sh
+case "$1" in --version) echo "stand-in ncu" ;; *) echo "ncu $*" >&2; sleep 60 ;; esac
+NCU
+chmod +x "$fake/ncu"
+PATH="$fake:$PATH" timeout -s TERM 10 bash "$root/deploy/gpu-corpus.sh" --out "$fake/out" --plans core_mwa \
+  --launch-count 7 workloads-v54@kb3_21_efficientnet_mbconv > "$fake/log" 2>&1
+part="$fake/out/workloads-v54-kb3_21_efficientnet_mbconv.partial.tar.xz"
+check "gpu-corpus.sh packs a stopped run's corpus as CORPUS.partial.tar.xz" [ -s "$part" ]
+check "gpu-corpus.sh passes --launch-count to ncu as -c" \
+  sh -c "tar -xJOf '$part' workloads-v54-kb3_21_efficientnet_mbconv/core_mwa.log | grep -q -- '--target-processes all -c 7 '"
+check "gpu-corpus.sh refuses a launch count that is not a positive number" \
+  sh -c "! PATH='$fake:$PATH' bash '$root/deploy/gpu-corpus.sh' --launch-count 0 h200 2> /dev/null"
+check "gpu-corpus.sh names an unknown workloads corpus" \
+  sh -c "PATH='$fake:$PATH' bash '$root/deploy/gpu-corpus.sh' --out '$fake/o2' workloads-v99@x 2>&1 | grep -q 'unknown corpus workloads-v99@x'"
 exit "$fail"
