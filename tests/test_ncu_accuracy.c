@@ -171,6 +171,17 @@ static const fb_finding_t *s_first(const feedback_t *fb, size_t kernel)
     return NULL;
 }
 
+/* The first finding of a kernel the capture must hold (ID "#N" or name). */
+static const fb_finding_t *s_lead(capture_t *cap, const char *kernel)
+{
+    const ncu_kernel_t *group;
+    size_t k = s_kernel(cap, kernel, &group);
+    cr_assert_neq(k, (size_t) -1, "%s is not in the feedback", kernel);
+    const fb_finding_t *first = s_first(cap->fb, k);
+    cr_assert_not_null(first, "%s has no finding", kernel);
+    return first;
+}
+
 /* Global atomic and reduction instructions, 0 where unmeasured. */
 static double s_or0_atomics(const ncu_kernel_t *k)
 {
@@ -364,19 +375,13 @@ Test(ncu_accuracy, captures_under_the_plan_with_l2_reads_name_every_expected_fir
 Test(ncu_accuracy, tma_reads_are_counted_in_l2_re_reads)
 {
     capture_t cap = s_capture("h200-v51/workloads-2026-12-04", s_core);
-    const ncu_kernel_t *group;
-    size_t k = s_kernel(&cap, "#2", &group);
-    cr_assert_neq(k, (size_t) -1);
-    const fb_finding_t *first = s_first(cap.fb, k);
-    cr_assert_not_null(first);
+    const fb_finding_t *first = s_lead(&cap, "#2");
     cr_expect_str_eq(first->category, "l2_bound");
     cr_expect(strstr(first->title, "on re-reads") != NULL && strstr(first->title, "TMA included") != NULL, "%s",
               first->title);
     s_capture_destroy(&cap);
     cap = s_capture("h200-v51/workloads", s_core); /* the count not collected: says less */
-    first = s_first(cap.fb, s_kernel(&cap, "#2", &group));
-    cr_assert_not_null(first);
-    cr_expect_str_eq(first->category, "memory_bound");
+    cr_expect_str_eq(s_lead(&cap, "#2")->category, "memory_bound");
     s_capture_destroy(&cap);
 }
 
@@ -764,9 +769,7 @@ Test(ncu_accuracy, scattered_dram_reads_bind_at_their_own_ceiling)
 Test(ncu_accuracy, fp64_bound_kernels_price_the_same_arithmetic_in_fp32)
 {
     capture_t cap = s_capture("h200-v55/capture-2026-12-04", s_core);
-    const ncu_kernel_t *group;
-    const fb_finding_t *f = s_first(cap.fb, s_kernel(&cap, "v55_fp64_horner", &group));
-    cr_assert_not_null(f);
+    const fb_finding_t *f = s_lead(&cap, "v55_fp64_horner");
     cr_expect_str_eq(f->category, "compute_bound");
     double x = 1 / (1 - f->speedup / 100);
     cr_expect(x > 1.5 && x < 2.1, "est. %.2fx (measured 1.72x)", x);
@@ -868,11 +871,7 @@ Test(ncu_accuracy, launches_that_behave_differently_are_analyzed_apart)
 Test(ncu_accuracy, blocks_at_the_launch_floor_lead_with_fewer_longer_blocks)
 {
     capture_t cap = s_capture("h200-v52/capture-2026-12-03", s_core);
-    const ncu_kernel_t *group;
-    size_t k = s_kernel(&cap, "v52_layernorm64", &group);
-    cr_assert_neq(k, (size_t) -1);
-    const fb_finding_t *first = s_first(cap.fb, k);
-    cr_assert_not_null(first);
+    const fb_finding_t *first = s_lead(&cap, "v52_layernorm64");
     cr_expect_str_eq(first->category, "latency_bound");
     cr_expect(strstr(first->title, "block launch rate") != NULL, "%s", first->title);
     cr_expect_geq(first->speedup, 45.0, "%s", first->title);
