@@ -74,7 +74,7 @@ trap 'rm -rf "$work"' EXIT
 current=""
 stopped() {
   if [ -n "$current" ] && [ -d "$work/$current" ]; then
-    for rep in "$work/$current-full.ncu-rep"; do [ -f "$rep" ] && cp "$rep" "$work/$current/"; done
+    if [ -f "$work/$current-full.ncu-rep" ]; then cp "$work/$current-full.ncu-rep" "$work/$current/"; fi
     tar -C "$work" -cJf "$out/$current.partial.tar.xz" "$current" \
       && echo "gpu-corpus: stopped; what $current captured is in $out/$current.partial.tar.xz" >&2
   fi
@@ -198,14 +198,13 @@ for name in "${corpora[@]}"; do
       for f in "$dir/sass.txt" "$dir/levers_full_raw.csv"; do if [ -f "$f" ]; then xz -9 -f "$f"; fi; done ;;
     workloads)
       capture "$name" "$dir" python3 "$root/tests/fixtures/ncu/h200-v3/workloads.py" all ;;
-    workloads-v*@*)
-      src=$root/tests/fixtures/ncu/h200-${name%%@*}; src=${src/h200-workloads-/h200-}/workloads.py
+    workloads-v*) # workloads-vN, or workloads-vN@NAME for its one workload NAME
+      corpus=${name%%@*}
+      src=$root/tests/fixtures/ncu/h200-${corpus#workloads-}/workloads.py
       [ -f "$src" ] || { echo "gpu-corpus: unknown corpus $name (no $src)" >&2; exit 2; }
-      capture "$name" "$dir" python3 "$src" "${name#*@}" ;;
-    workloads-v*)
-      src=$root/tests/fixtures/ncu/h200-${name#workloads-}/workloads.py
-      [ -f "$src" ] || { echo "gpu-corpus: unknown corpus $name (no $src)" >&2; exit 2; }
-      capture "$name" "$dir" python3 "$src" all ;;
+      what=all
+      if [ "$corpus" != "$name" ]; then what=${name#*@}; fi
+      capture "$name" "$dir" python3 "$src" "$what" ;;
     *) echo "gpu-corpus: unknown corpus $name" >&2; exit 2 ;;
   esac
   tar -C "$work" -cJf "$out/$tag.tar.xz" "$tag"

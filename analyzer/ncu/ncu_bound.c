@@ -346,12 +346,6 @@ static double s_l2_reread_ratio(const ncu_ctx_t *c)
     return analysis_has(read) ? read * 32.0 / rd : NAN; /* 32-byte sectors */
 }
 
-/* Whether the re-read ratio counts reads the LSU does not see (TMA). */
-static bool s_reread_ratio_from_l2(const ncu_ctx_t *c)
-{
-    return s_reads_bypass_lsu(c) && analysis_has(s_l2_reread_ratio(c));
-}
-
 static bool s_l2_rereads(const ncu_ctx_t *c)
 {
     double ratio = s_l2_reread_ratio(c);
@@ -443,7 +437,10 @@ static double s_reread_saved(const ncu_ctx_t *c, double ratio)
 {
     double ld = V(c, NM_SECTORS_GLOBAL_LD), st = s_or0(V(c, NM_SECTORS_GLOBAL_ST));
     double missed = s_l1_missed_load_sectors(c);
-    if (!analysis_has(ratio) || ratio <= 1 || !analysis_has(ld) || ld <= 0 || !analysis_has(missed))
+    /* The model moves the LSU's loads; reads that come by TMA (a ratio from
+     * L2's own count) it cannot place: the headroom stands for them. */
+    if (!analysis_has(ratio) || ratio <= 1 || !analysis_has(ld) || ld <= 0 || !analysis_has(missed) ||
+        s_reads_bypass_lsu(c))
         return NAN;
     double l2_keep = (missed / ratio + st) / (missed + st);
     double ld_keep = 1 - (ld / (ld + st)) * (1 - 1 / ratio);
@@ -632,6 +629,7 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
     } else if (strcmp(unit->key, "l2") == 0) {
         double atomics = s_or0(V(c, NM_GLOBAL_RED)) + s_or0(V(c, NM_GLOBAL_ATOM));
         double atomic_unit = V(c, NM_L2_ATOMIC_PCT), reread = s_l2_reread_ratio(c);
+        const char *reader = s_reads_bypass_lsu(c) ? "the SMs read (TMA included)" : "the loads that miss L1 fetch";
         bool atomic = atomics > 0 && analysis_has(atomic_unit) && atomic_unit >= 20;
         bool rereads = !atomic && analysis_has(reread) && reread > NCU_L2_REREAD_RATIO;
         if (atomic)
@@ -642,16 +640,12 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
             snprintf(title, sizeof title,
                      "L2-bound on re-reads: L2 %.0f%% of peak with DRAM at %.0f%%: %s %.1fx the bytes DRAM "
                      "reads, so L2 serves the same data again",
-                     unit->pct, s_or0(dram), s_reread_ratio_from_l2(c) ? "the SMs read (TMA included)"
-                                                                       : "the loads that miss L1 fetch",
-                     reread);
+                     unit->pct, s_or0(dram), reader, reread);
         else if (analysis_has(reread)) /* measured, and not re-reads: say only what was measured */
             snprintf(title, sizeof title,
                      "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%; %s %s%.2gx the bytes DRAM reads, so "
                      "its work is not mostly re-reads of data it holds",
-                     unit->pct, s_or0(dram), s_reread_ratio_from_l2(c) ? "the SMs read (TMA included)"
-                                                                      : "the loads that miss L1 fetch",
-                     reread < 0.01 ? "under " : "", fmax(reread, 0.01));
+                     unit->pct, s_or0(dram), reader, reread < 0.01 ? "under " : "", fmax(reread, 0.01));
         else if (s_reads_bypass_lsu(c))
             snprintf(title, sizeof title,
                      "L2-bound: L2 %.0f%% of peak with DRAM at %.0f%%; its data comes by TMA or texture "
