@@ -112,6 +112,7 @@ CAPTURES = [
     ("h200-v54 problem 21", "h200-v54/workloads-p21", "h200-v54", "p21"),
     ("h200-v55 (corpus_v55.cu)", "h200-v55/capture-2026-12-04", "h200-v55", "kernels"),
     ("h200-v56 (corpus_v56.py, Triton)", "h200-v56/capture-2026-12-04", "h200-v56", "kernels"),
+    ("h200-v57 (corpus_v57.cu)", "h200-v57/capture-2026-12-04", "h200-v57", "kernels"),
     ("h200-v51 workloads 12-04", "h200-v51/workloads-2026-12-04", "h200-v51", "workloads"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
