@@ -33,6 +33,9 @@
 #   sol    --csv --page raw --section SpeedOfLight
 #   pass   three runs: --section SpeedOfLight; --section MemoryWorkloadAnalysis;
 #          --section WarpStateStats --section Occupancy --section LaunchStats
+#   detailed  KernelFoundry's capture: --set detailed --csv (the details page), CORPUS/detailed.csv
+#   ka     KernelAgent's capture: --csv --page raw --metrics <its 29 names, two of which GH100
+#          lacks> (--replay-mode kernel, as it runs ncu), CORPUS/ka_raw.csv
 #   full   --set full --metrics <what the full plan adds: deploy/core-metrics.sh --full>
 #          --import-source yes -o full, then --import ... --csv --page raw / details
 # Each capture is written as CORPUS/<plan>_raw.csv (pass1_sol.csv, pass2_memory.csv,
@@ -57,7 +60,7 @@ while [ $# -gt 0 ]; do
     --launch-count)
       case "$2" in ''|*[!0-9]*|0) echo "gpu-corpus: --launch-count takes a positive number, not '$2'" >&2; exit 2 ;; esac
       launch_count=$2; shift ;;
-    -h|--help) sed -n "2,46p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,49p" "$0"; exit 0 ;;
     -*) echo "gpu-corpus: unknown option $1" >&2; exit 2 ;;
     *) corpora+=("$1") ;;
   esac
@@ -87,6 +90,9 @@ core_metrics=$(bash "$root/deploy/core-metrics.sh") || exit 2
 core_section_args=$(bash "$root/deploy/core-metrics.sh" --sections) || exit 2
 read -r -a core_sections <<< "$core_section_args"
 full_metrics=$(bash "$root/deploy/core-metrics.sh" --full) || exit 2
+# KernelAgent's metric list (meta-pytorch/KernelAgent, ncu_profiler.py at PR #86; its two
+# pre-Hopper names, the FP32 pipe and the memory-dependency stall, ncu drops without a word).
+ka_metrics=sm__cycles_active.avg,sm__warps_active.avg.pct_of_peak_sustained_active,launch__occupancy_limit_blocks,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,launch__registers_per_thread,sm__inst_executed.sum,sm__inst_executed_pipe_fp32.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes.sum.per_second,gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed,launch__shared_mem_per_block_allocated,l1tex__t_sector_hit_rate.pct,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__t_sector_hit_rate.pct,lts__throughput.avg.pct_of_peak_sustained_active,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,smsp__warp_issue_stalled_memory_dependency_per_warp_active.pct,smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_barrier_per_warp_active.pct,smsp__warp_issue_stalled_branch_resolving_per_warp_active.pct,smsp__sass_average_branch_targets_threads_uniform.pct,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed
 
 now() { date +%s.%N; }
 # timed LABEL DIR CMD...: runs CMD, appends "LABEL rc=N S s" to DIR/times.txt.
@@ -123,6 +129,10 @@ capture() {
               --log-file "$dir/core_raw.csv" "$@" ;;
       core_mwa) LC_ALL=C timed core_mwa "$dir" "${ncu[@]}" --csv --page raw --metrics "$core_metrics" \
               "${core_sections[@]}" --log-file "$dir/core_mwa_raw.csv" "$@" ;;
+      detailed) LC_ALL=C timed detailed "$dir" "${ncu[@]}" --set detailed --csv \
+              --log-file "$dir/detailed.csv" "$@" ;;
+      ka) LC_ALL=C timed ka "$dir" "${ncu[@]}" --replay-mode kernel --csv --page raw --metrics "$ka_metrics" \
+              --log-file "$dir/ka_raw.csv" "$@" ;;
       sol) timed sol "$dir" "${ncu[@]}" --csv --page raw --section SpeedOfLight \
               --log-file "$dir/sol_raw.csv" "$@" ;;
       pass)
