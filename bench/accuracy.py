@@ -37,6 +37,10 @@ PLANS = [
     ("sol", ["sol_raw.csv"]),
     ("three sections", ["pass1_sol.csv", "pass2_memory.csv", "pass3_warps.csv"]),
     ("full", ["full_raw.csv", "full_details.csv"]),
+    # what agents capture themselves: KernelFoundry's `ncu --set detailed --csv` (the details
+    # page) and KernelAgent's `--csv --page raw --metrics <29 names>` (agents-2026-12-04/)
+    ("detailed (KernelFoundry)", ["detailed.csv"]),
+    ("KernelAgent's 29 metrics", ["ka_raw.csv"]),
 ]
 # (corpus, capture folder, fileset name in truth.txt)
 CAPTURES = [
@@ -114,6 +118,15 @@ CAPTURES = [
     ("h200-v56 (corpus_v56.py, Triton)", "h200-v56/capture-2026-12-04", "h200-v56", "kernels"),
     ("h200-v57 (corpus_v57.cu)", "h200-v57/capture-2026-12-04", "h200-v57", "kernels"),
     ("h200-v51 workloads 12-04", "h200-v51/workloads-2026-12-04", "h200-v51", "workloads"),
+    # the agents' own captures (deploy/gpu-corpus.sh --plans "detailed ka")
+    ("h200 (kernels.cu) agents", "h200/agents-2026-12-04", "h200", "kernels"),
+    ("h200-v2 (corpus_v2.cu) agents", "h200-v2/agents-2026-12-04", "h200-v2", "kernels"),
+    ("h200-v3 (corpus_v3.cu) agents", "h200-v3/agents-2026-12-04", "h200-v3", "kernels"),
+    ("h200-v4 (corpus_v4.cu) agents", "h200-v4/agents-2026-12-04", "h200-v4", "kernels"),
+    ("h200-v48 (corpus_v48.cu) agents", "h200-v48/agents-2026-12-04", "h200-v48", "kernels"),
+    ("h200-v55 (corpus_v55.cu) agents", "h200-v55/agents-2026-12-04", "h200-v55", "kernels"),
+    ("h200-v56 (corpus_v56.py) agents", "h200-v56/agents-2026-12-04", "h200-v56", "kernels"),
+    ("h200-v57 (corpus_v57.cu) agents", "h200-v57/agents-2026-12-04", "h200-v57", "kernels"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
 # plan of that time).

@@ -778,6 +778,29 @@ Test(ncu_accuracy, fp64_bound_kernels_price_the_same_arithmetic_in_fp32)
     s_capture_destroy(&cap);
 }
 
+/* What agents capture themselves, read as they write it: KernelFoundry's
+ * `ncu --set detailed --csv` (the details page) and KernelAgent's raw page
+ * of 29 metrics (deploy/gpu-corpus.sh --plans "detailed ka", 2026-12-04).
+ * Neither measures every cause: they may say less, never something wrong.
+ * Two claims were wrong before (KernelAgent's list has the tensor pipe alone,
+ * where "no pipe is full" named pipes it never measured; the details page
+ * has the issue slots only as instructions a cycle, which an idle tail read
+ * as latency); the rest of the wrong first findings are the default plan's
+ * own disagreements (known_misses.txt). */
+Test(ncu_accuracy, the_agents_own_captures_make_no_wrong_claim)
+{
+    static const char *const detailed[] = {"detailed.csv", NULL};
+    static const char *const ka[] = {"ka_raw.csv", NULL};
+    static const char *const corpora[] = {"h200",     "h200-v2",  "h200-v3",  "h200-v4",
+                                          "h200-v48", "h200-v55", "h200-v56", "h200-v57"};
+    for (size_t i = 0; i < sizeof corpora / sizeof corpora[0]; i++) {
+        char folder[64];
+        snprintf(folder, sizeof folder, "%s/agents-2026-12-04", corpora[i]);
+        s_expect_plan(corpora[i], folder, "kernels", "detailed", detailed, false);
+        s_expect_plan(corpora[i], folder, "kernels", "ka", ka, false);
+    }
+}
+
 /* Whole-sector stores leave the loads' requests as they are, so their gain
  * is floored by the loads' idle round trip as a load fix's is: corpus v57's
  * strided stores from half the SMs (DRAM 53%, a load waiting 943 cycles

@@ -751,17 +751,23 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
                             title, ncu_advice_action("compute"));
         ncu_ctx_missing(c, "pipe utilization (sm__inst_executed_pipe_*, sm__pipe_*_cycles_active): "
                            "the core plan or --section ComputeWorkloadAnalysis");
-    } else if (s_pipes_measured(c) < NCU_PIPES_ALL && pipe->pct < sm - NCU_SOL_GAP &&
-               !(issue && issue->pct >= sm - NCU_SOL_GAP)) {
+    } else if (s_pipes_measured(c) < NCU_PIPES_ALL &&
+               pipe->pct < fmax(sm, issue ? issue->pct : 0) - NCU_SOL_GAP) {
         /* SM throughput is the max over its breakdown, every pipe among it:
          * far above the few pipes a capture measured, the saturated one may
          * be another. With every pipe measured the busiest one is the bound
          * (SM throughput also counts non-pipe rates: int_hash is at 90% SM
-         * with ALU 71% its busiest pipe, as NCU's HighPipeUtilization says). */
+         * with ALU 71% its busiest pipe, as NCU's HighPipeUtilization says).
+         * Busy issue slots say the same: "no pipe is full" needs every pipe
+         * (KernelAgent's metric list has the tensor pipe alone). */
+        char issued[48] = "";
+        if (issue && issue->pct >= sm - NCU_SOL_GAP)
+            snprintf(issued, sizeof issued, ", issue slots %.0f%% busy", issue->pct);
         snprintf(title, sizeof title,
-                 "Compute-bound: %s; which pipe saturates was not measured (busiest measured: %s %.0f%%)",
-                 sol, pipe->name, pipe->pct);
-        f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, sm), "headroom", title, ncu_advice_action("compute"));
+                 "Compute-bound: %s%s; which pipe saturates was not measured (busiest measured: %s %.0f%%)",
+                 sol, issued, pipe->name, pipe->pct);
+        f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(sm, issued[0] ? issue->pct : 0)), "headroom",
+                            title, ncu_advice_action("compute"));
         ncu_ctx_missing(c, "pipe utilization (sm__inst_executed_pipe_*, sm__pipe_*_cycles_active): "
                            "the core plan or --section ComputeWorkloadAnalysis");
     } else if (issue && issue->pct >= NCU_SOL_HIGH && pipe->pct < NCU_SOL_LATENCY) {

@@ -159,6 +159,11 @@ static const ncu_metric_info_t s_metrics[NM__COUNT] = {
                          NM_AGG_WMEAN},
     [NM_ISSUE_PCT] = {"smsp__issue_active.avg.pct_of_peak_sustained_active", NULL, NULL, NULL, "%",
                       "issue slots busy", NM_AGG_WMEAN},
+    /* The details page of --set detailed (KernelFoundry's capture) has the
+     * issue slots only as instructions a cycle per SM: Scheduler Statistics
+     * is not in that set. */
+    [NM_ISSUED_IPC] = {"sm__inst_issued.avg.per_cycle_active", NULL, CWA, "Issued Ipc Active",
+                       "inst/cycle", "instructions issued per active SM cycle", NM_AGG_WMEAN},
     [NM_WARP_CYCLES_PER_ISSUE] = {"smsp__average_warp_latency_per_inst_issued.ratio", NULL, WSS,
                                   "Warp Cycles Per Issued Instruction", "cycle",
                                   "warp cycles per issued instruction", NM_AGG_WMEAN},
@@ -228,6 +233,9 @@ static const ncu_metric_info_t s_metrics[NM__COUNT] = {
                      "LSU pipe busy", NM_AGG_WMEAN},
     [NM_INST_EXECUTED] = {"smsp__inst_executed.sum", "inst_executed", IS, "Executed Instructions",
                           "inst", "executed warp instructions", NM_AGG_SUM},
+    /* The same count as the SMs sum it: KernelAgent's list has this one. */
+    [NM_INST_EXECUTED_SM] = {"sm__inst_executed.sum", NULL, NULL, NULL, "inst",
+                             "executed warp instructions", NM_AGG_SUM},
     /* Useful lanes per pipe: predicated-off lanes take the issue slot and the
      * pipe as idle ones do, but the overall ratio cannot say on which pipe
      * (a transcendental's guarded fix-ups are predicated off on the FMA pipe

@@ -21,6 +21,7 @@
  * and ALU pipes and the cycle counts: a maximum over fewer counters would
  * understate the SM. */
 #include "ncu_summary.h"
+#include "ncu_units.h"
 
 #include <assert.h>
 #include <math.h>
@@ -38,9 +39,8 @@ void ncu_summary_derive(ncu_kernel_t *k)
     if (!isnan(k->v[NM_SM_PCT]))
         return;
     double active = k->v[NM_SM_ACTIVE_CYCLES], elapsed = k->v[NM_ELAPSED_CYCLES];
-    double issue = k->v[NM_ISSUE_PCT];
-    if (isnan(issue) && !isnan(k->v[NM_ISSUE_ACTIVE]))
-        issue = 100 * k->v[NM_ISSUE_ACTIVE];
+    ncu_metric_t from;
+    double issue = ncu_units_issue_pct(k->v, &from);
     if (isnan(active) || isnan(elapsed) || elapsed <= 0 || active < 0 || isnan(issue) ||
         isnan(k->v[NM_MEM_PIPES]) || isnan(k->v[NM_PIPE_FMA]) || isnan(k->v[NM_PIPE_ALU]))
         return;

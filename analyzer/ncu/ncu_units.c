@@ -76,6 +76,34 @@ static bool s_dram_scattered(const double *v)
            (whole_stores || st <= NCU_SCATTERED_STORE_SHARE * ld);
 }
 
+double ncu_units_issue_pct(const double *v, ncu_metric_t *from)
+{
+    if (!isnan(v[NM_ISSUE_PCT])) {
+        *from = NM_ISSUE_PCT;
+        return v[NM_ISSUE_PCT];
+    }
+    /* A fraction per scheduler cycle. */
+    if (!isnan(v[NM_ISSUE_ACTIVE])) {
+        *from = NM_ISSUE_ACTIVE;
+        return 100 * v[NM_ISSUE_ACTIVE];
+    }
+    /* Instructions a cycle per SM: one a cycle from each of its four
+     * schedulers at most (every SM from Volta to Blackwell has four). */
+    if (!isnan(v[NM_ISSUED_IPC])) {
+        *from = NM_ISSUED_IPC;
+        return fmin(100 * v[NM_ISSUED_IPC] / NCU_SCHEDULERS_PER_SM, 100);
+    }
+    /* Executed instructions over the SMs' active cycles (KernelAgent's
+     * metric list): a floor, since every executed instruction was issued. */
+    ncu_metric_t inst = !isnan(v[NM_INST_EXECUTED]) ? NM_INST_EXECUTED : NM_INST_EXECUTED_SM;
+    double cycles = v[NM_SM_ACTIVE_CYCLES], sms = v[NM_SM_COUNT];
+    if (!isnan(v[inst]) && !isnan(cycles) && !isnan(sms) && cycles > 0 && sms > 0) {
+        *from = inst;
+        return fmin(100 * v[inst] / (cycles * sms * NCU_SCHEDULERS_PER_SM), 100);
+    }
+    return NAN;
+}
+
 void ncu_units_measure(const ncu_kernel_t *k, double dram_scattered_pct, ncu_units_t *out)
 {
     bool scattered = dram_scattered_pct > 0 && s_dram_scattered(k->v);
@@ -88,11 +116,8 @@ void ncu_units_measure(const ncu_kernel_t *k, double dram_scattered_pct, ncu_uni
             m = s_table[i].fallback;
             x = k->v[m];
         }
-        /* Issue slots are also reported as a fraction per scheduler cycle. */
-        if (isnan(x) && m == NM_ISSUE_PCT && !isnan(k->v[NM_ISSUE_ACTIVE])) {
-            m = NM_ISSUE_ACTIVE;
-            x = 100 * k->v[NM_ISSUE_ACTIVE];
-        }
+        if (isnan(x) && m == NM_ISSUE_PCT)
+            x = ncu_units_issue_pct(k->v, &m);
         if (isnan(x))
             continue;
         ncu_unit_t *u = &out->unit[out->count++];
