@@ -581,6 +581,15 @@ static void s_contention(ncu_ctx_t *c)
         wait = 1;
     else if (!analysis_has(wait))
         wait = 0;
+    /* A fence after a contended atomic waits for it to be performed
+     * (s_serialized_atomics): its stalls are the queue's as much as the
+     * results' are, and privatized updates leave nothing to fence (corpus
+     * v56's fenced histogram: memory 65% and membar 34% of the stalls, est.
+     * 2.7x on the first alone; the private histogram measured 76x). */
+    double fence = ncu_ctx_stall_share(c, NM_STALL_MEMBAR);
+    bool fenced = analysis_has(fence) && fence > 0 && analysis_has(unit) && unit >= NCU_ATOMIC_UNIT_IDLE;
+    if (fenced)
+        wait += fence;
     double gain = (1 - c->busiest / 100) * fmin(wait, 1);
     /* Atomics cost the kernel time only as far as there are enough of them:
      * even served one lane at a time, N atomic instructions of 32 lanes take
@@ -607,7 +616,8 @@ static void s_contention(ncu_ctx_t *c)
                              "L2 atomic unit busy %.2f%% of peak", V(c, NM_L2_ATOMIC_PCT));
     if (analysis_has(c->stall_total))
         finding_add_evidence(f, "stalls", 100 * fmin(wait, 1), "%",
-                             "%.0f%% of stall cycles wait on memory results and stores", 100 * fmin(wait, 1));
+                             "%.0f%% of stall cycles wait on memory results and stores%s", 100 * fmin(wait, 1),
+                             fenced ? ", and on fences behind the atomics" : "");
     c->latency_explained = c->latency_explained || ncu_ctx_explains(f);
 }
 
