@@ -738,6 +738,41 @@ static double s_fp32_saved(const ncu_ctx_t *c)
     return ncu_units_saved_moving(&c->units, "fp64", "fma", c->roof->fp64_tflops / c->roof->fp32_tflops);
 }
 
+/* What "use fewer barriers" saves where the ADU, which executes them, is the
+ * busiest pipe and warps wait at barriers: its action removes work, not
+ * the headroom the ADU's own utilization leaves. The ADU's other work is
+ * branch divergence (lanes would be under 32) and serialized constant loads
+ * (the ADU at 8x the issue slots' share or more, s_constant_replays); with
+ * neither, its work is the barriers'. The better of the roofline with the
+ * ADU's work gone and the barrier waits' share of the stalls (dead time for
+ * the warp that waits, as a fence's), capped at the next unit's ceiling.
+ * Corpus v58's barrier after every 2 FMAs in 100 blocks of 1024: ADU 83%,
+ * barrier 72% of the stalls; the headroom said 9%, under the 24% of SMs
+ * idle, where no barrier measured 4.03x and 132 blocks 1.32x. */
+static double s_fewer_barriers_saved(const ncu_ctx_t *c)
+{
+    const ncu_unit_t *adu = ncu_units_find(&c->units, "adu"), *issue = ncu_units_find(&c->units, "issue");
+    double lanes = V(c, NM_THREADS_PER_WARP), share = ncu_ctx_stall_share(c, NM_STALL_BARRIER);
+    if (!adu || !issue || issue->pct <= 0 || !analysis_has(lanes) || lanes < 31 || !analysis_has(share) ||
+        adu->pct >= NCU_ADU_REPLAY_RATIO * issue->pct)
+        return NAN;
+    double keep[NCU_UNITS_MAX];
+    for (size_t u = 0; u < c->units.count; u++)
+        keep[u] = &c->units.unit[u] == adu ? 0 : NAN;
+    ncu_relief_t gone = {.l1 = 1, .l2 = 1, .dram = 1, .compute = 1, .unit_keep = keep};
+    bool won;
+    return ncu_units_saved_or(&c->units, &gone, share, &won);
+}
+
+/* The busiest unit other than `skip`, by name, for evidence. */
+static const char *s_next_unit_name(const ncu_ctx_t *c, const ncu_unit_t *skip)
+{
+    for (size_t u = 0; u < c->units.count; u++)
+        if (&c->units.unit[u] != skip)
+            return c->units.unit[u].name;
+    return "none";
+}
+
 static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit_t *issue)
 {
     char title[320], advice[32], sol[64];
@@ -783,8 +818,15 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
                  "Barrier-bound: the ADU pipe, which executes __syncthreads, is %.0f%% busy and warps "
                  "wait at barriers %.0f%% of their stall cycles", pipe->pct,
                  100 * ncu_ctx_stall_share(c, NM_STALL_BARRIER));
-        f = ncu_ctx_finding(c, "barrier_stall", s_headroom(c, fmax(pipe->pct, sm)), "headroom", title,
-                            ncu_advice_stall_action(NM_STALL_BARRIER));
+        double fewer = s_fewer_barriers_saved(c), headroom = s_headroom(c, fmax(pipe->pct, sm));
+        bool priced = analysis_has(fewer) && fewer > headroom;
+        f = ncu_ctx_finding(c, "barrier_stall", priced ? fewer : headroom, priced ? "fewer_barriers" : "headroom",
+                            title, ncu_advice_stall_action(NM_STALL_BARRIER));
+        if (f && priced)
+            finding_add_evidence(f, "model", 100 * fewer, "%",
+                                 "with fewer barriers the ADU's work goes with them and so do the warps' "
+                                 "waits at them, up to the next unit's ceiling (busiest after: %s)",
+                                 s_next_unit_name(c, pipe));
     } else if (strcmp(pipe->key, "lsu") == 0) {
         /* Reached when L1 is as busy with almost no memory traffic: the LSU
          * path carries shuffles, votes and other non-memory instructions. */

@@ -776,7 +776,6 @@ static void s_cause_stalls(ncu_ctx_t *c)
  * roofline and that waste's share of the MIO-queue and short-scoreboard
  * waits, capped at the next ceiling. Measured: the table read from global
  * memory ran 82x faster (est. 99%). */
-#define NCU_ADU_REPLAY_RATIO 8.0
 static void s_constant_replays(ncu_ctx_t *c)
 {
     const ncu_unit_t *adu = ncu_units_find(&c->units, "adu"), *issue = ncu_units_find(&c->units, "issue");

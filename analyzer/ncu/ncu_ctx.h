@@ -38,6 +38,11 @@
  * the cap) had hidden the latency finding that carries the floor's lever, and
  * fewer, longer blocks ran 5.0x. */
 #define NCU_EXPLAINS 0.2
+
+/* The ADU pipe's utilization over the issue slots' from which its work is
+ * constant-bank loads replayed one address at a time (ncu_causes.c,
+ * s_constant_replays); under it, barriers and branches. */
+#define NCU_ADU_REPLAY_RATIO 8.0
 static inline bool ncu_ctx_explains(const fb_finding_t *f) { return f && f->speedup >= 100 * NCU_EXPLAINS; }
 
 typedef struct {
