@@ -779,6 +779,25 @@ Test(ncu_accuracy, fp64_bound_kernels_price_the_same_arithmetic_in_fp32)
     s_capture_destroy(&cap);
 }
 
+/* Shared-memory wavefronts follow instructions, not lanes: converged code
+ * issues fewer reads and so fewer wavefronts, where global sectors stay.
+ * Corpus v58's 8-way conflicted reads on 16 lanes: the same items on every
+ * lane ran 1.99x, padded 3.88x; divergence had no finding (L1's work was
+ * kept whole), and the conflicts must still lead. */
+Test(ncu_accuracy, converged_lanes_issue_fewer_shared_wavefronts)
+{
+    capture_t cap = s_capture("h200-v58/capture-2026-12-04", s_core);
+    const ncu_kernel_t *group;
+    size_t k = s_kernel(&cap, "v58_bank8_div", &group);
+    cr_assert_neq(k, (size_t) -1);
+    const fb_finding_t *f = s_category(cap.fb, k, "divergence");
+    cr_assert_not_null(f);
+    double x = 1 / (1 - f->speedup / 100);
+    cr_expect(x > 1.7 && x < 2.3, "est. %.2fx (measured 1.99x)", x);
+    cr_expect_str_eq(s_lead(&cap, "v58_bank8_div")->category, "bank_conflicts");
+    s_capture_destroy(&cap);
+}
+
 /* Where the ADU, which executes __syncthreads, is the busiest pipe and warps
  * wait at barriers, "use fewer barriers" removes the ADU's work and the
  * waits: corpus v58's barrier after every 2 FMAs in 100 blocks of 1024

@@ -115,6 +115,29 @@ static const ncu_unit_t *s_lanes_keep(const ncu_ctx_t *c, double active, double 
     return worst;
 }
 
+/* What converged code leaves of L1's work. Global and local sectors follow
+ * the bytes the lanes move, whatever their number; shared-memory wavefronts
+ * follow the instructions (at least one each, and as many as the conflicts
+ * make), so that part scales by active / 32. Corpus v58's 8-way conflicted
+ * reads on 16 lanes: 8 wavefronts a read either way; the same items on every
+ * lane ran 1.99x, which traffic that stays priced at nothing. */
+static double s_l1_keep(const ncu_ctx_t *c, double active)
+{
+    double wld = V(c, NM_SHARED_WAVEFRONTS_LD), wst = V(c, NM_SHARED_WAVEFRONTS_ST);
+    if (!analysis_has(wld) && !analysis_has(wst))
+        return 1;
+    double shared = (analysis_has(wld) ? wld : 0) + (analysis_has(wst) ? wst : 0);
+    double other = 0;
+    static const ncu_metric_t sectors[] = {NM_SECTORS_GLOBAL_LD, NM_SECTORS_GLOBAL_ST, NM_SECTORS_LOCAL_LD,
+                                           NM_SECTORS_LOCAL_ST};
+    for (size_t i = 0; i < sizeof sectors / sizeof sectors[0]; i++)
+        if (analysis_has(V(c, sectors[i])))
+            other += V(c, sectors[i]);
+    if (shared <= 0)
+        return 1;
+    return 1 - shared / (shared + other) * (1 - active / 32);
+}
+
 /* Lanes that sit out an instruction still cost its issue slot and pipe cycle,
  * and each warp runs every path in turn. Model: converged code would issue
  * active/32 of the instructions, so every pipe's and the issue slots' work
@@ -152,7 +175,8 @@ void ncu_lanes_add(ncu_ctx_t *c)
     const ncu_unit_t *predicated = s_lanes_keep(c, active, keep, &issue_keep, &lanes);
     if (active >= 32 && !predicated)
         return;
-    ncu_relief_t relief = {.l1 = 1, .l2 = 1, .dram = 1, .compute = active / 32, .unit_keep = keep};
+    ncu_relief_t relief = {.l1 = s_l1_keep(c, active), .l2 = 1, .dram = 1, .compute = active / 32,
+                           .unit_keep = keep};
     double own = s_instruction_share(c), load_bytes = s_load_request_bytes(c), waits = 0;
     double memory = ncu_ctx_stall_share(c, NM_STALL_LONG_SCOREBOARD);
     if (active < NCU_LANES_LOW && analysis_has(load_bytes) && load_bytes < NCU_LOAD_BYTES_FEW &&
