@@ -763,6 +763,30 @@ Test(ncu_accuracy, scattered_dram_reads_bind_at_their_own_ceiling)
     s_capture_destroy(&cap);
 }
 
+/* A finding's estimated speedup (its share of the time saved, as x). */
+static double s_speedup(const fb_finding_t *f) { return 1 / (1 - f->speedup / 100); }
+
+/* The finding of `category` for `kernel` in the capture of `folder` under
+ * the default plan (the first finding when `lead`): estimated between `lo`
+ * and `hi` times faster, with an evidence line containing `evidence` when
+ * not NULL. `measured` is the lever's timing, for the message. */
+static void s_expect_estimate(const char *folder, const char *kernel, const char *category, bool lead, double lo,
+                              double hi, double measured, const char *evidence)
+{
+    capture_t cap = s_capture(folder, s_core);
+    const ncu_kernel_t *group;
+    size_t k = s_kernel(&cap, kernel, &group);
+    cr_assert_neq(k, (size_t) -1, "%s is not in the feedback", kernel);
+    const fb_finding_t *f = lead ? s_lead(&cap, kernel) : s_category(cap.fb, k, category);
+    cr_assert_not_null(f, "%s: no %s finding", kernel, category);
+    cr_expect_str_eq(f->category, category, "%s: %s", kernel, f->title);
+    cr_expect(s_speedup(f) >= lo && s_speedup(f) <= hi, "%s: %s est. %.2fx (measured %.2fx)", kernel, category,
+              s_speedup(f), measured);
+    if (evidence)
+        cr_expect_not_null(s_evidence(f, evidence), "%s: no evidence \"%s\": %s", kernel, evidence, f->title);
+    s_capture_destroy(&cap);
+}
+
 /* An FP64-bound kernel's estimate prices its action, the same arithmetic in
  * FP32, where the pipe's headroom prices nothing at 95%: corpus v55's Horner
  * chain (FP64 95%, issue 52%) est. 1.83x, the chain in float measured 1.72x.
@@ -771,13 +795,8 @@ Test(ncu_accuracy, scattered_dram_reads_bind_at_their_own_ceiling)
  * stays the headroom's. */
 Test(ncu_accuracy, fp64_bound_kernels_price_the_same_arithmetic_in_fp32)
 {
-    capture_t cap = s_capture("h200-v55/capture-2026-12-04", s_core);
-    const fb_finding_t *f = s_lead(&cap, "v55_fp64_horner");
-    cr_expect_str_eq(f->category, "compute_bound");
-    double x = 1 / (1 - f->speedup / 100);
-    cr_expect(x > 1.5 && x < 2.1, "est. %.2fx (measured 1.72x)", x);
-    cr_expect_not_null(s_evidence(f, "FP32 runs at 2.0x"), "%s", f->title);
-    s_capture_destroy(&cap);
+    s_expect_estimate("h200-v55/capture-2026-12-04", "v55_fp64_horner", "compute_bound", true, 1.5, 2.1, 1.72,
+                      "FP32 runs at 2.0x");
 }
 
 /* Shared-memory wavefronts follow instructions, not lanes: converged code
@@ -787,16 +806,8 @@ Test(ncu_accuracy, fp64_bound_kernels_price_the_same_arithmetic_in_fp32)
  * kept whole), and the conflicts must still lead. */
 Test(ncu_accuracy, converged_lanes_issue_fewer_shared_wavefronts)
 {
-    capture_t cap = s_capture("h200-v58/capture-2026-12-04", s_core);
-    const ncu_kernel_t *group;
-    size_t k = s_kernel(&cap, "v58_bank8_div", &group);
-    cr_assert_neq(k, (size_t) -1);
-    const fb_finding_t *f = s_category(cap.fb, k, "divergence");
-    cr_assert_not_null(f);
-    double x = 1 / (1 - f->speedup / 100);
-    cr_expect(x > 1.7 && x < 2.3, "est. %.2fx (measured 1.99x)", x);
-    cr_expect_str_eq(s_lead(&cap, "v58_bank8_div")->category, "bank_conflicts");
-    s_capture_destroy(&cap);
+    s_expect_estimate("h200-v58/capture-2026-12-04", "v58_bank8_div", "divergence", false, 1.7, 2.3, 1.99, NULL);
+    s_expect_estimate("h200-v58/capture-2026-12-04", "v58_bank8_div", "bank_conflicts", true, 3, 5, 3.88, NULL);
 }
 
 /* Where the ADU, which executes __syncthreads, is the busiest pipe and warps
@@ -808,19 +819,9 @@ Test(ncu_accuracy, converged_lanes_issue_fewer_shared_wavefronts)
  * made with it: est. 1.19x before, measured 1.58x with shuffles. */
 Test(ncu_accuracy, barriers_on_a_busy_adu_are_priced_by_removing_them)
 {
-    capture_t cap = s_capture("h200-v58/capture-2026-12-04", s_core);
-    const fb_finding_t *f = s_lead(&cap, "v58_sync_grid");
-    cr_expect_str_eq(f->category, "barrier_stall");
-    double x = 1 / (1 - f->speedup / 100);
-    cr_expect(x > 2 && x < 4.5, "est. %.2fx (measured 4.03x)", x);
-    cr_expect_not_null(s_evidence(f, "with fewer barriers"), "%s", f->title);
-    s_capture_destroy(&cap);
-    cap = s_capture("h200-v43/capture-2026-12-03", s_core);
-    f = s_lead(&cap, "v43_revcumsum_hs");
-    cr_expect_str_eq(f->category, "barrier_stall");
-    x = 1 / (1 - f->speedup / 100);
-    cr_expect(x > 1.35 && x < 1.8, "est. %.2fx (measured 1.58x)", x);
-    s_capture_destroy(&cap);
+    s_expect_estimate("h200-v58/capture-2026-12-04", "v58_sync_grid", "barrier_stall", true, 2, 4.5, 4.03,
+                      "with fewer barriers");
+    s_expect_estimate("h200-v43/capture-2026-12-03", "v43_revcumsum_hs", "barrier_stall", true, 1.35, 1.8, 1.58, NULL);
 }
 
 /* A fence after a contended atomic waits for it: those stalls are the
@@ -831,22 +832,10 @@ Test(ncu_accuracy, barriers_on_a_busy_adu_are_priced_by_removing_them)
  * theirs (est. 13.4x, measured 20.3x). */
 Test(ncu_accuracy, fences_behind_contended_atomics_count_as_contention)
 {
-    static const struct {
-        const char *folder, *kernel;
-        double least, most;
-    } cases[] = {
-        {"h200-v56/capture-2026-12-04", "v56_hist_atomic", 10, 76.4},
-        {"h200-v49/capture-2026-12-03", "v49_sum_atomic", 3, 6.23},
-        {"h200-v57/capture-2026-12-04", "v57_atomic64", 10, 20.3},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        capture_t cap = s_capture(cases[i].folder, s_core);
-        const fb_finding_t *f = s_lead(&cap, cases[i].kernel);
-        cr_expect_str_eq(f->category, "contention", "%s", cases[i].kernel);
-        double x = 1 / (1 - f->speedup / 100);
-        cr_expect(x >= cases[i].least && x <= cases[i].most, "%s: est. %.2fx", cases[i].kernel, x);
-        s_capture_destroy(&cap);
-    }
+    s_expect_estimate("h200-v56/capture-2026-12-04", "v56_hist_atomic", "contention", true, 10, 76.4, 76.4,
+                      "fences behind the atomics");
+    s_expect_estimate("h200-v49/capture-2026-12-03", "v49_sum_atomic", "contention", true, 3, 6.23, 6.23, NULL);
+    s_expect_estimate("h200-v57/capture-2026-12-04", "v57_atomic64", "contention", true, 10, 20.3, 20.3, NULL);
 }
 
 /* What agents capture themselves, read as they write it: KernelFoundry's
@@ -880,23 +869,11 @@ Test(ncu_accuracy, the_agents_own_captures_make_no_wrong_claim)
  * SM (DRAM 89%, 2988 cycles a load) keep their congestion estimate. */
 Test(ncu_accuracy, store_fixes_are_floored_by_the_loads_round_trip)
 {
-    capture_t cap = s_capture("h200-v57/capture-2026-12-04", s_core);
-    const ncu_kernel_t *group;
-    size_t k = s_kernel(&cap, "v57_small_store2", &group);
-    cr_assert_neq(k, (size_t) -1);
-    const fb_finding_t *f = s_category(cap.fb, k, "uncoalesced_access");
-    cr_assert_not_null(f);
-    double x = 1 / (1 - f->speedup / 100);
-    cr_expect(x > 1.1 && x < 1.4, "est. %.2fx (measured 1.14x)", x);
-    cr_expect_not_null(s_evidence(f, "with whole-sector stores"), "%s", f->title);
-    cr_expect_str_eq(s_lead(&cap, "v57_small_store2")->category, "small_grid");
-    s_capture_destroy(&cap);
-    cap = s_capture("h200-v55/capture-2026-12-04", s_core);
-    f = s_lead(&cap, "v55_store_stride4");
-    cr_expect_str_eq(f->category, "uncoalesced_access");
-    x = 1 / (1 - f->speedup / 100);
-    cr_expect(x > 2.5, "est. %.2fx (measured 2.71x)", x);
-    s_capture_destroy(&cap);
+    s_expect_estimate("h200-v57/capture-2026-12-04", "v57_small_store2", "uncoalesced_access", false, 1.1, 1.4, 1.14,
+                      "with whole-sector stores");
+    s_expect_estimate("h200-v57/capture-2026-12-04", "v57_small_store2", "small_grid", true, 1.3, 2.0, 1.53, NULL);
+    s_expect_estimate("h200-v55/capture-2026-12-04", "v55_store_stride4", "uncoalesced_access", true, 2.5, 4, 2.71,
+                      NULL);
 }
 
 /* Traffic shares count what DRAM moved beyond the LSU's sectors: cuDNN's
