@@ -59,18 +59,19 @@ typedef struct {
     size_t count;
 } ncu_units_t;
 
-/* Fills `out` with the units this kernel's capture measured, busiest first.
- * dram_scattered_pct: the GPU's DRAM ceiling for scattered reads, 0 where it
- * was not measured (DRAM then keeps NCU_ATTAIN_DRAM). */
 /* Schedulers (SM sub-partitions) per SM, each issuing at most one warp
  * instruction a cycle. */
 #define NCU_SCHEDULERS_PER_SM 4.0
 
 /* The issue slots' utilization per active cycle (percent) from whichever
- * form the capture has: the percentage, a fraction per scheduler cycle, or
- * instructions per SM cycle; *from names the metric read. NAN where none. */
+ * form the capture has: the percentage, a fraction per scheduler cycle,
+ * instructions issued per SM cycle, or executed instructions over the SMs'
+ * active cycles (a floor); *from names the metric read. NAN where none. */
 double ncu_units_issue_pct(const double *v, ncu_metric_t *from);
 
+/* Fills `out` with the units this kernel's capture measured, busiest first.
+ * dram_scattered_pct: the GPU's DRAM ceiling for scattered reads, 0 where it
+ * was not measured (DRAM then keeps NCU_ATTAIN_DRAM). */
 void ncu_units_measure(const ncu_kernel_t *k, double dram_scattered_pct, ncu_units_t *out);
 
 /* The busiest measured unit of one kind (or of any kind when kind < 0), or
