@@ -43,6 +43,16 @@ part="$fake/out/workloads-v54-kb3_21_efficientnet_mbconv.partial.tar.xz"
 check "gpu-corpus.sh packs a stopped run's corpus as CORPUS.partial.tar.xz" [ -s "$part" ]
 check "gpu-corpus.sh passes --launch-count to ncu as -c" \
   sh -c "tar -xJOf '$part' workloads-v54-kb3_21_efficientnet_mbconv/core_mwa.log | grep -q -- '--target-processes all -c 7 '"
+# The agents' own captures: KernelFoundry's --set detailed details page, KernelAgent's metric list.
+for plan in detailed ka; do
+  PATH="$fake:$PATH" timeout -s TERM 8 bash "$root/deploy/gpu-corpus.sh" --out "$fake/$plan" --plans "$plan" \
+    workloads-v54@kb3_21_efficientnet_mbconv > "$fake/$plan.out" 2>&1
+done
+agents() { tar -xJOf "$fake/$1/workloads-v54-kb3_21_efficientnet_mbconv.partial.tar.xz" "workloads-v54-kb3_21_efficientnet_mbconv/$1.log"; }
+check "gpu-corpus.sh's detailed plan runs ncu --set detailed --csv (KernelFoundry's capture)" \
+  sh -c "$(declare -f agents); fake='$fake'; agents detailed | grep -q -- '--set detailed --csv --log-file'"
+check "gpu-corpus.sh's ka plan runs KernelAgent's 29 metrics on the raw page, kernel replay" \
+  sh -c "$(declare -f agents); fake='$fake'; agents ka | grep -q -- '--replay-mode kernel --csv --page raw --metrics sm__cycles_active.avg,' && [ \$(agents ka | tr ' ' '\n' | grep -- 'sm__cycles_active.avg,' | tr ',' '\n' | wc -l) -eq 29 ]"
 check "gpu-corpus.sh refuses a launch count that is not a positive number" \
   sh -c "! PATH='$fake:$PATH' bash '$root/deploy/gpu-corpus.sh' --launch-count 0 h200 2> /dev/null"
 check "gpu-corpus.sh names an unknown workloads corpus" \
