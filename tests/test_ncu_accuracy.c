@@ -258,13 +258,17 @@ static void s_expect_plan(const char *corpus, const char *folder, const char *fi
     capture_t cap = s_capture(folder, files);
     char where[160];
     snprintf(where, sizeof where, "%s %s/%s", corpus, fileset, plan);
-    /* Two default-plan captures recorded their program's exit code 1: corpus
-     * v22's on the H200 (the host check's own rounding, h200-v22/README.md) and
-     * corpus v36's (a lever's output failed its check, h200-v36/README.md). The
-     * analysis says so, and every kernel is there. */
-    bool exited_1 = (strcmp(folder, "h200-v22/capture-2026-12-02") == 0 ||
-                     strcmp(folder, "h200-v36/capture-2026-12-03") == 0) &&
-                    strcmp(plan, "core") == 0;
+    /* Some captures recorded their program's exit code 1: the default plan's
+     * of corpus v22 on the H200 (the host check's own rounding,
+     * h200-v22/README.md) and of corpus v36 (a lever's output failed its
+     * check, h200-v36/README.md), and every live capture of corpus v60 (its
+     * check's range for C and D was wrong, h200-v60/README.md; --set full's
+     * import does not carry the exit code). The analysis says so, and every
+     * kernel is there. */
+    bool v60 = strncmp(folder, "h200-v60/", 9) == 0 && strcmp(plan, "full") != 0;
+    bool exited_1 = v60 || ((strcmp(folder, "h200-v22/capture-2026-12-02") == 0 ||
+                             strcmp(folder, "h200-v36/capture-2026-12-03") == 0) &&
+                            strcmp(plan, "core") == 0);
     cr_expect_eq(feedback_status(cap.fb), exited_1 ? FB_PROFILER_ERROR : FB_OK, "%s", where);
     size_t judged = 0;
     for (size_t t = 0; t < n; t++) {
@@ -512,6 +516,7 @@ Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v57", "h200-v57/capture-2026-12-04", "kernels"},
                 {"h200-v58", "h200-v58/capture-2026-12-04", "kernels"},
                 {"h200-v59", "h200-v59/capture-2026-12-04", "kernels"},
+                {"h200-v60", "h200-v60/capture-2026-12-04", "kernels"},
                 {"h200-v27", "h200-v27/workloads-h100", "h100"},
                 {"h200-v28", "h200-v28/workloads-h100", "h100"}};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
@@ -852,7 +857,8 @@ Test(ncu_accuracy, the_agents_own_captures_make_no_wrong_claim)
     static const char *const detailed[] = {"detailed.csv", NULL};
     static const char *const ka[] = {"ka_raw.csv", NULL};
     static const char *const corpora[] = {"h200",     "h200-v2",  "h200-v3",  "h200-v4",  "h200-v48",
-                                          "h200-v55", "h200-v56", "h200-v57", "h200-v58", "h200-v59"};
+                                          "h200-v55", "h200-v56", "h200-v57", "h200-v58", "h200-v59",
+                                          "h200-v60"};
     for (size_t i = 0; i < sizeof corpora / sizeof corpora[0]; i++) {
         char folder[64];
         snprintf(folder, sizeof folder, "%s/agents-2026-12-04", corpora[i]);
