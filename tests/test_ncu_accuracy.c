@@ -868,6 +868,24 @@ Test(ncu_accuracy, the_agents_own_captures_make_no_wrong_claim)
     }
 }
 
+/* Atomics on one address served one at a time can set a kernel's time that
+ * a unit binds, not only a latency-bound one: corpus v61's last-block
+ * counter (262,144 adds, 95% of the time at 1.76 ns each; L2 67%) ran 1.65x
+ * without it and 1.47x spread over 1024 addresses. Atomics spread over many
+ * slices are served in parallel: CUB's radix-sort histogram (59,100 atomics,
+ * the L2 atomic unit at 6.43% on average, about 18 slices' worth) gets no
+ * such finding. */
+Test(ncu_accuracy, serialized_atomics_bound_a_kernel_a_unit_binds)
+{
+    s_expect_estimate("h200-v61/capture-2026-12-04", "v61_fence_lastblock", "contention", true, 1.3, 1.8, 1.65,
+                      "served one at a time");
+    capture_t cap = s_capture("h200-v19/workloads", s_core);
+    for (size_t i = 0; i < feedback_finding_count(cap.fb); i++)
+        cr_expect(strstr(feedback_finding(cap.fb, i)->title, "served one at a time") == NULL, "%s",
+                  feedback_finding(cap.fb, i)->title);
+    s_capture_destroy(&cap);
+}
+
 /* Whole-sector stores leave the loads' requests as they are, so their gain
  * is floored by the loads' idle round trip as a load fix's is: corpus v57's
  * strided stores from half the SMs (DRAM 53%, a load waiting 943 cycles

@@ -567,6 +567,61 @@ static void s_parallelism(ncu_ctx_t *c)
  * split-K dgrad GEMM (130) read 0.00% and are not contended. */
 #define NCU_ATOMIC_UNIT_IDLE 0.01
 
+static double s_serialized_atomics(const ncu_ctx_t *c);
+
+/* The share of the kernel's time from which atomics served one at a time
+ * set it, whatever the bound: the owning L2 slice takes them no faster, and
+ * blocks wait behind them (corpus v61's last-block counter, one atomicAdd a
+ * block on one address: 262,144 of them at 1.76 ns are 95% of its 485 us; L2
+ * 67% with DRAM 46%, so not latency-bound; without the counter it ran 1.65x,
+ * with it spread over 1024 addresses 1.47x). */
+#define NCU_ATOMIC_SERIAL_BOUND 0.5
+
+/* One L2 slice's atomic unit taking input throughout, as an average over the
+ * H200's slices: corpus v9's single-address float sum, 0.35% (v61's counter
+ * 0.34%). Atomics spread over addresses keep more slices busy and are served
+ * in parallel: CUB's radix-sort histogram, 59,100 atomics at 6.43%, about 18
+ * slices' worth. */
+#define NCU_ATOMIC_ONE_SLICE 0.35
+
+/* Contention in a kernel a unit binds (s_contention covers the latency-bound
+ * ones): the serialized atomics' share of the time, over the slices that
+ * serve them (the unit's average activity in units of one slice's), capped at
+ * the ceiling of the busiest unit, which keeps its load (the atomics' own L2
+ * work is not in a counter the plan has). */
+static void s_contention_at_a_bound(ncu_ctx_t *c, double atomics)
+{
+    double serial = s_serialized_atomics(c), unit = V(c, NM_L2_ATOMIC_PCT);
+    if (!analysis_has(serial) || !analysis_has(unit) || c->units.count == 0)
+        return;
+    serial /= fmax(1, unit / NCU_ATOMIC_ONE_SLICE);
+    if (serial < NCU_ATOMIC_SERIAL_BOUND)
+        return;
+    ncu_relief_t same = {.l1 = 1, .l2 = 1, .dram = 1, .compute = 1};
+    bool won;
+    double gain = ncu_units_saved_or(&c->units, &same, serial, &won);
+    if (!analysis_has(gain) || gain < NCU_GAIN_REPORT)
+        return;
+    char title[300];
+    snprintf(title, sizeof title,
+             "Global atomic contention: %.3g atomic instructions on a few addresses would take %.0f%% of "
+             "the kernel's time served one at a time; the L2 slice that owns them sets the pace",
+             atomics, 100 * serial);
+    fb_finding_t *f = ncu_ctx_finding(c, "contention", gain, "atomic_serial", title,
+                                      ncu_advice_action("contention"));
+    if (!f)
+        return;
+    finding_add_evidence(f, "smsp__inst_executed_op_global_red.sum", atomics, "inst",
+                         "%.3g global atomic/reduction instructions", atomics);
+    finding_add_evidence(f, ncu_metric_info(NM_L2_ATOMIC_PCT)->name, V(c, NM_L2_ATOMIC_PCT), "%",
+                         "L2 atomic unit busy %.2f%% of peak, averaged over the slices: one slice's "
+                         "queue", V(c, NM_L2_ATOMIC_PCT));
+    finding_add_evidence(f, "model", 100 * serial, "%",
+                         "served one at a time at %.2f ns each (the slowest measured on this GPU's L2), "
+                         "they take %.0f%% of the %.0f us; removing or spreading them saves that share "
+                         "up to the next unit's ceiling", NCU_ATOMIC_NS, 100 * serial, V(c, NM_DURATION) / 1e3);
+}
+
 static void s_contention(ncu_ctx_t *c)
 {
     double red = V(c, NM_GLOBAL_RED), atom = V(c, NM_GLOBAL_ATOM);
@@ -574,8 +629,12 @@ static void s_contention(ncu_ctx_t *c)
     if (analysis_has(red) || analysis_has(atom))
         ncu_ctx_judged(c, "contention");
     double unit = V(c, NM_L2_ATOMIC_PCT);
-    if (!c->latency || atomics <= 0 || (analysis_has(unit) && unit < NCU_ATOMIC_UNIT_IDLE))
+    if (atomics <= 0 || (analysis_has(unit) && unit < NCU_ATOMIC_UNIT_IDLE))
         return;
+    if (!c->latency) {
+        s_contention_at_a_bound(c, atomics);
+        return;
+    }
     double wait = ncu_ctx_memory_wait_share(c);
     if (!analysis_has(c->stall_total))
         wait = 1;
