@@ -328,8 +328,8 @@ def evaluate(profeed, folder, files, truth, fileset):
     with tempfile.TemporaryDirectory() as tmp:
         feedback = run(profeed, [as_the_plan_collects(p, tmp) if p.endswith("core_mwa_raw.csv")
                                  else unpacked(p, tmp) for p in paths])
+        keys = launch_keys(unpacked(paths[0], tmp))
     firsts = first_findings(feedback)
-    keys = launch_keys(paths[0])
     result = {"right": 0, "less": 0, "wrong": 0, "misses": []}
     for fs, kernel, expect in truth:
         if fs != fileset:
