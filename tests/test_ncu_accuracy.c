@@ -518,6 +518,7 @@ Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v59", "h200-v59/capture-2026-12-04", "kernels"},
                 {"h200-v60", "h200-v60/capture-2026-12-04", "kernels"},
                 {"h200-v61", "h200-v61/capture-2026-12-04", "kernels"},
+                {"h200-v62", "h200-v62/capture-2026-12-04", "kernels"},
                 {"h200-v27", "h200-v27/workloads-h100", "h100"},
                 {"h200-v28", "h200-v28/workloads-h100", "h100"}};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
@@ -859,7 +860,7 @@ Test(ncu_accuracy, the_agents_own_captures_make_no_wrong_claim)
     static const char *const ka[] = {"ka_raw.csv", NULL};
     static const char *const corpora[] = {"h200",     "h200-v2",  "h200-v3",  "h200-v4",  "h200-v48",
                                           "h200-v55", "h200-v56", "h200-v57", "h200-v58", "h200-v59",
-                                          "h200-v60", "h200-v61"};
+                                          "h200-v60", "h200-v61", "h200-v62"};
     for (size_t i = 0; i < sizeof corpora / sizeof corpora[0]; i++) {
         char folder[64];
         snprintf(folder, sizeof folder, "%s/agents-2026-12-04", corpora[i]);
@@ -869,7 +870,8 @@ Test(ncu_accuracy, the_agents_own_captures_make_no_wrong_claim)
 }
 
 /* Atomics on one address served one at a time can set a kernel's time that
- * a unit binds, not only a latency-bound one: corpus v61's last-block
+ * a unit binds, not only a latency-bound one, and hold every other fix to
+ * what they leave: corpus v61's last-block
  * counter (262,144 adds, 95% of the time at 1.76 ns each; L2 67%) ran 1.65x
  * without it and 1.47x spread over 1024 addresses. Atomics spread over many
  * slices are served in parallel: CUB's radix-sort histogram (59,100 atomics,
@@ -879,6 +881,12 @@ Test(ncu_accuracy, serialized_atomics_bound_a_kernel_a_unit_binds)
 {
     s_expect_estimate("h200-v61/capture-2026-12-04", "v61_fence_lastblock", "contention", true, 1.3, 1.8, 1.65,
                       "served one at a time");
+    /* A fix that keeps them cannot beat their floor: corpus v62's counter over
+     * 16 words of one slice (98% of the time) had DRAM's bound lead at est.
+     * 1.9x over the contention; no counter ran 1.39x. */
+    s_expect_estimate("h200-v62/capture-2026-12-04", "v62_counter16", "contention", true, 1.2, 1.8, 1.39,
+                      "served one at a time");
+    s_expect_estimate("h200-v62/capture-2026-12-04", "v62_counter16", "dram_bound", false, 1, 1.05, 1.39, NULL);
     capture_t cap = s_capture("h200-v19/workloads", s_core);
     for (size_t i = 0; i < feedback_finding_count(cap.fb); i++)
         cr_expect(strstr(feedback_finding(cap.fb, i)->title, "served one at a time") == NULL, "%s",

@@ -22,6 +22,7 @@
 #include "ncu_kernel.h"
 #include "ncu_rules.h"
 #include "ncu_summary.h"
+#include "ncu_atomics.h"
 #include "roofs.h"
 
 
@@ -147,6 +148,7 @@ static void s_context(ncu_ctx_t *c)
     c->block_floor_cycles = s_block_floor(c, &c->block_floor_resident);
     c->launch_share = s_launch_share(c);
     c->stall_total = s_stall_total(c->k);
+    c->atomic_floor = ncu_atomics_floor(c->k);
 }
 
 /* The finding with the largest estimated gain leads; on equal estimates the

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ncu_advice.h"
+#include "ncu_atomics.h"
 #include "analysis.h"
 #include "ncu_ctx.h"
 
@@ -545,57 +546,17 @@ static void s_parallelism(ncu_ctx_t *c)
 
 /* ----- contended atomics ----------------------------------------------------- */
 
-/* Atomics to the same address serialize in L2: warps wait on them while every
- * unit idles. Model: in a latency-bound kernel with measured global atomics,
- * gain = the idle share of the busiest unit x the share of stall cycles spent
- * waiting on memory results and stores (long scoreboard, drain, LSU queue). */
-/* Nanoseconds an L2 slice takes for one lane's atomic on one address, the
- * slowest measured on the H200: corpus v9's float reductions into one address,
- * 524,288 instructions of 32 lanes in 29.5 ms (1.76 ns a lane; corpus v15's
- * integer work queue, its atomics aggregated by the compiler: 0.70 ns an
- * instruction). An upper bound for atomics spread over addresses, which the
- * slices serve in parallel. */
-#define NCU_ATOMIC_NS 1.76
-
-/* The L2 atomic units' input activity (percent of peak, averaged over the
- * slices) under which no atomic serialized. A queue of updates to one address
- * keeps the owning slice's unit taking input: corpus v9's fully contended
- * single-address float sum holds the average at 0.35% (a third of one slice's
- * time of 96), every contended kernel of the corpora at 0.35% or more. Under
- * 0.01%, no slice's unit took input for more than about 1% of the kernel:
- * cuDNN's flash attention (2,180 tile-scheduler atomics in 304 us) and its
- * split-K dgrad GEMM (130) read 0.00% and are not contended. */
-#define NCU_ATOMIC_UNIT_IDLE 0.01
-
-static double s_serialized_atomics(const ncu_ctx_t *c);
-
-/* The share of the kernel's time from which atomics served one at a time
- * set it, whatever the bound: the owning L2 slice takes them no faster, and
- * blocks wait behind them (corpus v61's last-block counter, one atomicAdd a
- * block on one address: 262,144 of them at 1.76 ns are 95% of its 485 us; L2
- * 67% with DRAM 46%, so not latency-bound; without the counter it ran 1.65x,
- * with it spread over 1024 addresses 1.47x). */
-#define NCU_ATOMIC_SERIAL_BOUND 0.5
-
-/* One L2 slice's atomic unit taking input throughout, as an average over the
- * H200's slices: corpus v9's single-address float sum, 0.35% (v61's counter
- * 0.34%). Atomics spread over addresses keep more slices busy and are served
- * in parallel: CUB's radix-sort histogram, 59,100 atomics at 6.43%, about 18
- * slices' worth. */
-#define NCU_ATOMIC_ONE_SLICE 0.35
-
 /* Contention in a kernel a unit binds (s_contention covers the latency-bound
- * ones): the serialized atomics' share of the time, over the slices that
- * serve them (the unit's average activity in units of one slice's), capped at
- * the ceiling of the busiest unit, which keeps its load (the atomics' own L2
- * work is not in a counter the plan has). */
+ * ones): the atomics' floor on its time (ncu_atomics_floor), capped at the
+ * ceiling of the busiest unit, which keeps its load (the atomics' own L2 work
+ * is not in a counter the plan has). Corpus v61's last-block counter, one
+ * atomicAdd a block on one address: 262,144 of them at 1.76 ns are 95% of its
+ * 485 us; L2 67% with DRAM 46%, so not latency-bound; without the counter it
+ * ran 1.65x, with it spread over 1024 addresses 1.47x. */
 static void s_contention_at_a_bound(ncu_ctx_t *c, double atomics)
 {
-    double serial = s_serialized_atomics(c), unit = V(c, NM_L2_ATOMIC_PCT);
-    if (!analysis_has(serial) || !analysis_has(unit) || c->units.count == 0)
-        return;
-    serial /= fmax(1, unit / NCU_ATOMIC_ONE_SLICE);
-    if (serial < NCU_ATOMIC_SERIAL_BOUND)
+    double serial = c->atomic_floor;
+    if (!analysis_has(serial) || serial < NCU_ATOMIC_SERIAL_BOUND || c->units.count == 0)
         return;
     ncu_relief_t same = {.l1 = 1, .l2 = 1, .dram = 1, .compute = 1};
     bool won;
@@ -622,6 +583,10 @@ static void s_contention_at_a_bound(ncu_ctx_t *c, double atomics)
                          "up to the next unit's ceiling", NCU_ATOMIC_NS, 100 * serial, V(c, NM_DURATION) / 1e3);
 }
 
+/* Atomics to the same address serialize in L2: warps wait on them while every
+ * unit idles. Model: in a latency-bound kernel with measured global atomics,
+ * gain = the idle share of the busiest unit x the share of stall cycles spent
+ * waiting on memory results and stores (long scoreboard, drain, LSU queue). */
 static void s_contention(ncu_ctx_t *c)
 {
     double red = V(c, NM_GLOBAL_RED), atom = V(c, NM_GLOBAL_ATOM);
@@ -641,7 +606,7 @@ static void s_contention(ncu_ctx_t *c)
     else if (!analysis_has(wait))
         wait = 0;
     /* A fence after a contended atomic waits for it to be performed
-     * (s_serialized_atomics): its stalls are the queue's as much as the
+     * (ncu_atomics_serialized): its stalls are the queue's as much as the
      * results' are, and privatized updates leave nothing to fence (corpus
      * v56's fenced histogram: memory 65% and membar 34% of the stalls, est.
      * 2.7x on the first alone; the private histogram measured 76x). */
@@ -733,24 +698,6 @@ static void s_shared_atomics(ncu_ctx_t *c)
  * DRAM, which the model holds constant). */
 static bool s_dead_time(ncu_metric_t reason) { return reason == NM_STALL_MEMBAR || reason == NM_STALL_SLEEPING; }
 
-/* The share of the kernel's time its global atomics take at the least where
- * they contend (the L2 atomic unit taking input: s_contention), served one
- * instruction after another on one address at NCU_ATOMIC_NS each; NAN where
- * they do not contend. A fence after such an atomic waits for it to be
- * performed: without the fence the warp goes on, but the address's queue does
- * not drain faster (corpus v49's Triton sum, tl.atomic_add's default acq_rel
- * fences around 262,144 atomics on one float: membar 42% of the stall cycles;
- * relaxed, the fences gone, it ran 0.96x; 262,144 x 1.76 ns is 95% of its
- * 487 us). */
-static double s_serialized_atomics(const ncu_ctx_t *c)
-{
-    double atomics = s_or0(V(c, NM_GLOBAL_RED)) + s_or0(V(c, NM_GLOBAL_ATOM));
-    double unit = V(c, NM_L2_ATOMIC_PCT), t = V(c, NM_DURATION);
-    if (atomics <= 0 || !analysis_has(unit) || unit < NCU_ATOMIC_UNIT_IDLE || !analysis_has(t) || t <= 0)
-        return NAN;
-    return fmin(atomics * NCU_ATOMIC_NS / t, 1);
-}
-
 static double s_dead_time_gain(const ncu_ctx_t *c, ncu_metric_t reason, double share)
 {
     double keep[NCU_UNITS_MAX];
@@ -763,7 +710,7 @@ static double s_dead_time_gain(const ncu_ctx_t *c, ncu_metric_t reason, double s
     bool won = false;
     double gain = c->units.count ? ncu_units_saved_or(&c->units, &same, fmin(share, 1), &won)
                                  : fmin(share, 1) * (1 - c->busiest / 100);
-    double atomics = reason == NM_STALL_MEMBAR ? s_serialized_atomics(c) : NAN;
+    double atomics = reason == NM_STALL_MEMBAR ? ncu_atomics_serialized(c->k) : NAN;
     if (analysis_has(gain) && analysis_has(atomics))
         gain = fmin(gain, 1 - atomics);
     return analysis_has(gain) ? gain * s_active(c) : NAN;
@@ -813,7 +760,7 @@ static void s_cause_stalls(ncu_ctx_t *c)
             finding_add_evidence(f, l2->metric, l2->pct, "%",
                                  "L2 %.0f%% of peak, the fences' acknowledgements included; without them it "
                                  "carries DRAM's traffic (%.0f%%)", l2->pct, dram->pct);
-        double atomics = reasons[i] == NM_STALL_MEMBAR ? s_serialized_atomics(c) : NAN;
+        double atomics = reasons[i] == NM_STALL_MEMBAR ? ncu_atomics_serialized(c->k) : NAN;
         if (analysis_has(atomics))
             finding_add_evidence(f, "atomics", 100 * atomics, "%",
                                  "the fences wait on contended atomics, which take at least %.0f%% of the "

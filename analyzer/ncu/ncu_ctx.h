@@ -63,6 +63,8 @@ typedef struct {
     double launch_share;   /* share of the elapsed cycles the SMs' block launch rate alone
                               accounts for (ncu_analyze.c, s_launch_share), 0..1; NAN */
     double stall_total;    /* cycles per issue over every stall reason; NAN */
+    double atomic_floor;   /* share of the time the contended atomics take at the least
+                              (ncu_atomics_floor); NAN where they do not contend */
     bool latency_explained; /* a cause model claimed the idle time of a latency-bound kernel
                                (ncu_ctx_explains) */
     const ncu_unit_t *bound; /* the unit the bound finding named, or NULL */
