@@ -764,8 +764,7 @@ static double s_fewer_barriers_saved(const ncu_ctx_t *c)
         adu->pct >= NCU_ADU_REPLAY_RATIO * issue->pct)
         return NAN;
     double keep[NCU_UNITS_MAX];
-    for (size_t u = 0; u < c->units.count; u++)
-        keep[u] = &c->units.unit[u] == adu ? 0 : NAN;
+    ncu_units_keep_one(&c->units, adu, 0, keep);
     ncu_relief_t gone = {.l1 = 1, .l2 = 1, .dram = 1, .compute = 1, .unit_keep = keep};
     bool won;
     return ncu_units_saved_or(&c->units, &gone, share, &won);

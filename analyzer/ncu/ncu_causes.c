@@ -702,10 +702,8 @@ static double s_dead_time_gain(const ncu_ctx_t *c, ncu_metric_t reason, double s
 {
     double keep[NCU_UNITS_MAX];
     const ncu_unit_t *l2 = ncu_units_find(&c->units, "l2"), *dram = ncu_units_find(&c->units, "dram");
-    for (size_t u = 0; u < c->units.count; u++)
-        keep[u] = NAN;
-    if (reason == NM_STALL_MEMBAR && l2 && l2->pct > 0)
-        keep[l2 - c->units.unit] = dram ? fmin(dram->pct / l2->pct, 1) : 0;
+    bool fences = reason == NM_STALL_MEMBAR && l2 && l2->pct > 0;
+    ncu_units_keep_one(&c->units, fences ? l2 : NULL, fences && dram ? fmin(dram->pct / l2->pct, 1) : 0, keep);
     ncu_relief_t same = {.l1 = 1, .l2 = 1, .dram = 1, .compute = 1, .unit_keep = keep};
     bool won = false;
     double gain = c->units.count ? ncu_units_saved_or(&c->units, &same, fmin(share, 1), &won)
@@ -791,9 +789,7 @@ static void s_constant_replays(ncu_ctx_t *c)
         (analysis_has(barrier) && barrier >= 0.1))
         return;
     double keep[NCU_UNITS_MAX];
-    for (size_t u = 0; u < c->units.count; u++)
-        keep[u] = NAN;
-    keep[adu - c->units.unit] = issue->pct / adu->pct;
+    ncu_units_keep_one(&c->units, adu, issue->pct / adu->pct, keep);
     ncu_relief_t relief = {.l1 = 1, .l2 = 1, .dram = 1, .compute = 1, .unit_keep = keep};
     static const ncu_metric_t waits[] = {NM_STALL_MIO_THROTTLE, NM_STALL_SHORT_SCOREBOARD};
     double wait = ncu_ctx_stall_sum(c, waits, sizeof waits / sizeof waits[0]);

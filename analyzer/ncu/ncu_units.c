@@ -205,6 +205,12 @@ double ncu_units_saved_moving(const ncu_units_t *units, const char *from, const 
     return before > after ? before - after : 0;
 }
 
+void ncu_units_keep_one(const ncu_units_t *units, const ncu_unit_t *unit, double value, double keep[NCU_UNITS_MAX])
+{
+    for (size_t u = 0; u < units->count; u++)
+        keep[u] = &units->unit[u] == unit ? value : NAN;
+}
+
 double ncu_units_saved_or(const ncu_units_t *units, const ncu_relief_t *relief, double other, bool *other_won)
 {
     *other_won = false;

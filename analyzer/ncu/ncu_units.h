@@ -87,6 +87,11 @@ typedef struct {
     const double *unit_keep;
 } ncu_relief_t;
 
+/* Fills keep (one value per unit of `units`) for a change that touches one
+ * unit: `value` for `unit`, NAN ("the default") for every other; all NAN
+ * when `unit` is NULL. */
+void ncu_units_keep_one(const ncu_units_t *units, const ncu_unit_t *unit, double value, double keep[NCU_UNITS_MAX]);
+
 /* The share of the kernel's time a change saves, by the roofline argument:
  * time follows the unit nearest its attainable ceiling, so the saving is how
  * far the highest utilization-to-attainable ratio drops (r_max - r_max' after
