@@ -519,6 +519,7 @@ Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v60", "h200-v60/capture-2026-12-04", "kernels"},
                 {"h200-v61", "h200-v61/capture-2026-12-04", "kernels"},
                 {"h200-v62", "h200-v62/capture-2026-12-04", "kernels"},
+                {"h200-v63", "h200-v63/capture-2026-12-04", "kernels"},
                 {"h200-v27", "h200-v27/workloads-h100", "h100"},
                 {"h200-v28", "h200-v28/workloads-h100", "h100"}};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
@@ -860,7 +861,7 @@ Test(ncu_accuracy, the_agents_own_captures_make_no_wrong_claim)
     static const char *const ka[] = {"ka_raw.csv", NULL};
     static const char *const corpora[] = {"h200",     "h200-v2",  "h200-v3",  "h200-v4",  "h200-v48",
                                           "h200-v55", "h200-v56", "h200-v57", "h200-v58", "h200-v59",
-                                          "h200-v60", "h200-v61", "h200-v62"};
+                                          "h200-v60", "h200-v61", "h200-v62", "h200-v63"};
     for (size_t i = 0; i < sizeof corpora / sizeof corpora[0]; i++) {
         char folder[64];
         snprintf(folder, sizeof folder, "%s/agents-2026-12-04", corpora[i]);
@@ -1887,4 +1888,42 @@ Test(ncu_accuracy, h200_v6_each_lever_leads_where_it_pays_and_only_there)
     s_levers("h200-v6/capture-2026-12-01", s_v6, sizeof s_v6 / sizeof s_v6[0], s_core, "core");
     s_levers("h200-v6/capture-2026-12-01", s_v6, sizeof s_v6 / sizeof s_v6[0], s_core_metrics, "core-metrics");
     s_levers("h200-v6/capture-2026-12-01", s_v6, sizeof s_v6 / sizeof s_v6[0], s_full, "full");
+}
+
+/* Loads and stores that both waste most of each sector (a thread's own row,
+ * read and written) are one indexing that one change coalesces: their wastes
+ * add, and L2's share is of L2's sectors. Corpus v63's softmax a thread a row
+ * (4 bytes of each sector on both sides, L1 thrashing) est. about 4x where a
+ * warp a row measured 24x (the rows' re-reads hit L1 once coalesced, which no
+ * counter of the capture shows); v7's column-major GELU est. 4.7x, measured
+ * 4.35x. One side alone keeps L1's share: v15's SpMV a thread a row, whose
+ * random reads of x stay scattered, measured 1.33x. */
+Test(ncu_accuracy, loads_and_stores_wasted_alike_are_priced_together)
+{
+    s_expect_estimate("h200-v63/capture-2026-12-04", "v63_softmax_rowthread", "uncoalesced_access", true, 3, 6, 24.0,
+                      "stores use 4.0");
+    s_expect_estimate("h200-v7/capture-2026-12-02", "v7_colmajor_gelu", "uncoalesced_access", true, 3.5, 5.5, 4.35,
+                      "stores use");
+    s_expect_estimate("h200-v15/capture-2026-12-02", "v15_spmv_scalar", "uncoalesced_access", true, 1.2, 2.0, 1.33,
+                      NULL);
+}
+
+/* On a page without profeed's sector counts (KernelFoundry's --set detailed),
+ * a latency verdict gives way to NCU's count of a waste that accounts for most
+ * of the time: v63's softmax a thread a row, latency-bound at L2 50%, where
+ * UncoalescedGlobalAccess counts 88% of the sectors excessive. Where profeed
+ * measured a bound, NCU's estimate stays evidence (v63's GEMV, L1 99%). */
+Test(ncu_accuracy, ncu_counted_waste_names_the_cause_of_a_latency_verdict)
+{
+    static const char *const detailed[] = {"detailed.csv", NULL};
+    capture_t cap = s_capture("h200-v63/agents-2026-12-04", detailed);
+    const fb_finding_t *f = s_lead(&cap, "v63_softmax_rowthread");
+    cr_assert_not_null(f);
+    cr_expect_str_eq(f->category, "uncoalesced_access", "%s", f->title);
+    cr_expect(strncmp(f->source, "ncu:UncoalescedGlobalAccess", 27) == 0, "%s", f->source);
+    cr_expect_not_null(s_evidence(f, "names the waste behind the latency"), "%s", f->title);
+    f = s_lead(&cap, "v63_gemv_rowthread");
+    cr_assert_not_null(f);
+    cr_expect_str_eq(f->category, "l1_bound", "%s", f->title);
+    s_capture_destroy(&cap);
 }

@@ -210,13 +210,39 @@ static double s_l1_hit(const ncu_ctx_t *c)
     return analysis_has(hit) ? fmin(fmax(hit, 0), 100) / 100 : 0;
 }
 
-/* The unused bytes of a partly used sector are what later requests hit (the
+/* The share of L2's sectors from the SMs that coalescing one side removes.
+ * The unused bytes of a partly used sector are what later requests hit (the
  * next iteration's element, a neighbour's, a broadcast value read again), so
- * a load's waste reaches L2 only beyond L1's hits, not in proportion to them:
- * corpus v14's 1x1 convolution wastes its sectors on weights every warp reads
- * (one address, an L1 hit) while its input loads, whole sectors, are the
- * misses. */
-static double s_l2_waste(double waste, double hit) { return fmax(0, waste - hit); }
+ * a load's waste reaches L2 only beyond L1's hits: corpus v14's 1x1
+ * convolution wastes its sectors on weights every warp reads (one address, an
+ * L1 hit) while its input loads, whole sectors, are the misses.
+ *
+ * Where every access of the side can be coalesced (`whole`), its L2 sectors,
+ * its L1 sectors less L1's hits (stores write through: all of them), shrink to
+ * the sectors its used bytes fill, `kept` of its L1 sectors, each fetched
+ * once: the side keeps min(1, kept / (1 - hit)) of them, as a share of L2's
+ * sectors. v63's softmax a thread a row (4 bytes of each sector on both sides,
+ * 15% L1 hits: a warp's 32 lines times 64 warps thrash L1) keeps a seventh;
+ * a warp a row ran 24x. But the counters do not tell a layout's stride from a
+ * data-dependent gather, which no layout coalesces: v15's CSR SpMV a thread a
+ * row, whose random reads of x are a third of its 4-byte loads, kept them when
+ * a warp a row coalesced the rest (measured 1.33x, where the share of L2 said
+ * 3.9x). So one side alone is priced by the smaller L1 share, the waste less
+ * L1's hit rate (v15: 1.67x), and the L2 share is taken where loads and stores
+ * both waste alike (s_both_waste): a thread's own rows, read and written. */
+static double s_l2_waste(const ncu_ctx_t *c, bool load, double kept, double share, bool whole)
+{
+    double hit = load ? s_l1_hit(c) : 0; /* stores write through */
+    if (!whole)
+        return fmax(0, (1 - kept) * share - hit);
+    double sec_ld = V(c, NM_SECTORS_GLOBAL_LD), sec_st = V(c, NM_SECTORS_GLOBAL_ST);
+    if (!analysis_has(sec_ld) || !analysis_has(sec_st))
+        return fmax(0, (1 - kept) * share - hit);
+    /* L2 also serves what bypasses the LSU (TMA, texture) */
+    double all = sec_ld * (1 - s_l1_hit(c)) + sec_st + ncu_ctx_unseen_sectors(c, false);
+    double side = load ? sec_ld : sec_st;
+    return all > 0 ? fmax(0, side * (1 - hit) - kept * side) / all : 0;
+}
 
 void ncu_traffic_coalesced_keep(const ncu_ctx_t *c, double *l1, double *l2)
 {
@@ -226,7 +252,7 @@ void ncu_traffic_coalesced_keep(const ncu_ctx_t *c, double *l1, double *l2)
         return;
     double kept = s_kept(c, ld), share = sec_ld / (sec_ld + s_or0(sec_st));
     *l1 = 1 - s_l1_waste(c, true, kept, share);
-    *l2 = 1 - s_l2_waste((1 - kept) * share, s_l1_hit(c));
+    *l2 = 1 - s_l2_waste(c, true, kept, share, false);
 }
 
 /* Partly written sectors congest DRAM when most of them were filled from it
@@ -257,16 +283,25 @@ typedef struct {
     s_floor_t floor;
 } s_priced_t;
 
-static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, double share,
-                                 double sectors, double load_sectors, s_priced_t *how)
+/* What coalescing one side (loads or stores) removes at each level, as shares
+ * of that level's work. */
+typedef struct {
+    double l1, l2, dram; /* the shares of each level's work removed */
+    double mem;          /* the side's waste as a share of the traffic (no unit table) */
+    double excess_rd, excess_wr; /* the bytes DRAM moved that the side did not use */
+    bool congested;      /* the partly written sectors' read-modify-writes */
+} s_waste_t;
+
+static s_waste_t s_side_waste(const ncu_ctx_t *c, bool load, double bytes, double share, double sectors,
+                              double load_sectors, bool whole)
 {
-    double kept = s_kept(c, bytes), waste = (1 - kept) * share;
-    double l2_waste = s_l2_waste(waste, load ? s_l1_hit(c) : 0); /* stores write through */
+    double kept = s_kept(c, bytes);
+    s_waste_t w = {.l1 = s_l1_waste(c, load, kept, share), .l2 = s_l2_waste(c, load, kept, share, whole),
+                   .mem = (1 - kept) * share};
     double rd = V(c, NM_DRAM_READ), wr = V(c, NM_DRAM_WRITE);
-    double dram_waste = l2_waste, excess_fill = 0;
-    bool congested = false;
+    w.dram = w.l2;
     if (analysis_has(rd) && analysis_has(wr) && rd + wr > 0 && analysis_has(sectors)) {
-        double used = sectors * bytes, excess;
+        double used = sectors * bytes, excess, excess_fill = 0;
         if (load) {
             /* L2 fetches 64 bytes for each scattered sector it misses (ncu_units.h):
              * of what DRAM read, the loads used at least bytes / 64. */
@@ -275,35 +310,34 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
             /* ... and no more than the 64 bytes a missed sector can cost
              * (ncu_ctx_unseen_sectors): DRAM's other reads are someone else's. */
             excess = fmin(fmin(fmax(0, rd - used), rd * (1 - bytes / granule)), sectors * 2 * SECTOR_BYTES - used);
+            w.excess_rd = excess;
         } else {
             excess_fill = analysis_has(load_sectors)
                               ? fmin(fmax(0, rd - load_sectors * SECTOR_BYTES), sectors * SECTOR_BYTES)
                               : 0;
             /* A side wastes no more than the sectors it moves: DRAM's other
              * writes are someone else's (ncu_ctx_unseen_sectors). */
-            excess = fmin(fmin(fmax(0, wr - used), wr * (1 - bytes / SECTOR_BYTES)),
-                          sectors * SECTOR_BYTES - used) +
-                     excess_fill;
+            w.excess_wr = fmin(fmin(fmax(0, wr - used), wr * (1 - bytes / SECTOR_BYTES)), sectors * SECTOR_BYTES - used);
+            w.excess_rd = excess_fill;
+            excess = w.excess_wr + excess_fill;
         }
-        dram_waste = fmin(excess / (rd + wr), 1);
-        congested = !load && excess_fill >= NCU_FILL_CONGESTS * sectors * SECTOR_BYTES &&
-                    dram_waste >= NCU_FILL_CONGESTS;
+        w.dram = fmin(excess / (rd + wr), 1);
+        w.congested = !load && excess_fill >= NCU_FILL_CONGESTS * sectors * SECTOR_BYTES &&
+                      w.dram >= NCU_FILL_CONGESTS;
     }
-    ncu_relief_t relief = {.l1 = 1 - s_l1_waste(c, load, kept, share), .l2 = 1 - l2_waste,
-                           .dram = 1 - dram_waste, .compute = 1};
-    double req = V(c, NM_REQUESTS_GLOBAL_LD);
-    how->floor = (s_floor_t){.keep = NAN};
-    if (load && analysis_has(sectors) && analysis_has(req) && req > 0)
-        how->floor = s_floor(c, sectors / req * kept);
-    /* Whole-sector stores leave the loads' requests as they are: where the
-     * warps wait on those, the waits shrink at most to their idle round trip
-     * (corpus v57's strided stores from half the SMs: DRAM 53%, a load
-     * waiting 943 cycles against 732 idle; packed stores ran 1.14x, where
-     * "the kernel streams what it uses" said 3.3x). */
-    else if (!load && analysis_has(load_sectors) && analysis_has(req) && req > 0)
-        how->floor = s_floor(c, load_sectors / req);
-    double gain = s_traffic_saved(c, &relief, congested, &how->latency_model);
-    how->congested = congested && how->latency_model;
+    return w;
+}
+
+/* The share of the time removing `w` saves, and how it was priced. `floor_after`
+ * is the sectors a load request keeps (the round-trip floor, s_floor): NAN
+ * where the requests are not the loads'. */
+static double s_waste_gain(const ncu_ctx_t *c, const s_waste_t *w, double floor_after, s_priced_t *how)
+{
+    ncu_relief_t relief = {.l1 = 1 - fmin(w->l1, 1), .l2 = 1 - fmin(w->l2, 1), .dram = 1 - fmin(w->dram, 1),
+                           .compute = 1};
+    how->floor = analysis_has(floor_after) ? s_floor(c, floor_after) : (s_floor_t){.keep = NAN};
+    double gain = s_traffic_saved(c, &relief, w->congested, &how->latency_model);
+    how->congested = w->congested && how->latency_model;
     /* Whichever model priced it, no request waits less than a round trip: the
      * warps' memory waits keep at least the floor's share of them (s_floor). */
     double wait = ncu_ctx_memory_wait_share(c);
@@ -312,8 +346,51 @@ static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, do
     if (how->floored)
         gain = wait * (1 - how->floor.keep);
     if (!analysis_has(gain)) /* no unit table: the memory summary alone */
-        gain = analysis_has(V(c, NM_MEM_PCT)) ? waste * fmin(V(c, NM_MEM_PCT), 100) / 100 : NAN;
+        gain = analysis_has(V(c, NM_MEM_PCT)) ? fmin(w->mem, 1) * fmin(V(c, NM_MEM_PCT), 100) / 100 : NAN;
     return gain;
+}
+
+/* The sectors a load request keeps once coalesced (`kept` of them); the
+ * requests themselves stay. NAN without the counts. */
+static double s_load_floor_after(const ncu_ctx_t *c, double bytes, double sectors)
+{
+    double req = V(c, NM_REQUESTS_GLOBAL_LD);
+    return analysis_has(sectors) && analysis_has(req) && req > 0 ? sectors / req * s_kept(c, bytes) : NAN;
+}
+
+static double s_uncoalesced_gain(const ncu_ctx_t *c, bool load, double bytes, double share,
+                                 double sectors, double load_sectors, s_priced_t *how)
+{
+    s_waste_t w = s_side_waste(c, load, bytes, share, sectors, load_sectors, false);
+    /* Whole-sector stores leave the loads' requests as they are: where the
+     * warps wait on those, the waits shrink at most to their idle round trip
+     * (corpus v57's strided stores from half the SMs: DRAM 53%, a load
+     * waiting 943 cycles against 732 idle; packed stores ran 1.14x, where
+     * "the kernel streams what it uses" said 3.3x). */
+    double req = V(c, NM_REQUESTS_GLOBAL_LD);
+    double after = load                                                       ? s_load_floor_after(c, bytes, sectors)
+                   : analysis_has(load_sectors) && analysis_has(req) && req > 0 ? load_sectors / req
+                                                                                : NAN;
+    return s_waste_gain(c, &w, after, how);
+}
+
+/* Loads and stores that both waste most of each sector are most often one
+ * indexing (a thread a row reading and writing its row: corpus v63's softmax,
+ * 4 bytes of each sector on both sides) that one change coalesces: their
+ * wastes add at L1 and L2; DRAM's excess reads are the loads' (which already
+ * count the stores' fill reads, DRAM's reads beyond what the loads used) or
+ * the fills', whichever is larger, and its excess writes the stores'. */
+#define NCU_BOTH_SHARE 0.20
+
+static s_waste_t s_both_waste(const ncu_ctx_t *c, const s_waste_t *ld, const s_waste_t *st)
+{
+    s_waste_t w = {.l1 = ld->l1 + st->l1, .l2 = ld->l2 + st->l2, .mem = ld->mem + st->mem,
+                   .congested = st->congested};
+    double rd = V(c, NM_DRAM_READ), wr = V(c, NM_DRAM_WRITE);
+    w.dram = analysis_has(rd) && analysis_has(wr) && rd + wr > 0
+                 ? (fmax(ld->excess_rd, st->excess_rd) + st->excess_wr) / (rd + wr)
+                 : ld->dram + st->dram;
+    return w;
 }
 
 static void s_uncoalesced(ncu_ctx_t *c)
@@ -359,6 +436,27 @@ static void s_uncoalesced(ncu_ctx_t *c)
             best_how = how;
         }
     }
+    /* Both sides under half of each sector, each a fifth of the sectors or
+     * more: the change that coalesces one most often coalesces both
+     * (s_both_waste). A warp's one-lane store of its row's result (4 bytes a
+     * sector) is no part of the loads' layout: v18's SpMV a warp a row of 1-7
+     * nonzeros, stores 10% of its sectors. */
+    bool both = false;
+    if (analysis_has(sides[0].share) && analysis_has(sides[1].share) && sides[0].share >= NCU_BOTH_SHARE &&
+        sides[1].share >= NCU_BOTH_SHARE && analysis_has(ld) && analysis_has(st) && ld > 0 &&
+        ld < SECTOR_BYTES / 2 && st > 0 && st < SECTOR_BYTES / 2) {
+        s_waste_t wl = s_side_waste(c, true, ld, sides[0].share, sec_ld, sec_ld, true);
+        s_waste_t ws = s_side_waste(c, false, st, sides[1].share, sec_st, sec_ld, true);
+        s_waste_t w = s_both_waste(c, &wl, &ws);
+        s_priced_t how;
+        double gain = s_waste_gain(c, &w, s_load_floor_after(c, ld, sec_ld), &how);
+        if (analysis_has(gain) && gain > best_gain) {
+            best_gain = gain;
+            best = 0;
+            best_how = how;
+            both = true;
+        }
+    }
     if (best < 0 || best_gain < NCU_GAIN_REPORT)
         return;
     char title[320];
@@ -372,7 +470,12 @@ static void s_uncoalesced(ncu_ctx_t *c)
      * no fix there; aligning, reusing loads or loading once per warp is. */
     bool nearly = b >= 24;
     const char *kind = nearly ? " (mostly whole sectors)" : "";
-    if (analysis_has(sides[best].share))
+    if (both)
+        snprintf(title, sizeof title,
+                 "Uncoalesced global loads and stores: %.1f and %.1f of every 32 bytes fetched are used, and "
+                 "they are %.0f%% of the %s sectors", ld, st, 100 * (sides[0].share + sides[1].share),
+                 all > s_or0(sec_ld) + s_or0(sec_st) ? "kernel's memory" : "global");
+    else if (analysis_has(sides[best].share))
         snprintf(title, sizeof title,
                  "Uncoalesced global %s%s: %.1f of every 32 bytes fetched are used, and %s are %.0f%% "
                  "of the %s sectors", sides[best].side, kind, b, sides[best].side, 100 * sides[best].share,
@@ -406,6 +509,8 @@ static void s_uncoalesced(ncu_ctx_t *c)
         return;
     finding_add_evidence(f, sides[best].metric, b, "byte/sector", "%s use %.1f of 32 bytes per sector",
                          sides[best].side, b);
+    if (both)
+        finding_add_evidence(f, sides[1].metric, st, "byte/sector", "stores use %.1f of 32 bytes per sector", st);
     if (analysis_has(sides[best].share))
         finding_add_evidence(f, best == 0 ? "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
                                           : "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
