@@ -200,6 +200,45 @@ static void s_mark_primary(ncu_ctx_t *c, size_t first)
     snprintf(kernel->bottleneck, sizeof kernel->bottleneck, "%s", best->category);
 }
 
+/* NCU's estimates never displace a bound profeed measured (docs/ncu.md, "NCU's
+ * own rules"), but a latency verdict names no cause: where the capture lacks
+ * the counters profeed's own models need (KernelFoundry's `--set detailed`
+ * page has no sector counts by direction) and NCU counted a waste that
+ * accounts for most of the time, that waste is the cause of the latency, and
+ * it leads. Only the rules that count a waste of their own (excessive global
+ * sectors, excessive shared wavefronts, idle lanes) can: corpus v63's softmax
+ * a thread a row, latency-bound at L2 50% on the details page, where
+ * UncoalescedGlobalAccess counts 88% of its sectors excessive (a warp a row
+ * ran 24x). */
+#define NCU_RULE_NAMES_LATENCY 50.0
+
+static void s_rule_names_the_latency(ncu_ctx_t *c, size_t first)
+{
+    static const char *const wastes[] = {"uncoalesced_access", "bank_conflicts", "divergence"};
+    fb_finding_t *primary = NULL, *best = NULL;
+    for (size_t i = first; i < feedback_finding_count(c->fb); i++) {
+        fb_finding_t *f = feedback_finding_mut(c->fb, i);
+        if (f->kernel != c->index)
+            continue;
+        if (f->primary)
+            primary = f;
+        if (strncmp(f->source, "ncu:", 4) != 0 || !analysis_has(f->speedup) || f->speedup < NCU_RULE_NAMES_LATENCY)
+            continue;
+        for (size_t w = 0; w < sizeof wastes / sizeof wastes[0]; w++)
+            if (strcmp(f->category, wastes[w]) == 0 && (!best || f->speedup > best->speedup))
+                best = f;
+    }
+    if (!primary || !best || strncmp(primary->source, "profeed:latency", 15) != 0)
+        return;
+    primary->primary = false;
+    best->primary = true;
+    finding_add_evidence(best, best->source + 4, best->speedup, "%",
+                         "NCU %s (est. global speedup %.0f%%) names the waste behind the latency: %s",
+                         best->source + 4, best->speedup, primary->title);
+    fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
+    snprintf(kernel->bottleneck, sizeof kernel->bottleneck, "%s", best->category);
+}
+
 static bool s_judged(const ncu_ctx_t *c, const char *category)
 {
     for (size_t i = 0; i < c->judged_count; i++)
@@ -288,6 +327,7 @@ static void s_analyze_kernel(ncu_ctx_t *c)
                            "--section Occupancy");
     s_mark_primary(c, first);
     ncu_rules_merge(c->fb, c->index, c->k->rules, c->k->rule_count, c->judged, c->judged_count);
+    s_rule_names_the_latency(c, first);
     s_ceiling(c);
 }
 
