@@ -520,6 +520,7 @@ Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v61", "h200-v61/capture-2026-12-04", "kernels"},
                 {"h200-v62", "h200-v62/capture-2026-12-04", "kernels"},
                 {"h200-v63", "h200-v63/capture-2026-12-04", "kernels"},
+                {"h200-v64", "h200-v64/capture-2026-12-04", "kernels"},
                 {"h200-v27", "h200-v27/workloads-h100", "h100"},
                 {"h200-v28", "h200-v28/workloads-h100", "h100"}};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
@@ -861,7 +862,8 @@ Test(ncu_accuracy, the_agents_own_captures_make_no_wrong_claim)
     static const char *const ka[] = {"ka_raw.csv", NULL};
     static const char *const corpora[] = {"h200",     "h200-v2",  "h200-v3",  "h200-v4",  "h200-v48",
                                           "h200-v55", "h200-v56", "h200-v57", "h200-v58", "h200-v59",
-                                          "h200-v60", "h200-v61", "h200-v62", "h200-v63"};
+                                          "h200-v60", "h200-v61", "h200-v62", "h200-v63",
+                                          "h200-v64"};
     for (size_t i = 0; i < sizeof corpora / sizeof corpora[0]; i++) {
         char folder[64];
         snprintf(folder, sizeof folder, "%s/agents-2026-12-04", corpora[i]);
@@ -1925,5 +1927,28 @@ Test(ncu_accuracy, ncu_counted_waste_names_the_cause_of_a_latency_verdict)
     f = s_lead(&cap, "v63_gemv_rowthread");
     cr_assert_not_null(f);
     cr_expect_str_eq(f->category, "l1_bound", "%s", f->title);
+    s_capture_destroy(&cap);
+}
+
+/* The same page names a shared-memory bound; NCU's count of the replays on that
+ * very pipe (excessive wavefronts) is what the fix removes: v64's tiled SGEMM
+ * with its A tile stored transposed (L1/shared 96%, a third of the wavefronts
+ * replays; padding ran 1.43x). The page cannot tell a layout's conflicts from
+ * atomics on few addresses, and the action gives both fixes. A global-sector
+ * count does not displace a DRAM bound: v64's 2x2 max pool (NCU est. 43%,
+ * float2 loads 1.08x). */
+Test(ncu_accuracy, ncu_counted_replays_name_the_cause_of_a_shared_memory_bound)
+{
+    static const char *const detailed[] = {"detailed.csv", NULL};
+    capture_t cap = s_capture("h200-v64/agents-2026-12-04", detailed);
+    const fb_finding_t *f = s_lead(&cap, "v64_sgemm_tile_t");
+    cr_assert_not_null(f);
+    cr_expect_str_eq(f->category, "bank_conflicts", "%s", f->title);
+    cr_expect(strncmp(f->source, "ncu:UncoalescedSharedAccess", 27) == 0, "%s", f->source);
+    cr_expect_not_null(s_evidence(f, "names the waste behind the bound"), "%s", f->title);
+    cr_expect(strstr(f->action, "__match_any_sync") != NULL, "%s", f->action);
+    f = s_lead(&cap, "v64_maxpool2x2");
+    cr_assert_not_null(f);
+    cr_expect_str_eq(f->category, "dram_bound", "%s", f->title);
     s_capture_destroy(&cap);
 }

@@ -66,6 +66,11 @@ static const struct {
                               "fragments (2x2 or more) so each loaded tile feeds more MMAs."},
     {"bank_conflicts", "Pad the shared-memory array (e.g. [32][33] instead of [32][32]) or swizzle "
                        "the index so the 32 lanes of a warp hit 32 different banks."},
+    {"bank_conflicts_unsplit", "Pad the shared-memory array (e.g. [32][33] instead of [32][32]) or swizzle "
+                               "the index so the 32 lanes of a warp hit 32 different banks. If the replayed "
+                               "accesses are atomics on a few shared addresses (a histogram of few bins), "
+                               "padding does not help: give each warp its own copy of the bins, or add equal "
+                               "keys within the warp first (__match_any_sync) and issue one atomic per key."},
     {"l1_bound", "Tile the loops: stage blocks of the inputs in shared memory (and registers) so "
                  "each value is loaded from global memory once per block, not once per thread."},
     {"l1_bound_shared", "Do more work per shared-memory access: register-block (several outputs "

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "ncu_advice.h"
 #include "ncu_ctx.h"
 #include "ncu_kernel.h"
 #include "ncu_rules.h"
@@ -201,40 +202,66 @@ static void s_mark_primary(ncu_ctx_t *c, size_t first)
 }
 
 /* NCU's estimates never displace a bound profeed measured (docs/ncu.md, "NCU's
- * own rules"), but a latency verdict names no cause: where the capture lacks
- * the counters profeed's own models need (KernelFoundry's `--set detailed`
- * page has no sector counts by direction) and NCU counted a waste that
- * accounts for most of the time, that waste is the cause of the latency, and
- * it leads. Only the rules that count a waste of their own (excessive global
- * sectors, excessive shared wavefronts, idle lanes) can: corpus v63's softmax
- * a thread a row, latency-bound at L2 50% on the details page, where
- * UncoalescedGlobalAccess counts 88% of its sectors excessive (a warp a row
- * ran 24x). */
+ * own rules"), with two exceptions where the capture lacks the counters
+ * profeed's own models need (KernelFoundry's `--set detailed` page has no
+ * sector counts by direction and no shared-memory wavefront counts) and NCU
+ * counted a waste of its own (excessive global sectors or shared wavefronts,
+ * idle lanes):
+ * - a latency verdict names no cause: a waste that accounts for half the time
+ *   or more is the cause of the latency, and leads (corpus v63's softmax a
+ *   thread a row, latency-bound at L2 50%, where UncoalescedGlobalAccess counts
+ *   88% of its sectors excessive; a warp a row ran 24x);
+ * - a shared-memory bound names the unit, not what wastes it: conflict
+ *   replays, counted by NCU as excessive wavefronts of that very pipe, are
+ *   work its fix removes, and lead from a tenth of the time (corpus v64's
+ *   tiled SGEMM, the L1/shared pipe 96% busy, a third of its wavefronts
+ *   conflicts: padding ran 1.43x, NCU est. 31%).
+ * A global-sector count does not displace a DRAM or L1 bound: sectors a
+ * neighbour's load uses from L1 are "excessive" to NCU and cost DRAM nothing
+ * (v64's 2x2 max pool: est. 43%, float2 loads ran 1.08x). */
 #define NCU_RULE_NAMES_LATENCY 50.0
 
-static void s_rule_names_the_latency(ncu_ctx_t *c, size_t first)
+static bool s_rule_names_cause(const fb_finding_t *primary, const fb_finding_t *rule)
 {
-    static const char *const wastes[] = {"uncoalesced_access", "bank_conflicts", "divergence"};
+    if (strncmp(primary->source, "profeed:latency", 15) == 0)
+        return rule->speedup >= NCU_RULE_NAMES_LATENCY &&
+               (strcmp(rule->category, "uncoalesced_access") == 0 || strcmp(rule->category, "bank_conflicts") == 0 ||
+                strcmp(rule->category, "divergence") == 0);
+    return strncmp(primary->source, "profeed:headroom", 16) == 0 && strcmp(primary->category, "l1_bound") == 0 &&
+           strstr(primary->title, "Shared-memory bound") && strcmp(rule->category, "bank_conflicts") == 0 &&
+           rule->speedup >= 100 * NCU_GAIN_LEAD && rule->speedup > primary->speedup;
+}
+
+static void s_rule_names_the_cause(ncu_ctx_t *c, size_t first)
+{
     fb_finding_t *primary = NULL, *best = NULL;
     for (size_t i = first; i < feedback_finding_count(c->fb); i++) {
         fb_finding_t *f = feedback_finding_mut(c->fb, i);
-        if (f->kernel != c->index)
-            continue;
-        if (f->primary)
+        if (f->kernel == c->index && f->primary)
             primary = f;
-        if (strncmp(f->source, "ncu:", 4) != 0 || !analysis_has(f->speedup) || f->speedup < NCU_RULE_NAMES_LATENCY)
-            continue;
-        for (size_t w = 0; w < sizeof wastes / sizeof wastes[0]; w++)
-            if (strcmp(f->category, wastes[w]) == 0 && (!best || f->speedup > best->speedup))
-                best = f;
     }
-    if (!primary || !best || strncmp(primary->source, "profeed:latency", 15) != 0)
+    if (!primary)
+        return;
+    for (size_t i = first; i < feedback_finding_count(c->fb); i++) {
+        fb_finding_t *f = feedback_finding_mut(c->fb, i);
+        if (f->kernel != c->index || strncmp(f->source, "ncu:", 4) != 0 || !analysis_has(f->speedup))
+            continue;
+        if (s_rule_names_cause(primary, f) && (!best || f->speedup > best->speedup))
+            best = f;
+    }
+    if (!best)
         return;
     primary->primary = false;
     best->primary = true;
+    /* The page does not say which shared accesses replay: loads and stores a
+     * layout conflicts, or atomics on few addresses (corpus v3's 4-bin
+     * histogram: 91% of its wavefronts "excessive"), whose fix is not padding. */
+    if (strcmp(best->category, "bank_conflicts") == 0)
+        finding_set_action(best, ncu_advice_action("bank_conflicts_unsplit"));
     finding_add_evidence(best, best->source + 4, best->speedup, "%",
-                         "NCU %s (est. global speedup %.0f%%) names the waste behind the latency: %s",
-                         best->source + 4, best->speedup, primary->title);
+                         "NCU %s (est. global speedup %.0f%%) names the waste behind the %s: %s", best->source + 4,
+                         best->speedup, strcmp(primary->category, "latency_bound") == 0 ? "latency" : "bound",
+                         primary->title);
     fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
     snprintf(kernel->bottleneck, sizeof kernel->bottleneck, "%s", best->category);
 }
@@ -327,7 +354,7 @@ static void s_analyze_kernel(ncu_ctx_t *c)
                            "--section Occupancy");
     s_mark_primary(c, first);
     ncu_rules_merge(c->fb, c->index, c->k->rules, c->k->rule_count, c->judged, c->judged_count);
-    s_rule_names_the_latency(c, first);
+    s_rule_names_the_cause(c, first);
     s_ceiling(c);
 }
 
