@@ -553,16 +553,16 @@ static void s_parallelism(ncu_ctx_t *c)
  * atomicAdd a block on one address: 262,144 of them at 1.76 ns are 95% of its
  * 485 us; L2 67% with DRAM 46%, so not latency-bound; without the counter it
  * ran 1.65x, with it spread over 1024 addresses 1.47x. */
-static void s_contention_at_a_bound(ncu_ctx_t *c, double atomics)
+static fb_finding_t *s_contention_at_a_bound(ncu_ctx_t *c, double atomics)
 {
     double serial = c->atomic_floor;
     if (!analysis_has(serial) || serial < NCU_ATOMIC_SERIAL_BOUND || c->units.count == 0)
-        return;
+        return NULL;
     ncu_relief_t same = {.l1 = 1, .l2 = 1, .dram = 1, .compute = 1};
     bool won;
     double gain = ncu_units_saved_or(&c->units, &same, serial, &won);
     if (!analysis_has(gain) || gain < NCU_GAIN_REPORT)
-        return;
+        return NULL;
     char title[300];
     snprintf(title, sizeof title,
              "Global atomic contention: %.3g atomic instructions on a few addresses would take %.0f%% of "
@@ -571,16 +571,24 @@ static void s_contention_at_a_bound(ncu_ctx_t *c, double atomics)
     fb_finding_t *f = ncu_ctx_finding(c, "contention", gain, "atomic_serial", title,
                                       ncu_advice_action("contention"));
     if (!f)
-        return;
+        return NULL;
     finding_add_evidence(f, "smsp__inst_executed_op_global_red.sum", atomics, "inst",
                          "%.3g global atomic/reduction instructions", atomics);
     finding_add_evidence(f, ncu_metric_info(NM_L2_ATOMIC_PCT)->name, V(c, NM_L2_ATOMIC_PCT), "%",
-                         "L2 atomic unit busy %.2f%% of peak, averaged over the slices: one slice's "
-                         "queue", V(c, NM_L2_ATOMIC_PCT));
+                         "L2 atomic unit busy %.2f%% of peak, averaged over the slices: about %.0f "
+                         "slice%s' worth of queue", V(c, NM_L2_ATOMIC_PCT),
+                         fmax(1, round(V(c, NM_L2_ATOMIC_PCT) / NCU_ATOMIC_ONE_SLICE)),
+                         V(c, NM_L2_ATOMIC_PCT) / NCU_ATOMIC_ONE_SLICE >= 1.5 ? "s" : "");
     finding_add_evidence(f, "model", 100 * serial, "%",
                          "served one at a time at %.2f ns each (the slowest measured on this GPU's L2), "
                          "they take %.0f%% of the %.0f us; removing or spreading them saves that share "
                          "up to the next unit's ceiling", NCU_ATOMIC_NS, 100 * serial, V(c, NM_DURATION) / 1e3);
+    double lanes = s_or0(V(c, NM_L2_RED_REQUESTS)) + s_or0(V(c, NM_L2_ATOM_REQUESTS)) + s_or0(V(c, NM_L2_CAS_REQUESTS));
+    if (lanes > atomics)
+        finding_add_evidence(f, ncu_metric_info(NM_L2_RED_REQUESTS)->name, lanes, "request",
+                             "L2 serves %.3g updates, %.0f per instruction: each lane's is its own", lanes,
+                             lanes / atomics);
+    return f;
 }
 
 /* Atomics to the same address serialize in L2: warps wait on them while every
@@ -596,9 +604,17 @@ static void s_contention(ncu_ctx_t *c)
     double unit = V(c, NM_L2_ATOMIC_PCT);
     if (atomics <= 0 || (analysis_has(unit) && unit < NCU_ATOMIC_UNIT_IDLE))
         return;
-    if (!c->latency) {
-        s_contention_at_a_bound(c, atomics);
-        return;
+    /* Where the atomics' floor is most of the time, it prices them, in a
+     * latency-bound kernel too: the stalls' share is a lower bound (corpus
+     * v64's row sums, every lane's partial added to its row's word: memory
+     * waits 71% of the stalls, est. 2.4x; the floor 99%; one store a row
+     * ran 14x). */
+    if (!c->latency || (analysis_has(c->atomic_floor) && c->atomic_floor >= NCU_ATOMIC_SERIAL_BOUND)) {
+        fb_finding_t *f = s_contention_at_a_bound(c, atomics);
+        if (f && c->latency)
+            c->latency_explained = c->latency_explained || ncu_ctx_explains(f);
+        if (f || !c->latency)
+            return;
     }
     double wait = ncu_ctx_memory_wait_share(c);
     if (!analysis_has(c->stall_total))

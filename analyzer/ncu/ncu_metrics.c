@@ -109,6 +109,15 @@ static const ncu_metric_info_t s_metrics[NM__COUNT] = {
                         "global atomic requests", NM_AGG_SUM},
     [NM_SHARED_ATOM] = {"smsp__inst_executed_op_shared_atom.sum", NULL, NULL, NULL, "inst",
                         "shared-memory atomic instructions", NM_AGG_SUM},
+    /* The atomics L2 receives, a request a lane (corpus v64's row sums: 262,144
+     * REDG instructions of 32 lanes, 8,388,608 requests): what its slices serve
+     * one at a time where the lanes share an address (ncu_atomics.c). */
+    [NM_L2_RED_REQUESTS] = {"lts__t_requests_srcunit_tex_op_red.sum", NULL, NULL, NULL, "request",
+                            "L2 reduction requests from the SMs", NM_AGG_SUM},
+    [NM_L2_ATOM_REQUESTS] = {"lts__t_requests_srcunit_tex_op_atom_dot_alu.sum", NULL, NULL, NULL, "request",
+                             "L2 atomic requests from the SMs", NM_AGG_SUM},
+    [NM_L2_CAS_REQUESTS] = {"lts__t_requests_srcunit_tex_op_atom_dot_cas.sum", NULL, NULL, NULL, "request",
+                            "L2 compare-and-swap requests from the SMs", NM_AGG_SUM},
     [NM_SECTORS_GLOBAL_LD] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", NULL, NULL, NULL,
                               "sector", "global load sectors", NM_AGG_SUM},
     [NM_SECTORS_GLOBAL_ST] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", NULL, NULL, NULL,
