@@ -51,6 +51,8 @@ CAPTURES = [
     ("h200-v2 (corpus_v2.cu) 12-02", "h200-v2/capture-2026-12-02", "h200-v2", "kernels"),
     ("h200 (kernels.cu) 12-04", "h200/capture-2026-12-04", "h200", "kernels"),
     ("h200-v2 (corpus_v2.cu) 12-04", "h200-v2/capture-2026-12-04", "h200-v2", "kernels"),
+    ("h200 (kernels.cu) 12-04b", "h200/capture-2026-12-04b", "h200", "kernels"),
+    ("h200-v2 (corpus_v2.cu) 12-04b", "h200-v2/capture-2026-12-04b", "h200-v2", "kernels"),
     ("h200-v3 (corpus_v3.cu)", "h200-v3/kernels", "h200-v3", "kernels"),
     ("h200-v3 workloads", "h200-v3/workloads", "h200-v3", "workloads"),
     ("h200-v4 (corpus_v4.cu)", "h200-v4/capture-2026-12-01", "h200-v4", "kernels"),

@@ -370,6 +370,15 @@ Test(ncu_accuracy, captures_under_the_plan_with_l2_reads_name_every_expected_fir
     s_expect_plan("h200-v51", "h200-v51/workloads-2026-12-04", "workloads", "core-12-04", s_core, true);
 }
 
+/* kernels.cu and corpus v2 captured again on 2026-12-04 (twenty-first
+ * session) when L2's per-lane atomic request counts joined the default plan
+ * (at no replay pass: 19 a kernel either way). */
+Test(ncu_accuracy, captures_under_the_plan_with_l2_atomic_requests_name_every_expected_first_finding)
+{
+    s_expect_plan("h200", "h200/capture-2026-12-04b", "kernels", "core", s_core, true);
+    s_expect_plan("h200-v2", "h200-v2/capture-2026-12-04b", "kernels", "core", s_core, true);
+}
+
 /* L2's re-reads of operands that come by TMA are measured from L2's own count
  * of the sectors the SMs read, which the LSU's load counters do not see:
  * cuDNN's sm90 data-gradient kernels (corpus v51's #2, L2 77% with 78% of its

@@ -93,11 +93,11 @@ Test(pass_plan, default_ncu_plan_is_core_metrics_and_the_memory_section_in_one_c
     cr_assert_gt(section, s_index(p->steps[0].argv, "--metrics"));
     cr_assert_eq(s_index(p->steps[0].argv, "sudo"), (size_t) -1, "sudo is never the default");
     cr_assert(p->steps[0].profiles);
-    cr_assert_eq(p->metric_count, 75, "the measured core list (docs/ncu.md)");
+    cr_assert_eq(p->metric_count, 78, "the measured core list (docs/ncu.md)");
     cr_assert_str_eq(p->metrics[0], "gpu__time_duration.sum");
     for (size_t i = 0; i < p->metric_count; i++) /* 3 replay passes of its own; ncu_summary.c rebuilds it */
         cr_assert(strncmp(p->metrics[i], "sm__throughput.", 15) != 0, "%s", p->metrics[i]);
-    cr_assert_str_eq(p->metrics[74], "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained");
+    cr_assert_str_eq(p->metrics[77], "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained");
     char *const *env = pass_plan_env(plan);
     cr_assert_str_eq(env[0], "LC_ALL=C");
     cr_assert_null(env[1]);
@@ -108,15 +108,14 @@ Test(pass_plan, default_ncu_plan_is_core_metrics_and_the_memory_section_in_one_c
 Test(pass_plan, core_metrics_are_all_columns_of_the_h200_captures_of_that_plan)
 {
     /* The plan's list is the one deploy/gpu-corpus.sh captured on the H200
-     * with the section (core_mwa_raw.csv: kernels.cu, corpus v2 and corpus
-     * v51's workloads captured again on 2026-12-04 when L2's count of the
-     * SMs' reads joined the list; a list that loses a name keeps being
+     * with the section (core_mwa_raw.csv: kernels.cu and corpus v2 captured
+     * again on 2026-12-04, twenty-first session, when L2's per-lane atomic
+     * request counts joined the list; a list that loses a name keeps being
      * covered by these): every name came back as a column (ncu drops unknown
      * names silently), and the section brought the spill counter the analysis
      * reads. */
-    static const char *const files[] = {"/ncu/h200/capture-2026-12-04/core_mwa_raw.csv",
-                                        "/ncu/h200-v2/capture-2026-12-04/core_mwa_raw.csv",
-                                        "/ncu/h200-v51/workloads-2026-12-04/core_mwa_raw.csv"};
+    static const char *const files[] = {"/ncu/h200/capture-2026-12-04b/core_mwa_raw.csv",
+                                        "/ncu/h200-v2/capture-2026-12-04b/core_mwa_raw.csv"};
     const char *const *metrics = pass_plan_metrics(PROFEED__PROFILER__PROFILER_NCU, "core");
     size_t n = 0;
     while (metrics[n])

@@ -104,6 +104,11 @@ static const char *const s_core_metrics[] = {
     "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
     "smsp__inst_executed_op_shared_atom.sum",
     "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed",
+    /* the updates L2 serves, a request a lane: a warp's RED to one address is
+     * 32 of them (ncu_atomics.c) */
+    "lts__t_requests_srcunit_tex_op_red.sum",
+    "lts__t_requests_srcunit_tex_op_atom_dot_alu.sum",
+    "lts__t_requests_srcunit_tex_op_atom_dot_cas.sum",
     /* occupancy */
     "sm__warps_active.avg.pct_of_peak_sustained_active",
     "sm__maximum_warps_per_active_cycle_pct",
