@@ -126,6 +126,7 @@ CAPTURES = [
     ("h200-v62 (corpus_v62.cu)", "h200-v62/capture-2026-12-04", "h200-v62", "kernels"),
     ("h200-v63 (corpus_v63.cu)", "h200-v63/capture-2026-12-04", "h200-v63", "kernels"),
     ("h200-v64 (corpus_v64.cu)", "h200-v64/capture-2026-12-04", "h200-v64", "kernels"),
+    ("h200-v65 (corpus_v65.cu)", "h200-v65/capture-2026-12-04", "h200-v65", "kernels"),
     ("h200-v51 workloads 12-04", "h200-v51/workloads-2026-12-04", "h200-v51", "workloads"),
     # the agents' own captures (deploy/gpu-corpus.sh --plans "detailed ka")
     ("h200 (kernels.cu) agents", "h200/agents-2026-12-04", "h200", "kernels"),
@@ -143,6 +144,7 @@ CAPTURES = [
     ("h200-v62 (corpus_v62.cu) agents", "h200-v62/agents-2026-12-04", "h200-v62", "kernels"),
     ("h200-v63 (corpus_v63.cu) agents", "h200-v63/agents-2026-12-04", "h200-v63", "kernels"),
     ("h200-v64 (corpus_v64.cu) agents", "h200-v64/agents-2026-12-04", "h200-v64", "kernels"),
+    ("h200-v65 (corpus_v65.cu) agents", "h200-v65/agents-2026-12-04", "h200-v65", "kernels"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
 # plan of that time).
