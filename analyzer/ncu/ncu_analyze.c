@@ -176,6 +176,14 @@ static bool s_refines_compute_bound(const fb_finding_t *divergence, const fb_fin
     return strcmp(bound->category, "compute_bound") == 0 && divergence->importance >= 100 * NCU_GAIN_LEAD;
 }
 
+/* Makes `f` the kernel's primary finding and names it the bottleneck. */
+static void s_lead_with(ncu_ctx_t *c, fb_finding_t *f)
+{
+    f->primary = true;
+    fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
+    snprintf(kernel->bottleneck, sizeof kernel->bottleneck, "%s", f->category);
+}
+
 static void s_mark_primary(ncu_ctx_t *c, size_t first)
 {
     fb_finding_t *best = NULL, *bound = NULL, *divergence = NULL;
@@ -194,11 +202,8 @@ static void s_mark_primary(ncu_ctx_t *c, size_t first)
         best = bound;
     if (bound && best == bound && divergence && s_refines_compute_bound(divergence, bound))
         best = divergence;
-    if (!best)
-        return;
-    best->primary = true;
-    fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
-    snprintf(kernel->bottleneck, sizeof kernel->bottleneck, "%s", best->category);
+    if (best)
+        s_lead_with(c, best);
 }
 
 /* NCU's estimates never displace a bound profeed measured (docs/ncu.md, "NCU's
@@ -221,14 +226,14 @@ static void s_mark_primary(ncu_ctx_t *c, size_t first)
  * (v64's 2x2 max pool: est. 43%, float2 loads ran 1.08x). */
 #define NCU_RULE_NAMES_LATENCY 50.0
 
-static bool s_rule_names_cause(const fb_finding_t *primary, const fb_finding_t *rule)
+static bool s_rule_names_cause(const ncu_ctx_t *c, const fb_finding_t *primary, const fb_finding_t *rule)
 {
     if (strncmp(primary->source, "profeed:latency", 15) == 0)
         return rule->speedup >= NCU_RULE_NAMES_LATENCY &&
                (strcmp(rule->category, "uncoalesced_access") == 0 || strcmp(rule->category, "bank_conflicts") == 0 ||
                 strcmp(rule->category, "divergence") == 0);
     return strncmp(primary->source, "profeed:headroom", 16) == 0 && strcmp(primary->category, "l1_bound") == 0 &&
-           strstr(primary->title, "Shared-memory bound") && strcmp(rule->category, "bank_conflicts") == 0 &&
+           ncu_ctx_shared_traffic(c) && strcmp(rule->category, "bank_conflicts") == 0 &&
            rule->speedup >= 100 * NCU_GAIN_LEAD && rule->speedup > primary->speedup;
 }
 
@@ -246,13 +251,12 @@ static void s_rule_names_the_cause(ncu_ctx_t *c, size_t first)
         fb_finding_t *f = feedback_finding_mut(c->fb, i);
         if (f->kernel != c->index || strncmp(f->source, "ncu:", 4) != 0 || !analysis_has(f->speedup))
             continue;
-        if (s_rule_names_cause(primary, f) && (!best || f->speedup > best->speedup))
+        if (s_rule_names_cause(c, primary, f) && (!best || f->speedup > best->speedup))
             best = f;
     }
     if (!best)
         return;
     primary->primary = false;
-    best->primary = true;
     /* The page does not say which shared accesses replay: loads and stores a
      * layout conflicts, or atomics on few addresses (corpus v3's 4-bin
      * histogram: 91% of its wavefronts "excessive"), whose fix is not padding. */
@@ -262,8 +266,7 @@ static void s_rule_names_the_cause(ncu_ctx_t *c, size_t first)
                          "NCU %s (est. global speedup %.0f%%) names the waste behind the %s: %s", best->source + 4,
                          best->speedup, strcmp(primary->category, "latency_bound") == 0 ? "latency" : "bound",
                          primary->title);
-    fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
-    snprintf(kernel->bottleneck, sizeof kernel->bottleneck, "%s", best->category);
+    s_lead_with(c, best);
 }
 
 static bool s_judged(const ncu_ctx_t *c, const char *category)

@@ -4,10 +4,7 @@
 
 static double s_or0(double x) { return isnan(x) ? 0 : x; }
 
-/* The updates L2 serves: a request a lane where the capture counts them at L2
- * (--set full), else the instructions, one lane each at the least (the
- * default plan: a lower bound where whole warps update). */
-static double s_lanes(const ncu_kernel_t *k)
+double ncu_atomics_lanes(const ncu_kernel_t *k)
 {
     double red = k->v[NM_L2_RED_REQUESTS], atom = k->v[NM_L2_ATOM_REQUESTS], cas = k->v[NM_L2_CAS_REQUESTS];
     double lanes = s_or0(red) + s_or0(atom) + s_or0(cas);
@@ -20,7 +17,7 @@ static double s_lanes(const ncu_kernel_t *k)
  * capped, the slices that serve them in parallel divide it first. */
 static double s_serial(const ncu_kernel_t *k)
 {
-    double lanes = s_lanes(k), unit = k->v[NM_L2_ATOMIC_PCT], t = k->v[NM_DURATION];
+    double lanes = ncu_atomics_lanes(k), unit = k->v[NM_L2_ATOMIC_PCT], t = k->v[NM_DURATION];
     if (lanes <= 0 || isnan(unit) || unit < NCU_ATOMIC_UNIT_IDLE || isnan(t) || t <= 0)
         return NAN;
     return lanes * NCU_ATOMIC_NS / t;

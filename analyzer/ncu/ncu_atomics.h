@@ -38,6 +38,12 @@
  * DRAM 48%) 1.39x. */
 #define NCU_ATOMIC_SERIAL_BOUND 0.5
 
+/* The updates L2 serves: a request a lane where the capture counts them at L2
+ * (NM_L2_RED_REQUESTS and its kin: --set full, and the default plan since
+ * 2026-12-04), else the instructions, one lane each at the least (a lower
+ * bound where whole warps update). */
+double ncu_atomics_lanes(const ncu_kernel_t *k);
+
 /* The share of the kernel's time its global atomics take served one lane
  * after another on one address at NCU_ATOMIC_NS each (the lanes L2 counts
  * where the capture has them, else the instructions), capped at 1; NAN where they do not contend (no atomics, or the L2 atomic unit under

@@ -668,9 +668,8 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
                             ncu_advice_action(atomic ? "l2_atomics" : "l2_bound"));
     } else {
         double wf = s_or0(V(c, NM_SHARED_WAVEFRONTS_LD)) + s_or0(V(c, NM_SHARED_WAVEFRONTS_ST));
-        double global = s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST));
         double smem = s_or0(V(c, NM_SMEM_STATIC)) + s_or0(V(c, NM_SMEM_DYNAMIC));
-        bool shared = wf > 0 ? wf >= global : smem > 0;
+        bool shared = ncu_ctx_shared_traffic(c);
         double hit = V(c, NM_L1_HIT);
         bool hits = analysis_has(hit) && hit >= 50, atomics = s_or0(V(c, NM_SHARED_ATOM)) > 0;
         double saved = NAN;
@@ -1044,6 +1043,14 @@ static const ncu_unit_t *s_dram_stream_below_roof(const ncu_ctx_t *c)
 }
 
 bool ncu_ctx_dram_stream(const ncu_ctx_t *c) { return s_dram_stream_below_roof(c) != NULL; }
+
+bool ncu_ctx_shared_traffic(const ncu_ctx_t *c)
+{
+    double wf = s_or0(V(c, NM_SHARED_WAVEFRONTS_LD)) + s_or0(V(c, NM_SHARED_WAVEFRONTS_ST));
+    double global = s_or0(V(c, NM_SECTORS_GLOBAL_LD)) + s_or0(V(c, NM_SECTORS_GLOBAL_ST));
+    double smem = s_or0(V(c, NM_SMEM_STATIC)) + s_or0(V(c, NM_SMEM_DYNAMIC));
+    return wf > 0 ? wf >= global : smem > 0;
+}
 
 static void s_bound_dram_latency(ncu_ctx_t *c, const ncu_unit_t *dram)
 {

@@ -583,7 +583,7 @@ static fb_finding_t *s_contention_at_a_bound(ncu_ctx_t *c, double atomics)
                          "served one at a time at %.2f ns each (the slowest measured on this GPU's L2), "
                          "they take %.0f%% of the %.0f us; removing or spreading them saves that share "
                          "up to the next unit's ceiling", NCU_ATOMIC_NS, 100 * serial, V(c, NM_DURATION) / 1e3);
-    double lanes = s_or0(V(c, NM_L2_RED_REQUESTS)) + s_or0(V(c, NM_L2_ATOM_REQUESTS)) + s_or0(V(c, NM_L2_CAS_REQUESTS));
+    double lanes = ncu_atomics_lanes(c->k); /* the instructions themselves where L2 did not count */
     if (lanes > atomics)
         finding_add_evidence(f, ncu_metric_info(NM_L2_RED_REQUESTS)->name, lanes, "request",
                              "L2 serves %.3g updates, %.0f per instruction: each lane's is its own", lanes,

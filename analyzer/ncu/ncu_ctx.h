@@ -119,6 +119,11 @@ double ncu_ctx_blocks_per_sm(const ncu_ctx_t *c);
  * (ncu_bound.c, where the DRAM bound's latency variant is decided). */
 bool ncu_ctx_dram_stream(const ncu_ctx_t *c);
 
+/* Whether the L1/shared pipe's traffic is mostly shared memory: its shared
+ * wavefronts at least its global sectors, or, without wavefront counts, shared
+ * memory allocated (ncu_bound.c: the "Shared-memory bound" reading of L1). */
+bool ncu_ctx_shared_traffic(const ncu_ctx_t *c);
+
 /* Adds a finding whose gain (0..1, the share of the kernel's time it would
  * save; NAN when no model applies) comes from `model`, a short name shown as
  * its source ("profeed:<model>"). Returns NULL when memory ran out. */

@@ -233,10 +233,8 @@ static double s_l1_hit(const ncu_ctx_t *c)
 static double s_l2_waste(const ncu_ctx_t *c, bool load, double kept, double share, bool whole)
 {
     double hit = load ? s_l1_hit(c) : 0; /* stores write through */
-    if (!whole)
-        return fmax(0, (1 - kept) * share - hit);
     double sec_ld = V(c, NM_SECTORS_GLOBAL_LD), sec_st = V(c, NM_SECTORS_GLOBAL_ST);
-    if (!analysis_has(sec_ld) || !analysis_has(sec_st))
+    if (!whole || !analysis_has(sec_ld) || !analysis_has(sec_st))
         return fmax(0, (1 - kept) * share - hit);
     /* L2 also serves what bypasses the LSU (TMA, texture) */
     double all = sec_ld * (1 - s_l1_hit(c)) + sec_st + ncu_ctx_unseen_sectors(c, false);
