@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""bench/stability.py PROFEED [--trials N] [--noise PCT] [--plan core|full] [--seed S]:
+whether profeed's first finding survives run-to-run noise in the counters.
+
+Two profiles of the same kernel never read the same counters: ncu replays each pass, and clocks,
+DRAM refresh and the other tenants of a shared GPU move every count a little (the H200 repeats of
+kernels.cu and corpus v2 in tests/fixtures/ncu differ by a median 0%, 0.5% at the 90th percentile
+and up to 25% for rare stall reasons). Feedback whose first finding flips under that noise sends an
+agent in a loop two ways on the same kernel; a rule whose threshold sits where the corpora's kernels
+happen to fall is one that was fitted to them.
+
+For every ground-truth capture of the plan (bench/accuracy.py's CAPTURES), runs profeed on the
+capture as it is and on N copies whose measured counters are each scaled by an independent factor
+exp(g), g normal with standard deviation PCT/100 (launch configuration, device attributes and
+peak rates are left as they are: they are not measured; a counter's rollups and forms, .sum, .max,
+.pct_of_peak..., read in one pass, move together). For each kernel it counts the trials whose
+first finding has the category the unperturbed capture gives, and the trials that are right by
+bench/accuracy.py's judge.
+
+Prints the kernels whose first finding moved in any trial, with the categories it moved to, and the
+totals: kernels stable in every trial, and right / kernels over all trials against right / kernels
+without noise. Exit status 0 always: this measures, it does not gate.
+"""
+import argparse
+import csv
+import io
+import math
+import os
+import random
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import accuracy  # noqa: E402  (the captures, the judge and the way profeed is run)
+
+# Columns that are configuration or constants, not counts: left as captured.
+FIXED_PREFIXES = ("launch__", "device__", "sm__maximum_warps", "ID", "Process", "Host", "Kernel",
+                  "Context", "Stream", "Block Size", "Grid Size", "Device", "CC")
+# Sections of the details page whose values are the launch's configuration.
+FIXED_SECTIONS = ("Launch Statistics",)
+FIXED_DETAIL_WORDS = ("Block Limit", "Theoretical", "Registers", "Shared Memory Config",
+                      "Driver Shared", "Threads", "Waves Per SM", "Grid Size", "Block Size",
+                      "# SMs", "Function Cache", "Stack Size", "Uses Green Context")
+
+
+def is_fixed_column(name):
+    return name.startswith(FIXED_PREFIXES) or (".peak_sustained" in name
+                                               and "pct_of_peak" not in name)
+
+
+def counter_of(name):
+    """The counter a column reads: its rollups (.sum, .avg, .max, .min) and forms (.per_second,
+    .pct_of_peak_sustained_elapsed) are one count read once, so they move together."""
+    return name.split(".")[0]
+
+
+def jitter(text, factor):
+    """The cell scaled by factor, in the form it had; unchanged when not a number."""
+    plain = text.replace(",", "")
+    try:
+        value = float(plain)
+    except ValueError:
+        return text
+    if value == 0 or not math.isfinite(value):
+        return text
+    scaled = value * factor
+    if "." not in plain and "e" not in plain.lower():
+        return str(int(round(scaled)))
+    decimals = len(plain.split(".")[1]) if "." in plain else 0
+    return f"{scaled:.{max(decimals, 2)}f}"
+
+
+def perturb_raw(src, dst, rng, sigma):
+    with open(src, newline="", errors="replace") as f:
+        lines = f.read().split("\n")
+    out, header, seen_units = [], None, False
+    for line in lines:
+        if not line.startswith('"'):
+            out.append(line)
+            continue
+        row = next(csv.reader([line]))
+        if header is None and row[0] == "ID":
+            header = row
+        elif header is not None and not seen_units and not row[0].isdigit():
+            seen_units = True  # the units row
+        elif header is not None and len(row) == len(header):
+            factor = {}
+            for name in header:
+                factor.setdefault(counter_of(name), math.exp(rng.gauss(0.0, sigma)))
+            row = [cell if is_fixed_column(header[i]) else jitter(cell, factor[counter_of(header[i])])
+                   for i, cell in enumerate(row)]
+        buf = io.StringIO()
+        csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="").writerow(row)
+        out.append(buf.getvalue())
+    with open(dst, "w", newline="") as f:
+        f.write("\n".join(out))
+
+
+def perturb_details(src, dst, rng, sigma):
+    with open(src, newline="", errors="replace") as f:
+        lines = f.read().split("\n")
+    out, header = [], None
+    for line in lines:
+        if not line.startswith('"'):
+            out.append(line)
+            continue
+        row = next(csv.reader([line]))
+        if header is None and row[0] == "ID":
+            header = row
+            ix = {h: i for i, h in enumerate(header)}
+        elif header is not None and len(row) == len(header) and "Metric Value" in ix:
+            section = row[ix["Section Name"]] if "Section Name" in ix else ""
+            metric = row[ix["Metric Name"]] if "Metric Name" in ix else ""
+            if section not in FIXED_SECTIONS and not any(w in metric for w in FIXED_DETAIL_WORDS):
+                row[ix["Metric Value"]] = jitter(row[ix["Metric Value"]],
+                                                 math.exp(rng.gauss(0.0, sigma)))
+        buf = io.StringIO()
+        csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="").writerow(row)
+        out.append(buf.getvalue())
+    with open(dst, "w", newline="") as f:
+        f.write("\n".join(out))
+
+
+def firsts_of(profeed, paths, keys, truth, fileset):
+    """kernel label -> (first finding's category, verdict)."""
+    feedback = accuracy.run(profeed, paths)
+    firsts = accuracy.first_findings(feedback)
+    result = {}
+    for fs, kernel, expect in truth:
+        if fs != fileset:
+            continue
+        if kernel.startswith("#"):
+            k = accuracy.kernel_for_id(feedback, keys, int(kernel[1:]))
+            finding = k["findings"][0] if k and k["findings"] else None
+        else:
+            finding, _ = accuracy.find(firsts, kernel)
+        result[kernel] = (finding["category"] if finding else "(none)",
+                          accuracy.judge(finding, expect))
+    return result
+
+
+def study(profeed, folder, files, truth, fileset, trials, sigma, seed):
+    paths = [os.path.join(accuracy.FIXTURES, folder, f) for f in files]
+    if not all(os.path.exists(p) or os.path.exists(p + ".xz") for p in paths):
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        base = [accuracy.as_the_plan_collects(p, tmp) if p.endswith("core_mwa_raw.csv")
+                else accuracy.unpacked(p, tmp) for p in paths]
+        keys = accuracy.launch_keys(base[0])
+        clean = firsts_of(profeed, base, keys, truth, fileset)
+        moved = {k: {} for k in clean}
+        right = {k: 0 for k in clean}
+        for t in range(trials):
+            rng = random.Random(f"{seed}/{folder}/{t}")
+            noisy = []
+            for i, p in enumerate(base):
+                dst = os.path.join(tmp, f"trial{t}-{i}-{os.path.basename(p)}")
+                if "details" in os.path.basename(p):
+                    perturb_details(p, dst, rng, sigma)
+                else:
+                    perturb_raw(p, dst, rng, sigma)
+                noisy.append(dst)
+            for kernel, (category, verdict) in firsts_of(profeed, noisy, keys, truth,
+                                                         fileset).items():
+                if category != clean[kernel][0]:
+                    moved[kernel][category] = moved[kernel].get(category, 0) + 1
+                right[kernel] += verdict == "right"
+    return clean, moved, right
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("profeed")
+    parser.add_argument("--trials", type=int, default=8)
+    parser.add_argument("--noise", type=float, default=2.0, help="percent, one sigma (2)")
+    parser.add_argument("--plan", choices=["core", "full"], default="core")
+    parser.add_argument("--seed", default="1")
+    args = parser.parse_args(argv[1:])
+    if not os.access(args.profeed, os.X_OK):
+        parser.error(f"{args.profeed!r} is not an executable")
+    if args.trials < 1 or not 0 < args.noise < 50:
+        parser.error("--trials must be at least 1 and --noise between 0 and 50")
+    files = dict(accuracy.PLANS)[args.plan]
+    kernels = stable = right_clean = right_noisy = 0
+    for corpus, folder, truth_dir, fileset in accuracy.CAPTURES:
+        if "agents" in corpus:
+            continue
+        r = study(args.profeed, folder, files, accuracy.read_truth(truth_dir), fileset,
+                  args.trials, args.noise / 100.0, args.seed)
+        if r is None:
+            continue
+        clean, moved, right = r
+        for kernel, (category, verdict) in clean.items():
+            kernels += 1
+            stable += not moved[kernel]
+            right_clean += verdict == "right"
+            right_noisy += right[kernel]
+            if moved[kernel]:
+                to = ", ".join(f"{c} {n}/{args.trials}" for c, n in sorted(moved[kernel].items()))
+                print(f"{corpus} / {kernel}: {category} ({verdict}) moved to {to}; "
+                      f"right in {right[kernel]}/{args.trials}", flush=True)
+    if kernels:
+        print(f"\n{args.plan}, noise {args.noise}% (one sigma), {args.trials} trials: "
+              f"{stable}/{kernels} kernels keep their first finding in every trial; right "
+              f"{right_clean}/{kernels} without noise, {right_noisy / args.trials:.1f}/{kernels} "
+              f"on average with it")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
