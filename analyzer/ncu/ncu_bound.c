@@ -778,6 +778,21 @@ static const char *s_next_unit_name(const ncu_ctx_t *c, const ncu_unit_t *skip)
     return "none";
 }
 
+/* L1/TEX busy with almost no memory traffic: global, local and shared traffic
+ * together under 0.05 sectors or wavefronts per SM cycle (the data path moves
+ * one wavefront or four sectors a cycle), so its utilization comes from
+ * LSU-issued instructions that are not memory accesses (shuffles, votes). */
+static bool s_l1_without_traffic(const ncu_ctx_t *c)
+{
+    double sectors = V(c, NM_SECTORS_GLOBAL_LD), cycles = V(c, NM_SM_ACTIVE_CYCLES), sms = V(c, NM_SM_COUNT);
+    if (!analysis_has(sectors) || !analysis_has(cycles) || !analysis_has(sms) || cycles <= 0 || sms <= 0)
+        return false;
+    double traffic = sectors + s_or0(V(c, NM_SECTORS_GLOBAL_ST)) + s_or0(V(c, NM_SECTORS_LOCAL_LD)) +
+                     s_or0(V(c, NM_SECTORS_LOCAL_ST)) + s_or0(V(c, NM_SHARED_WAVEFRONTS_LD)) +
+                     s_or0(V(c, NM_SHARED_WAVEFRONTS_ST)) + s_or0(V(c, NM_SHARED_ATOM));
+    return traffic / (cycles * sms) < 0.05;
+}
+
 static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit_t *issue)
 {
     char title[320], advice[32], sol[64];
@@ -832,9 +847,9 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
                                  "with fewer barriers the ADU's work goes with them and so do the warps' "
                                  "waits at them, up to the next unit's ceiling (busiest after: %s)",
                                  s_next_unit_name(c, pipe));
-    } else if (strcmp(pipe->key, "lsu") == 0) {
-        /* Reached when L1 is as busy with almost no memory traffic: the LSU
-         * path carries shuffles, votes and other non-memory instructions. */
+    } else if (strcmp(pipe->key, "lsu") == 0 && s_l1_without_traffic(c)) {
+        /* The LSU path carries shuffles, votes and other non-memory
+         * instructions: L1 is busy with almost no memory traffic. */
         snprintf(title, sizeof title,
                  "Compute-bound on the %s: %.0f%% busy with almost no memory traffic: warp shuffles "
                  "or other LSU-issued instructions, not loads, fill it", pipe->name, pipe->pct);
@@ -870,6 +885,20 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
                  sol[0] ? "; " : "", sol);
         f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(issue->pct, sm)), "headroom", title,
                             ncu_advice_action("compute_issue"));
+    } else if (strcmp(pipe->key, "lsu") == 0) {
+        /* Memory instructions issue faster than L1's data path serves them
+         * (ncu_bound_add sends an L1 as busy to the memory side): many
+         * narrow loads and stores whose count, not their bytes, sets the
+         * time. After the issue slots: leading the LSU by the gap, they
+         * count every instruction, not the memory ones alone. */
+        const ncu_unit_t *l1 = ncu_units_find(&c->units, "l1");
+        char beside[64] = "";
+        if (l1)
+            snprintf(beside, sizeof beside, " (L1's data path %.0f%%)", l1->pct);
+        snprintf(title, sizeof title, "Compute-bound on the %s: %.0f%% busy issuing loads and stores%s",
+                 pipe->name, pipe->pct, beside);
+        f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(pipe->pct, sm)), "headroom", title,
+                            ncu_advice_action("compute_lsu"));
     } else {
         snprintf(title, sizeof title, "Compute-bound on the %s: %.0f%% busy%s%s", pipe->name, pipe->pct,
                  sol[0] ? ", " : "", sol);
@@ -1077,21 +1106,6 @@ static void s_bound_dram_latency(ncu_ctx_t *c, const ncu_unit_t *dram)
     s_roofline(c, f);
 }
 
-/* L1/TEX busy with almost no memory traffic: global, local and shared traffic
- * together under 0.05 sectors or wavefronts per SM cycle (the data path moves
- * one wavefront or four sectors a cycle), so its utilization comes from
- * LSU-issued instructions that are not memory accesses (shuffles, votes). */
-static bool s_l1_without_traffic(const ncu_ctx_t *c)
-{
-    double sectors = V(c, NM_SECTORS_GLOBAL_LD), cycles = V(c, NM_SM_ACTIVE_CYCLES), sms = V(c, NM_SM_COUNT);
-    if (!analysis_has(sectors) || !analysis_has(cycles) || !analysis_has(sms) || cycles <= 0 || sms <= 0)
-        return false;
-    double traffic = sectors + s_or0(V(c, NM_SECTORS_GLOBAL_ST)) + s_or0(V(c, NM_SECTORS_LOCAL_LD)) +
-                     s_or0(V(c, NM_SECTORS_LOCAL_ST)) + s_or0(V(c, NM_SHARED_WAVEFRONTS_LD)) +
-                     s_or0(V(c, NM_SHARED_WAVEFRONTS_ST)) + s_or0(V(c, NM_SHARED_ATOM));
-    return traffic / (cycles * sms) < 0.05;
-}
-
 /* SOLBottleneck on ncu's own summaries: the side ahead by the SOL gap binds.
  * Within the gap both sides are near their roofs, and the one nearer its
  * attainable ceiling binds first, as every estimate here reads the units
@@ -1145,6 +1159,17 @@ void ncu_bound_add(ncu_ctx_t *c)
         memory_side = s_memory_side_by_summaries(sm, mem_sum, mem, pipe, issue);
     else
         memory_side = mem_pct >= compute_pct - NCU_SOL_GAP;
+    /* The LSU pipe issues L1's requests: with real traffic and L1 as busy
+     * (within the SOL gap), the two are one bottleneck, and the memory
+     * side's finding names its cause (hits, sectors, conflicts) where
+     * "compute-bound on the LSU" would not. Which of two readings a few
+     * percent apart is higher is run-to-run noise (the naive matmul of
+     * kernels.cu: L1 78%, LSU 77-79% across its captures). Issue slots or
+     * an SM summary ahead of the LSU by the gap lead the compute side
+     * themselves. */
+    if (!memory_side && pipe && strcmp(pipe->key, "lsu") == 0 && mem && strcmp(mem->key, "l1") == 0 &&
+        mem->pct >= pipe->pct - NCU_SOL_GAP && compute_pct < pipe->pct + NCU_SOL_GAP && !s_l1_without_traffic(c))
+        memory_side = true;
     if (memory_side && mem && strcmp(mem->key, "l1") == 0 && s_l1_without_traffic(c)) {
         const ncu_unit_t *lsu = ncu_units_find(&c->units, "lsu");
         if (lsu && lsu->pct >= mem->pct - NCU_SOL_GAP) {

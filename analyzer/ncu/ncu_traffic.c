@@ -181,13 +181,15 @@ static void s_latency_model_evidence(fb_finding_t *f, const ncu_ctx_t *c, bool c
  * L1 99% busy; shared-memory tiles ran 1.49x faster, which is the L1 bound's
  * lever, not coalescing's; a thread per row, 32 sectors in 8.1 wavefronts,
  * is L1 time that coalescing removes). So L1 keeps at least one wavefront per
- * request: max(kept, 1 / wavefronts per request) of the loads' share. Without
+ * request: max(kept, 1 / wavefronts per request) of the loads' share. Fewer
+ * wavefronts than requests is the two counters' run-to-run noise (they may
+ * come from different replay passes), read as one a request. Without
  * request and wavefront counts, L1 is taken to scale with sectors. */
 static double s_l1_waste(const ncu_ctx_t *c, bool load, double kept, double share)
 {
     double req = V(c, NM_REQUESTS_GLOBAL_LD), wf = V(c, NM_WAVEFRONTS_GLOBAL_LD);
-    if (load && analysis_has(req) && analysis_has(wf) && req > 0 && wf >= req)
-        kept = fmax(kept, req / wf);
+    if (load && analysis_has(req) && analysis_has(wf) && req > 0 && wf > 0)
+        kept = fmax(kept, fmin(req / wf, 1));
     return (1 - kept) * share;
 }
 
