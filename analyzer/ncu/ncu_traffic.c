@@ -84,6 +84,12 @@ static double s_round_trip(const ncu_ctx_t *c, bool dram, double sectors)
  * kept alone say 27%. */
 #define NCU_FLOOR_L1_HIT 20.0
 #define NCU_FLOOR_LSB_SHARE 0.8
+/* A request waiting a tenth less than an idle round trip still waits its own:
+ * the stall counters move by a few percent between profiles and the round
+ * trips are measured to about as much (corpus v41's pointer chase within L2:
+ * 356 cycles a request against 355, which noise put either side). Read at
+ * the round trip itself, the floor does not jump with the noise. */
+#define NCU_FLOOR_TRIP_SLACK 0.9
 
 typedef struct {
     double wait;       /* stall cycles a load request now */
@@ -105,8 +111,9 @@ static s_floor_t s_floor(const ncu_ctx_t *c, double after)
         return fl;
     fl.wait = lsb * inst / req; /* issue-active cycles ~ instructions issued */
     double least = s_round_trip(c, false, sec / req);
-    if (!analysis_has(least) || fl.wait < least)
+    if (!analysis_has(least) || fl.wait < NCU_FLOOR_TRIP_SLACK * least)
         return fl;
+    fl.wait = fmax(fl.wait, least); /* a hair under it is the counters' noise */
     fl.after = fmax(after, 1);
     fl.dram_share = fmin(rd / SECTOR_BYTES / fl.after / req, 1);
     fl.trip = fl.dram_share * s_round_trip(c, true, fl.after) + (1 - fl.dram_share) * s_round_trip(c, false, fl.after);
