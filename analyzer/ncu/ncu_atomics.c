@@ -4,13 +4,27 @@
 
 static double s_or0(double x) { return isnan(x) ? 0 : x; }
 
+/* The lanes L2 counts, 0 where it does not count them. */
+static double s_counted(const ncu_kernel_t *k)
+{
+    return s_or0(k->v[NM_L2_RED_REQUESTS]) + s_or0(k->v[NM_L2_ATOM_REQUESTS]) + s_or0(k->v[NM_L2_CAS_REQUESTS]);
+}
+
+static double s_instructions(const ncu_kernel_t *k)
+{
+    return s_or0(k->v[NM_GLOBAL_RED]) + s_or0(k->v[NM_GLOBAL_ATOM]);
+}
+
 double ncu_atomics_lanes(const ncu_kernel_t *k)
 {
-    double red = k->v[NM_L2_RED_REQUESTS], atom = k->v[NM_L2_ATOM_REQUESTS], cas = k->v[NM_L2_CAS_REQUESTS];
-    double lanes = s_or0(red) + s_or0(atom) + s_or0(cas);
-    if (lanes > 0)
-        return lanes;
-    return s_or0(k->v[NM_GLOBAL_RED]) + s_or0(k->v[NM_GLOBAL_ATOM]);
+    double lanes = s_counted(k);
+    return lanes > 0 ? lanes : s_instructions(k);
+}
+
+double ncu_atomics_lanes_most(const ncu_kernel_t *k)
+{
+    double lanes = s_counted(k);
+    return lanes > 0 ? lanes : 32 * s_instructions(k);
 }
 
 /* The updates' time served one at a time, as a share of the kernel's: not

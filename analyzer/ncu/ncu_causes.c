@@ -632,13 +632,13 @@ static void s_contention(ncu_ctx_t *c)
         wait += fence;
     double gain = (1 - c->busiest / 100) * fmin(wait, 1);
     /* Atomics cost the kernel time only as far as there are enough of them:
-     * even served one lane at a time, N atomic instructions of 32 lanes take
-     * at most 32 x N x NCU_ATOMIC_NS. Corpus v16's sum over 96 blocks,
-     * latency-bound with 96 atomics in 1 ms (at most 5 us of them), is not
-     * contended. */
+     * even served one lane at a time, the lanes L2 serves (where it counts
+     * them, else 32 an instruction) take at most NCU_ATOMIC_NS each. Corpus
+     * v16's sum over 96 blocks, latency-bound with 96 atomics in 1 ms (at
+     * most 5 us of them), is not contended. */
     double t = V(c, NM_DURATION);
     if (analysis_has(t) && t > 0)
-        gain = fmin(gain, 32 * atomics * NCU_ATOMIC_NS / t);
+        gain = fmin(gain, ncu_atomics_lanes_most(c->k) * NCU_ATOMIC_NS / t);
     if (gain < NCU_GAIN_REPORT)
         return;
     char title[300];
