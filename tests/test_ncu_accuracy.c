@@ -2117,3 +2117,41 @@ Test(ncu_accuracy, atomics_at_the_units_noise_floor_are_not_contention)
     }
     s_capture_destroy(&cap);
 }
+
+/* An estimate is a function of the counters without steps at the lines that
+ * name a cause (bench/stability.py): corpus v7's tiled scale reads 1.9x-2.0x
+ * more bytes from L2 than DRAM reads, across the 2x that names re-reads, and
+ * its L2 bound swung between est. 5% and 18%; corpus v5's spilling SGEMM has
+ * L2 at 80%-81%, across the 80% where a unit has no room for more warps, and
+ * an occupancy finding of 10% came and went. A few percent of noise in one
+ * counter moves each estimate by a few points at most. */
+Test(ncu_accuracy, estimates_have_no_steps_at_the_lines_that_name_a_cause)
+{
+    static const char *const core[] = {"core_mwa_raw.csv", NULL};
+    capture_t cap = s_capture("h200-v7/capture-2026-12-02", core);
+    const ncu_kernel_t *group;
+    size_t k = s_kernel(&cap, "v7_tile4x64_scale", &group);
+    cr_assert_neq(k, (size_t) -1);
+    double read = group->v[NM_DRAM_READ], lo = 100, hi = 0;
+    for (double scale = 0.97; scale < 1.04; scale += 0.02) {
+        s_reanalyze_with(&cap, "v7_tile4x64_scale", NM_DRAM_READ, read * scale);
+        k = s_kernel(&cap, "v7_tile4x64_scale", &group);
+        const fb_finding_t *f = s_category(cap.fb, k, "l2_bound");
+        cr_assert_not_null(f, "x%.2f", scale);
+        lo = fmin(lo, f->speedup);
+        hi = fmax(hi, f->speedup);
+    }
+    cr_expect_lt(hi - lo, 5.0, "the L2 bound's estimate moved from %.0f%% to %.0f%%", lo, hi);
+    s_capture_destroy(&cap);
+
+    cap = s_capture("h200-v5/capture-2026-12-01", core);
+    k = s_kernel(&cap, "v5_sgemm_capped", &group);
+    cr_assert_neq(k, (size_t) -1);
+    double l2 = group->v[NM_L2_PCT];
+    cr_assert(l2 >= 80 && l2 < 82, "the reading this test is about: %g", l2);
+    s_reanalyze_with(&cap, "v5_sgemm_capped", NM_L2_PCT, 79.5);
+    k = s_kernel(&cap, "v5_sgemm_capped", &group);
+    const fb_finding_t *f = s_category(cap.fb, k, "occupancy");
+    cr_expect(f == NULL || f->speedup < 4, "L2 at 79.5%%: occupancy est. %.0f%%", f ? f->speedup : 0);
+    s_capture_destroy(&cap);
+}

@@ -242,12 +242,30 @@ static double s_block_hidden_share(const ncu_ctx_t *c, double blocks)
 /* How much faster more warps let the kernel go: the least room (attainable
  * / utilization) over every unit measured. A unit already in its high
  * throughput zone (NCU_SOL_HIGH) has none for this lever: near saturation
- * its queues, not the warps' count, set the latency. */
+ * its queues, not the warps' count, set the latency. The room closes over
+ * the NCU_ROOM_CLOSING points below that line rather than at it, about a
+ * throughput reading's spread between profiles, so that a unit read a point
+ * either side of 80% does not turn the lever's whole estimate on and off
+ * (bench/stability.py: corpus v5's spilling SGEMM, L2 at 80%-81%, an
+ * occupancy finding of 10% that came and went). Wider, it would contradict
+ * a measurement: corpus v5's shared-memory phase kernel, L2 at 76%, ran
+ * 1.32x with the warps that fit. */
+#define NCU_ROOM_CLOSING 3.0
+static double s_room_of(const ncu_unit_t *unit)
+{
+    double r = ncu_unit_room(unit);
+    if (unit->pct >= NCU_SOL_HIGH)
+        return 1;
+    if (unit->pct > NCU_SOL_HIGH - NCU_ROOM_CLOSING)
+        r = 1 + (r - 1) * (NCU_SOL_HIGH - unit->pct) / NCU_ROOM_CLOSING;
+    return r;
+}
+
 static double s_room(const ncu_ctx_t *c)
 {
     double room = NAN;
     for (size_t i = 0; i < c->units.count; i++) {
-        double r = c->units.unit[i].pct >= NCU_SOL_HIGH ? 1 : ncu_unit_room(&c->units.unit[i]);
+        double r = s_room_of(&c->units.unit[i]);
         room = analysis_has(room) ? fmin(room, r) : r;
     }
     if (!analysis_has(room))
