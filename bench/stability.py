@@ -43,6 +43,10 @@ FIXED_DETAIL_WORDS = ("Block Limit", "Theoretical", "Registers", "Shared Memory 
                       "# SMs", "Function Cache", "Stack Size", "Uses Green Context")
 
 
+PLAN_FILES = {"core": "core", "full": "full", "detailed": "detailed (KernelFoundry)",
+              "ka": "KernelAgent's 29 metrics"}
+
+
 def is_fixed_column(name):
     return name.startswith(FIXED_PREFIXES) or (".peak_sustained" in name
                                                and "pct_of_peak" not in name)
@@ -155,7 +159,7 @@ def study(profeed, folder, files, truth, fileset, trials, sigma, seed):
             noisy = []
             for i, p in enumerate(base):
                 dst = os.path.join(tmp, f"trial{t}-{i}-{os.path.basename(p)}")
-                if "details" in os.path.basename(p):
+                if "details" in os.path.basename(p) or os.path.basename(p) == "detailed.csv":
                     perturb_details(p, dst, rng, sigma)
                 else:
                     perturb_raw(p, dst, rng, sigma)
@@ -174,17 +178,20 @@ def main(argv):
     parser.add_argument("profeed")
     parser.add_argument("--trials", type=int, default=8)
     parser.add_argument("--noise", type=float, default=2.0, help="percent, one sigma (2)")
-    parser.add_argument("--plan", choices=["core", "full"], default="core")
+    parser.add_argument("--plan", choices=list(PLAN_FILES), default="core",
+                        help="core (default), full, or an agent's own capture: detailed "
+                        "(KernelFoundry's --set detailed page), ka (KernelAgent's metrics)")
     parser.add_argument("--seed", default="1")
     args = parser.parse_args(argv[1:])
     if not os.access(args.profeed, os.X_OK):
         parser.error(f"{args.profeed!r} is not an executable")
     if args.trials < 1 or not 0 < args.noise < 50:
         parser.error("--trials must be at least 1 and --noise between 0 and 50")
-    files = dict(accuracy.PLANS)[args.plan]
+    files = dict(accuracy.PLANS)[PLAN_FILES[args.plan]]
+    agents = args.plan in ("detailed", "ka")
     kernels = stable = right_clean = right_noisy = 0
     for corpus, folder, truth_dir, fileset in accuracy.CAPTURES:
-        if "agents" in corpus:
+        if ("agents" in corpus) != agents:
             continue
         r = study(args.profeed, folder, files, accuracy.read_truth(truth_dir), fileset,
                   args.trials, args.noise / 100.0, args.seed)
