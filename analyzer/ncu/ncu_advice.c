@@ -78,6 +78,12 @@ static const struct {
                         "conflicts; or move the inner product onto tensor cores (mma/wgmma)."},
     {"l2_bound", "Improve locality: block the computation so working sets stay in L1/shared "
                  "memory, and order blocks so neighbours reuse the same L2 lines."},
+    /* L2 returning each byte DRAM reads once: its work is DRAM's traffic
+     * passing through, and where it is named rather than DRAM (by a few
+     * points of either reading) the lever is the DRAM bound's. */
+    {"l2_bound_stream", "L2's work is DRAM's traffic passing through, each byte read once: move fewer "
+                        "bytes (fuse this kernel with its producer or consumer, store narrower types), "
+                        "and keep accesses wide and coalesced so L2 serves them in fewer requests."},
     {"compute", "Cut instructions per result: hoist invariant work out of loops, simplify index "
                 "math, use intrinsics."},
     {"compute_fma", "Cut FP32 work per result (hoist invariants, reuse partial results), or move "
