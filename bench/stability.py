@@ -54,8 +54,14 @@ def is_fixed_column(name):
 
 def counter_of(name):
     """The counter a column reads: its rollups (.sum, .avg, .max, .min) and forms (.per_second,
-    .pct_of_peak_sustained_elapsed) are one count read once, so they move together."""
-    return name.split(".")[0]
+    .pct_of_peak_sustained_elapsed) are one count read once, so they move together. The kernel's
+    time in every form (duration, elapsed and active cycles) is one reading too: a profile that
+    runs longer counts more of each, and idle SMs are a difference of two of them that noise
+    drawn apart would invent."""
+    base = name.split(".")[0]
+    if base == "gpu__time_duration" or base.endswith("__cycles_elapsed") or base.endswith("__cycles_active"):
+        return "time"
+    return base
 
 
 def jitter(text, factor):
