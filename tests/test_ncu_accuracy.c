@@ -18,6 +18,7 @@
 #include "ncu_analyze.h"
 #include "ncu_csv.h"
 #include "ncu_kernel.h"
+#include "ncu_rule_pipe.h"
 #include "ncu_truth.h"
 #include "ncu_units.h"
 
@@ -2174,5 +2175,68 @@ Test(ncu_accuracy, a_stream_named_l2_bound_gets_the_streams_lever)
     cr_assert_str_eq(f->category, "l2_bound", "%s", f->title);
     cr_expect(strstr(f->action, "passing through") && strstr(f->action, "move fewer bytes"), "%s", f->action);
     cr_expect(strstr(f->action, "locality") == NULL, "%s", f->action);
+    s_capture_destroy(&cap);
+}
+
+/* NCU's HighPipeUtilization text names the busiest of the pipes it compares;
+ * anything else in it (a pipe outside the map, the shared pipe without its
+ * dominant sub-pipeline, a missing or garbled percentage) names nothing. */
+Test(ncu_accuracy, the_pipe_ncus_rule_names_is_read_from_its_text_only)
+{
+    static const struct {
+        const char *name, *text, *key;
+        double pct;
+    } cases[] = {
+        {"HighPipeUtilization", "FMA is the highest-utilized pipeline (75.2%) based on elapsed cycles", "fma", 75.2},
+        {"HighPipeUtilization", "ALU is the highest-utilized pipeline (70.9%) based on elapsed cycles", "alu", 70.9},
+        {"HighPipeUtilization", "FP64 is the highest-utilized pipeline (99.2%) based on elapsed cycles", "fp64", 99.2},
+        {"HighPipeUtilization",
+         "Shared is the highest-utilized pipeline (92.6%) based on elapsed cycles in the workload, taking into "
+         "account the rates of its different instructions. It is the logical sum of several other pipelines. "
+         "It's dominated by its Tensor (FP) sub-pipeline.",
+         "tensor", 92.6},
+        {"HighPipeUtilization", "Shared is the highest-utilized pipeline (92.6%) based on elapsed cycles", NULL, 0},
+        {"HighPipeUtilization", "XU is the highest-utilized pipeline (50.0%) based on elapsed cycles", NULL, 0},
+        {"HighPipeUtilization", "FMA is the highest-utilized pipeline (%) based on elapsed cycles", NULL, 0},
+        {"HighPipeUtilization", "FMA is the highest-utilized pipeline (75.2", NULL, 0},
+        {"HighPipeUtilization", " is the highest-utilized pipeline (75.2%)", NULL, 0},
+        {"HighPipeUtilization", "All compute pipelines are under-utilized.", NULL, 0},
+        {"HighPipeUtilization", "FMA is the highest-utilized pipeline (250%) based on elapsed cycles", "fma", 100},
+        {"SOLBottleneck", "FMA is the highest-utilized pipeline (75.2%) based on elapsed cycles", NULL, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ncu_rule_t rule = {.name = cases[i].name, .section = "ComputeWorkloadAnalysis", .text = cases[i].text,
+                           .speedup = NAN, .type = "INF"};
+        const ncu_rule_t *rules[] = {&rule};
+        const char *key = NULL;
+        double pct = NAN;
+        bool named = ncu_rule_pipe(rules, 1, &key, &pct);
+        cr_expect_eq(named, cases[i].key != NULL, "case %zu: %s", i, cases[i].text);
+        if (named && cases[i].key) {
+            cr_expect_str_eq(key, cases[i].key, "case %zu", i);
+            cr_expect_float_eq(pct, cases[i].pct, 1e-9, "case %zu", i);
+        }
+    }
+    cr_expect_not(ncu_rule_pipe(NULL, 0, &(const char *){NULL}, &(double){0}));
+}
+
+/* On KernelFoundry's details page, which has no pipe counters, NCU's rule
+ * names the pipe where it is the one that saturates (within the SOL gap of
+ * the SM summary), and says no more where the SM is far busier than the
+ * pipes the rule compares (an XU-bound kernel: FMA 36%, SM 96%). */
+Test(ncu_accuracy, the_details_page_names_the_pipe_ncus_rule_reads)
+{
+    static const char *const detailed[] = {"detailed.csv", NULL};
+    capture_t cap = s_capture("h200-v2/agents-2026-12-04", detailed);
+    const fb_finding_t *f = s_lead(&cap, "hmma_heavy");
+    cr_expect_str_eq(f->category, "compute_bound");
+    cr_expect(strstr(f->title, "on the tensor pipe") != NULL, "%s", f->title);
+    f = s_lead(&cap, "rsqrt_heavy");
+    cr_expect_str_eq(f->category, "compute_bound");
+    cr_expect(strstr(f->title, "was not measured") != NULL, "%s", f->title);
+    s_capture_destroy(&cap);
+    cap = s_capture("h200/agents-2026-12-04", detailed);
+    f = s_lead(&cap, "fma_heavy");
+    cr_expect(strstr(f->title, "on the FP32 FMA pipe") != NULL, "%s", f->title);
     s_capture_destroy(&cap);
 }

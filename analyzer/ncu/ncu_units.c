@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "ncu_rule_pipe.h"
 
 /* Every unit with a utilization counter in Nsight Compute's
  * ComputeWorkloadAnalysis and SpeedOfLight sections (2025.3.1, GH100). Pipe
@@ -104,6 +105,26 @@ double ncu_units_issue_pct(const double *v, ncu_metric_t *from)
     return NAN;
 }
 
+/* A capture without the pipe counters may carry NCU's own reading of the
+ * busiest of some pipes (ncu_rule_pipe.h: KernelFoundry's details page): that
+ * pipe joins the units where no counter measured it, read from the rule. */
+#define NCU_RULE_PIPE_METRIC "HighPipeUtilization (ncu rule, elapsed cycles)"
+static void s_add_rule_pipe(const ncu_kernel_t *k, ncu_units_t *out)
+{
+    const char *key;
+    double pct;
+    if (out->count >= NCU_UNITS_MAX || !ncu_rule_pipe(k->rules, k->rule_count, &key, &pct) ||
+        ncu_units_find(out, key))
+        return;
+    for (size_t i = 0; i < sizeof s_table / sizeof s_table[0]; i++)
+        if (strcmp(s_table[i].key, key) == 0) {
+            out->unit[out->count++] = (ncu_unit_t){.key = s_table[i].key, .name = s_table[i].name,
+                                                   .metric = NCU_RULE_PIPE_METRIC, .kind = s_table[i].kind,
+                                                   .pct = analysis_pct(pct), .attain = NCU_ATTAIN_ONCHIP};
+            return;
+        }
+}
+
 void ncu_units_measure(const ncu_kernel_t *k, double dram_scattered_pct, ncu_units_t *out)
 {
     bool scattered = dram_scattered_pct > 0 && s_dram_scattered(k->v);
@@ -131,6 +152,7 @@ void ncu_units_measure(const ncu_kernel_t *k, double dram_scattered_pct, ncu_uni
                     : u->scattered               ? dram_scattered_pct
                                                  : NCU_ATTAIN_DRAM;
     }
+    s_add_rule_pipe(k, out);
     s_drop_fp16_shadow(out);
     s_sort(out);
 }
