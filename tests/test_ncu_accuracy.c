@@ -2030,6 +2030,13 @@ Test(ncu_accuracy, an_lsu_pipe_as_busy_as_its_l1_keeps_the_l1_bound)
     cr_expect_str_eq(f->category, "l1_bound", "%s", f->title);
     cr_expect_float_eq(f->speedup, clean, 3.0, "est. %.0f%% against %.0f%%", f->speedup, clean);
     cr_expect(strstr(f->title, "almost no memory traffic") == NULL, "%s", f->title);
+    /* Far busier than L1 (by more than the SOL gap), the LSU pipe binds: its
+     * memory instructions, not their bytes, set the time. */
+    s_reanalyze_with(&cap, "matmul_naive", NM_PIPE_LSU, 95);
+    f = s_lead(&cap, "matmul_naive");
+    cr_expect_str_eq(f->category, "compute_bound", "%s", f->title);
+    cr_expect(strstr(f->title, "LSU pipe") && strstr(f->title, "issuing loads and stores"), "%s", f->title);
+    cr_expect(strstr(f->action, "fewer memory instructions") != NULL, "%s", f->action);
     s_capture_destroy(&cap);
 }
 
