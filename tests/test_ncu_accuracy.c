@@ -2111,8 +2111,8 @@ Test(ncu_accuracy, atomics_at_the_units_noise_floor_are_not_contention)
             const ncu_kernel_t *k = ncu_kernels_at(cap.kernels, g);
             if (strcmp(k->grid, "(228, 1, 1)") != 0 || !strstr(k->name, "Onesweep"))
                 continue;
-            cr_assert(k->v[NM_L2_ATOMIC_PCT] > 0 && k->v[NM_L2_ATOMIC_PCT] < 0.015, "the reading this test is about: %g",
-                      k->v[NM_L2_ATOMIC_PCT]);
+            cr_assert(k->v[NM_L2_ATOMIC_PCT] > 0 && k->v[NM_L2_ATOMIC_PCT] < 0.015,
+                      "the reading this test is about: %g", k->v[NM_L2_ATOMIC_PCT]);
             for (size_t i = 0; i < feedback_finding_count(cap.fb); i++) {
                 const fb_finding_t *f = feedback_finding(cap.fb, i);
                 const fb_kernel_t *fk = feedback_kernel_const(cap.fb, f->kernel);

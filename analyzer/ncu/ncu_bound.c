@@ -676,7 +676,8 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
          * because L2 reads some 8-15 points above DRAM for the same bytes and
          * this one read more (corpus v28's FFT at 15.7 points, ratio 1.03),
          * which a re-capture may not (bench/stability.py). */
-        bool stream = !atomic && analysis_has(reread) && reread >= NCU_STREAM_RATIO_LO && reread < NCU_REREAD_NOTE_RATIO;
+        bool stream = !atomic && analysis_has(reread) && reread >= NCU_STREAM_RATIO_LO &&
+                      reread < NCU_REREAD_NOTE_RATIO;
         f = ncu_ctx_finding(c, "l2_bound", reuse ? saved : gain, reuse ? "reuse" : "headroom", title,
                             ncu_advice_action(atomic ? "l2_atomics" : stream ? "l2_bound_stream" : "l2_bound"));
     } else {
