@@ -80,55 +80,67 @@ def jitter(text, factor):
     return f"{scaled:.{max(decimals, 2)}f}"
 
 
-def perturb_raw(src, dst, rng, sigma):
+def rewrite(src, dst, change):
+    """Copies a capture's page, each quoted CSV row passed through change(row) (a list of cells,
+    returned changed or as it was); ncu's own lines (==PROF==) are copied as they are."""
     with open(src, newline="", errors="replace") as f:
         lines = f.read().split("\n")
-    out, header, seen_units = [], None, False
+    out = []
     for line in lines:
-        if not line.startswith('"'):
-            out.append(line)
-            continue
-        row = next(csv.reader([line]))
-        if header is None and row[0] == "ID":
-            header = row
-        elif header is not None and not seen_units and not row[0].isdigit():
-            seen_units = True  # the units row
-        elif header is not None and len(row) == len(header):
-            factor = {}
-            for name in header:
-                factor.setdefault(counter_of(name), math.exp(rng.gauss(0.0, sigma)))
-            row = [cell if is_fixed_column(header[i]) else jitter(cell, factor[counter_of(header[i])])
-                   for i, cell in enumerate(row)]
-        buf = io.StringIO()
-        csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="").writerow(row)
-        out.append(buf.getvalue())
+        if line.startswith('"'):
+            buf = io.StringIO()
+            csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="").writerow(
+                change(next(csv.reader([line]))))
+            line = buf.getvalue()
+        out.append(line)
     with open(dst, "w", newline="") as f:
         f.write("\n".join(out))
+
+
+def perturb_raw(src, dst, rng, sigma):
+    """A raw page (a column a metric, a row a launch after the units row) with each launch's
+    counters scaled."""
+    state = {"header": None, "units": False}
+
+    def change(row):
+        header = state["header"]
+        if header is None:
+            if row[0] == "ID":
+                state["header"] = row
+            return row
+        if not state["units"] and not row[0].isdigit():
+            state["units"] = True  # the units row
+            return row
+        if len(row) != len(header):
+            return row
+        factor = {}
+        for name in header:
+            factor.setdefault(counter_of(name), math.exp(rng.gauss(0.0, sigma)))
+        return [cell if is_fixed_column(header[i]) else jitter(cell, factor[counter_of(header[i])])
+                for i, cell in enumerate(row)]
+
+    rewrite(src, dst, change)
 
 
 def perturb_details(src, dst, rng, sigma):
-    with open(src, newline="", errors="replace") as f:
-        lines = f.read().split("\n")
-    out, header = [], None
-    for line in lines:
-        if not line.startswith('"'):
-            out.append(line)
-            continue
-        row = next(csv.reader([line]))
-        if header is None and row[0] == "ID":
-            header = row
-            ix = {h: i for i, h in enumerate(header)}
-        elif header is not None and len(row) == len(header) and "Metric Value" in ix:
-            section = row[ix["Section Name"]] if "Section Name" in ix else ""
-            metric = row[ix["Metric Name"]] if "Metric Name" in ix else ""
-            if section not in FIXED_SECTIONS and not any(w in metric for w in FIXED_DETAIL_WORDS):
-                row[ix["Metric Value"]] = jitter(row[ix["Metric Value"]],
-                                                 math.exp(rng.gauss(0.0, sigma)))
-        buf = io.StringIO()
-        csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="").writerow(row)
-        out.append(buf.getvalue())
-    with open(dst, "w", newline="") as f:
-        f.write("\n".join(out))
+    """A details page (a row a metric of a launch) with each measured value scaled."""
+    state = {"ix": None}
+
+    def change(row):
+        ix = state["ix"]
+        if ix is None:
+            if row[0] == "ID":
+                state["ix"] = {h: i for i, h in enumerate(row)}
+            return row
+        if len(row) != len(ix) or "Metric Value" not in ix:
+            return row
+        section = row[ix["Section Name"]] if "Section Name" in ix else ""
+        metric = row[ix["Metric Name"]] if "Metric Name" in ix else ""
+        if section not in FIXED_SECTIONS and not any(w in metric for w in FIXED_DETAIL_WORDS):
+            row[ix["Metric Value"]] = jitter(row[ix["Metric Value"]], math.exp(rng.gauss(0.0, sigma)))
+        return row
+
+    rewrite(src, dst, change)
 
 
 def firsts_of(profeed, paths, keys, truth, fileset):
