@@ -105,24 +105,26 @@ double ncu_units_issue_pct(const double *v, ncu_metric_t *from)
     return NAN;
 }
 
-/* A capture without the pipe counters may carry NCU's own reading of the
- * busiest of some pipes (ncu_rule_pipe.h: KernelFoundry's details page): that
- * pipe joins the units where no counter measured it, read from the rule. */
-#define NCU_RULE_PIPE_METRIC "HighPipeUtilization (ncu rule, elapsed cycles)"
-static void s_add_rule_pipe(const ncu_kernel_t *k, ncu_units_t *out)
+/* A capture without the pipe counters may carry NCU's own reading of some of
+ * them (ncu_rule_pipe.h: KernelFoundry's details page): the pipes its rule
+ * names join the units where no counter measured them, read from the rule. */
+#define NCU_RULE_PIPE_METRIC "HighPipeUtilization (ncu rule)"
+static void s_add_rule_pipes(const ncu_kernel_t *k, ncu_units_t *out)
 {
-    const char *key;
-    double pct;
-    if (out->count >= NCU_UNITS_MAX || !ncu_rule_pipe(k->rules, k->rule_count, &key, &pct) ||
-        ncu_units_find(out, key))
-        return;
-    for (size_t i = 0; i < sizeof s_table / sizeof s_table[0]; i++)
-        if (strcmp(s_table[i].key, key) == 0) {
-            out->unit[out->count++] = (ncu_unit_t){.key = s_table[i].key, .name = s_table[i].name,
-                                                   .metric = NCU_RULE_PIPE_METRIC, .kind = s_table[i].kind,
-                                                   .pct = analysis_pct(pct), .attain = NCU_ATTAIN_ONCHIP};
-            return;
-        }
+    ncu_rule_pipe_t named[NCU_RULE_PIPES];
+    size_t n = ncu_rule_pipes(k->rules, k->rule_count, named);
+    for (size_t j = 0; j < n && out->count < NCU_UNITS_MAX; j++) {
+        if (ncu_units_find(out, named[j].key))
+            continue;
+        for (size_t i = 0; i < sizeof s_table / sizeof s_table[0]; i++)
+            if (strcmp(s_table[i].key, named[j].key) == 0) {
+                out->unit[out->count++] = (ncu_unit_t){.key = s_table[i].key, .name = s_table[i].name,
+                                                       .metric = NCU_RULE_PIPE_METRIC, .kind = s_table[i].kind,
+                                                       .pct = analysis_pct(named[j].pct),
+                                                       .attain = NCU_ATTAIN_ONCHIP};
+                break;
+            }
+    }
 }
 
 void ncu_units_measure(const ncu_kernel_t *k, double dram_scattered_pct, ncu_units_t *out)
@@ -152,7 +154,7 @@ void ncu_units_measure(const ncu_kernel_t *k, double dram_scattered_pct, ncu_uni
                     : u->scattered               ? dram_scattered_pct
                                                  : NCU_ATTAIN_DRAM;
     }
-    s_add_rule_pipe(k, out);
+    s_add_rule_pipes(k, out);
     s_drop_fp16_shadow(out);
     s_sort(out);
 }
