@@ -17,9 +17,10 @@ peak rates are left as they are: they are not measured; a counter's rollups and 
 first finding has the category the unperturbed capture gives, and the trials that are right by
 bench/accuracy.py's judge.
 
-Prints the kernels whose first finding moved in any trial, with the categories it moved to, and the
-totals: kernels stable in every trial, and right / kernels over all trials against right / kernels
-without noise. Exit status 0 always: this measures, it does not gate.
+Prints the kernels whose first finding moved in any trial, with the categories it moved to, the
+kernels whose first finding held but whose estimate moved by --jump points of the time or more (a
+step in a model), and the totals: kernels stable in every trial, and right / kernels over all
+trials against right / kernels without noise. Exit status 0 always: this measures, it does not gate.
 """
 import argparse
 import csv
@@ -144,7 +145,7 @@ def perturb_details(src, dst, rng, sigma):
 
 
 def firsts_of(profeed, paths, keys, truth, fileset):
-    """kernel label -> (first finding's category, verdict)."""
+    """kernel label -> (first finding's category, verdict, its estimate: percent of the time)."""
     feedback = accuracy.run(profeed, paths)
     firsts = accuracy.first_findings(feedback)
     result = {}
@@ -156,8 +157,9 @@ def firsts_of(profeed, paths, keys, truth, fileset):
             finding = k["findings"][0] if k and k["findings"] else None
         else:
             finding, _ = accuracy.find(firsts, kernel)
+        estimate = finding.get("estimated_speedup") if finding else None
         result[kernel] = (finding["category"] if finding else "(none)",
-                          accuracy.judge(finding, expect))
+                          accuracy.judge(finding, expect), estimate)
     return result
 
 
@@ -172,6 +174,7 @@ def study(profeed, folder, files, truth, fileset, trials, sigma, seed):
         clean = firsts_of(profeed, base, keys, truth, fileset)
         moved = {k: {} for k in clean}
         right = {k: 0 for k in clean}
+        jump = {k: 0.0 for k in clean}  # the most the lead's estimate moved, same category
         for t in range(trials):
             rng = random.Random(f"{seed}/{folder}/{t}")
             noisy = []
@@ -182,12 +185,14 @@ def study(profeed, folder, files, truth, fileset, trials, sigma, seed):
                 else:
                     perturb_raw(p, dst, rng, sigma)
                 noisy.append(dst)
-            for kernel, (category, verdict) in firsts_of(profeed, noisy, keys, truth,
-                                                         fileset).items():
+            for kernel, (category, verdict, estimate) in firsts_of(profeed, noisy, keys, truth,
+                                                                   fileset).items():
                 if category != clean[kernel][0]:
                     moved[kernel][category] = moved[kernel].get(category, 0) + 1
+                elif estimate is not None and clean[kernel][2] is not None:
+                    jump[kernel] = max(jump[kernel], abs(estimate - clean[kernel][2]))
                 right[kernel] += verdict == "right"
-    return clean, moved, right
+    return clean, moved, right, jump
 
 
 def main(argv):
@@ -200,6 +205,9 @@ def main(argv):
                         help="core (default), full, or an agent's own capture: detailed "
                         "(KernelFoundry's --set detailed page), ka (KernelAgent's metrics)")
     parser.add_argument("--seed", default="1")
+    parser.add_argument("--jump", type=float, default=8.0,
+                        help="list leads whose estimate moved this many points of the time or more "
+                        "while their category held (8)")
     args = parser.parse_args(argv[1:])
     if not os.access(args.profeed, os.X_OK):
         parser.error(f"{args.profeed!r} is not an executable")
@@ -207,7 +215,7 @@ def main(argv):
         parser.error("--trials must be at least 1 and --noise between 0 and 50")
     files = dict(accuracy.PLANS)[PLAN_FILES[args.plan]]
     agents = args.plan in ("detailed", "ka")
-    kernels = stable = right_clean = right_noisy = 0
+    kernels = stable = right_clean = right_noisy = jumps = 0
     for corpus, folder, truth_dir, fileset in accuracy.CAPTURES:
         if ("agents" in corpus) != agents:
             continue
@@ -215,8 +223,8 @@ def main(argv):
                   args.trials, args.noise / 100.0, args.seed)
         if r is None:
             continue
-        clean, moved, right = r
-        for kernel, (category, verdict) in clean.items():
+        clean, moved, right, jump = r
+        for kernel, (category, verdict, estimate) in clean.items():
             kernels += 1
             stable += not moved[kernel]
             right_clean += verdict == "right"
@@ -225,11 +233,15 @@ def main(argv):
                 to = ", ".join(f"{c} {n}/{args.trials}" for c, n in sorted(moved[kernel].items()))
                 print(f"{corpus} / {kernel}: {category} ({verdict}) moved to {to}; "
                       f"right in {right[kernel]}/{args.trials}", flush=True)
+            if jump[kernel] >= args.jump:
+                jumps += 1
+                print(f"{corpus} / {kernel}: {category}'s estimate {estimate:.0f}% moved by up to "
+                      f"{jump[kernel]:.0f} points", flush=True)
     if kernels:
         print(f"\n{args.plan}, noise {args.noise}% (one sigma), {args.trials} trials: "
               f"{stable}/{kernels} kernels keep their first finding in every trial; right "
               f"{right_clean}/{kernels} without noise, {right_noisy / args.trials:.1f}/{kernels} "
-              f"on average with it")
+              f"on average with it; {jumps} leads' estimates moved by {args.jump:g} points or more")
     return 0
 
 
