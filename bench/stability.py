@@ -11,8 +11,9 @@ happen to fall is one that was fitted to them.
 
 For every ground-truth capture of the plan (bench/accuracy.py's CAPTURES), runs profeed on the
 capture as it is and on N copies whose measured counters are each scaled by an independent factor
-exp(g), g normal with standard deviation PCT/100 (launch configuration, device attributes and
-peak rates are left as they are: they are not measured; a counter's rollups and forms, .sum, .max,
+exp(g), g normal with standard deviation PCT/100 (launch configuration, device attributes, peak
+rates and the counts ncu derives from the executed SASS are left as they are: they do not change
+between profiles; a counter's rollups and forms, .sum, .max,
 .pct_of_peak..., read in one pass, move together). For each kernel it counts the trials whose
 first finding has the category the unperturbed capture gives, and the trials that are right by
 bench/accuracy.py's judge.
@@ -34,9 +35,13 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import accuracy  # noqa: E402  (the captures, the judge and the way profeed is run)
 
-# Columns that are configuration or constants, not counts: left as captured.
+# Columns that are configuration or constants, not counts, and the counts ncu derives from the
+# executed SASS (bytes used per sector, lanes per instruction, spill instructions): those read the
+# same in every repeat of kernels.cu and v2 on the H200. Left as captured.
 FIXED_PREFIXES = ("launch__", "device__", "sm__maximum_warps", "ID", "Process", "Host", "Kernel",
-                  "Context", "Stream", "Block Size", "Grid Size", "Device", "CC")
+                  "Context", "Stream", "Block Size", "Grid Size", "Device", "CC",
+                  "sass__", "smsp__sass_", "sm__sass_", "smsp__thread_inst_executed_per_inst_executed",
+                  "smsp__thread_inst_executed_pred_on_per_inst_executed")
 # Sections of the details page whose values are the launch's configuration.
 FIXED_SECTIONS = ("Launch Statistics",)
 FIXED_DETAIL_WORDS = ("Block Limit", "Theoretical", "Registers", "Shared Memory Config",
