@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""bench/stability.py PROFEED [--trials N] [--noise PCT] [--plan core|full] [--seed S]:
-whether profeed's first finding survives run-to-run noise in the counters.
+"""bench/stability.py PROFEED [--trials N] [--noise PCT] [--plan core|full|detailed|ka] [--seed S]
+[--jump POINTS]: whether profeed's first finding survives run-to-run noise in the counters.
 
 Two profiles of the same kernel never read the same counters: ncu replays each pass, and clocks,
 DRAM refresh and the other tenants of a shared GPU move every count a little (the H200 repeats of
@@ -204,12 +204,12 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("profeed")
-    parser.add_argument("--trials", type=int, default=8)
+    parser.add_argument("--trials", type=int, default=8, help="noisy copies of each capture (8)")
     parser.add_argument("--noise", type=float, default=2.0, help="percent, one sigma (2)")
     parser.add_argument("--plan", choices=list(PLAN_FILES), default="core",
                         help="core (default), full, or an agent's own capture: detailed "
                         "(KernelFoundry's --set detailed page), ka (KernelAgent's metrics)")
-    parser.add_argument("--seed", default="1")
+    parser.add_argument("--seed", default="1", help="the noise's seed: the same seed, the same copies (1)")
     parser.add_argument("--jump", type=float, default=8.0,
                         help="list leads whose estimate moved this many points of the time or more "
                         "while their category held (8)")
