@@ -39,14 +39,15 @@ static const char *s_dominant(const char *text)
 }
 
 /* A name of n bytes at `name`: a composite counts by its dominant
- * sub-pipeline, read from the rest of `text`. */
+ * sub-pipeline, read from the rest of `text` (the tensor composite is the
+ * tensor pipe whichever dominates). */
 static const char *s_named(const char *name, size_t n, const char *text)
 {
-    if ((n == 6 && strncmp(name, "Shared", 6) == 0) || (n == 6 && strncmp(name, "Tensor", 6) == 0)) {
-        const char *sub = s_dominant(text);
-        return sub ? sub : n == 6 && strncmp(name, "Tensor", 6) == 0 ? "tensor" : NULL;
-    }
-    return s_key(name, n);
+    bool shared = n == 6 && strncmp(name, "Shared", 6) == 0, tensor = n == 6 && strncmp(name, "Tensor", 6) == 0;
+    if (!shared && !tensor)
+        return s_key(name, n);
+    const char *sub = s_dominant(text);
+    return sub ? sub : tensor ? "tensor" : NULL;
 }
 
 /* A percentage "75.2%" at p, in 0..100; NAN where there is none. */
