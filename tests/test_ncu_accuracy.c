@@ -69,6 +69,21 @@ typedef struct {
     feedback_t *fb;
 } capture_t;
 
+/* The feedback made (again) from the capture's launches, as read or changed
+ * by a test. */
+static void s_reanalyze(capture_t *cap)
+{
+    feedback_destroy(&cap->fb);
+    ncu_kernels_destroy(&cap->kernels);
+    analysis_options_t options;
+    analysis_options_default(&options);
+    options.min_share = 0;
+    cap->fb = ncu_analyze(cap->data, &options, NULL);
+    cap->kernels = ncu_kernels_group(cap->data);
+    cr_assert_not_null(cap->fb);
+    cr_assert_not_null(cap->kernels);
+}
+
 static capture_t s_capture(const char *folder, const char *const *files)
 {
     capture_t cap = {.data = ncu_data_new()};
@@ -91,13 +106,7 @@ static capture_t s_capture(const char *folder, const char *const *files)
     if (strcmp(files[0], "core_mwa_raw.csv") == 0)
         for (size_t i = 0; i < ncu_data_count(cap.data); i++)
             ncu_data_at(cap.data, i)->v[NM_SM_PCT] = NAN;
-    analysis_options_t options;
-    analysis_options_default(&options);
-    options.min_share = 0;
-    cap.fb = ncu_analyze(cap.data, &options, NULL);
-    cap.kernels = ncu_kernels_group(cap.data);
-    cr_assert_not_null(cap.fb);
-    cr_assert_not_null(cap.kernels);
+    s_reanalyze(&cap);
     return cap;
 }
 
@@ -1980,20 +1989,6 @@ Test(ncu_accuracy, ncu_counted_replays_name_the_cause_of_a_shared_memory_bound)
     s_capture_destroy(&cap);
 }
 
-/* The feedback made again from the capture's launches, changed by a test. */
-static void s_reanalyze(capture_t *cap)
-{
-    feedback_destroy(&cap->fb);
-    ncu_kernels_destroy(&cap->kernels);
-    analysis_options_t options;
-    analysis_options_default(&options);
-    options.min_share = 0;
-    cap->fb = ncu_analyze(cap->data, &options, NULL);
-    cap->kernels = ncu_kernels_group(cap->data);
-    cr_assert_not_null(cap->fb);
-    cr_assert_not_null(cap->kernels);
-}
-
 /* The capture's launches of `kernel` (by name up to its arguments) with one
  * counter set, and the feedback made again from them. */
 static void s_reanalyze_with(capture_t *cap, const char *kernel, ncu_metric_t metric, double value)
@@ -2005,6 +2000,23 @@ static void s_reanalyze_with(capture_t *cap, const char *kernel, ncu_metric_t me
             l->v[metric] = value;
     }
     s_reanalyze(cap);
+}
+
+/* The group of `kernel` (by name up to its arguments), which the capture must
+ * hold, and its first finding of `category` (NULL when it has none). */
+static const ncu_kernel_t *s_group(const capture_t *cap, const char *kernel)
+{
+    const ncu_kernel_t *group;
+    cr_assert_neq(s_kernel(cap, kernel, &group), (size_t) -1, "%s is not in the capture", kernel);
+    return group;
+}
+
+static const fb_finding_t *s_finding(const capture_t *cap, const char *kernel, const char *category)
+{
+    const ncu_kernel_t *group;
+    size_t k = s_kernel(cap, kernel, &group);
+    cr_assert_neq(k, (size_t) -1, "%s is not in the feedback", kernel);
+    return s_category(cap->fb, k, category);
 }
 
 /* Two readings a point apart swap places from one profile to the next
@@ -2020,8 +2032,7 @@ Test(ncu_accuracy, an_lsu_pipe_as_busy_as_its_l1_keeps_the_l1_bound)
     const fb_finding_t *f = s_lead(&cap, "matmul_naive");
     cr_assert_str_eq(f->category, "l1_bound", "%s", f->title);
     double clean = f->speedup;
-    const ncu_kernel_t *group;
-    cr_assert_neq(s_kernel(&cap, "matmul_naive", &group), (size_t) -1);
+    const ncu_kernel_t *group = s_group(&cap, "matmul_naive");
     double l1 = group->v[NM_L1_PCT];
     cr_assert(l1 > 70 && l1 < 85 && fabs(group->v[NM_PIPE_LSU] - l1) < 2, "the readings this test is about: %g %g",
               l1, group->v[NM_PIPE_LSU]);
@@ -2052,8 +2063,7 @@ Test(ncu_accuracy, fewer_wavefronts_than_requests_are_read_as_one_a_request)
     const fb_finding_t *f = s_lead(&cap, "v13_mm_naive");
     cr_assert_str_eq(f->category, "l1_bound", "%s", f->title);
     double clean = f->speedup;
-    const ncu_kernel_t *group;
-    cr_assert_neq(s_kernel(&cap, "v13_mm_naive", &group), (size_t) -1);
+    const ncu_kernel_t *group = s_group(&cap, "v13_mm_naive");
     double req = group->v[NM_REQUESTS_GLOBAL_LD];
     cr_assert(req > 0 && group->v[NM_WAVEFRONTS_GLOBAL_LD] < 1.02 * req, "the readings this test is about");
     s_reanalyze_with(&cap, "v13_mm_naive", NM_WAVEFRONTS_GLOBAL_LD, 0.99 * req);
@@ -2072,16 +2082,12 @@ Test(ncu_accuracy, a_wait_a_hair_under_the_round_trip_keeps_the_floor)
 {
     static const char *const core[] = {"core_mwa_raw.csv", NULL};
     capture_t cap = s_capture("h200-v41/capture-2026-12-03", core);
-    const ncu_kernel_t *group;
-    size_t k = s_kernel(&cap, "v41_chase_l2", &group);
-    cr_assert_neq(k, (size_t) -1);
-    const fb_finding_t *f = s_category(cap.fb, k, "uncoalesced_access");
+    const fb_finding_t *f = s_finding(&cap, "v41_chase_l2", "uncoalesced_access");
     cr_assert_not_null(f);
-    double clean = f->speedup, lsb = group->v[NM_STALL_LONG_SCOREBOARD];
+    double clean = f->speedup, lsb = s_group(&cap, "v41_chase_l2")->v[NM_STALL_LONG_SCOREBOARD];
     cr_assert(clean < 15, "the floored estimate this test is about: %.0f%%", clean);
     s_reanalyze_with(&cap, "v41_chase_l2", NM_STALL_LONG_SCOREBOARD, 0.97 * lsb);
-    k = s_kernel(&cap, "v41_chase_l2", &group);
-    f = s_category(cap.fb, k, "uncoalesced_access");
+    f = s_finding(&cap, "v41_chase_l2", "uncoalesced_access");
     cr_assert_not_null(f);
     cr_expect_float_eq(f->speedup, clean, 3.0, "est. %.0f%% against %.0f%%", f->speedup, clean);
     cr_expect_str_eq(s_lead(&cap, "v41_chase_l2")->category, "occupancy");
@@ -2137,14 +2143,10 @@ Test(ncu_accuracy, estimates_have_no_steps_at_the_lines_that_name_a_cause)
 {
     static const char *const core[] = {"core_mwa_raw.csv", NULL};
     capture_t cap = s_capture("h200-v7/capture-2026-12-02", core);
-    const ncu_kernel_t *group;
-    size_t k = s_kernel(&cap, "v7_tile4x64_scale", &group);
-    cr_assert_neq(k, (size_t) -1);
-    double read = group->v[NM_DRAM_READ], lo = 100, hi = 0;
+    double read = s_group(&cap, "v7_tile4x64_scale")->v[NM_DRAM_READ], lo = 100, hi = 0;
     for (double scale = 0.97; scale < 1.04; scale += 0.02) {
         s_reanalyze_with(&cap, "v7_tile4x64_scale", NM_DRAM_READ, read * scale);
-        k = s_kernel(&cap, "v7_tile4x64_scale", &group);
-        const fb_finding_t *f = s_category(cap.fb, k, "l2_bound");
+        const fb_finding_t *f = s_finding(&cap, "v7_tile4x64_scale", "l2_bound");
         cr_assert_not_null(f, "x%.2f", scale);
         lo = fmin(lo, f->speedup);
         hi = fmax(hi, f->speedup);
@@ -2153,13 +2155,10 @@ Test(ncu_accuracy, estimates_have_no_steps_at_the_lines_that_name_a_cause)
     s_capture_destroy(&cap);
 
     cap = s_capture("h200-v5/capture-2026-12-01", core);
-    k = s_kernel(&cap, "v5_sgemm_capped", &group);
-    cr_assert_neq(k, (size_t) -1);
-    double l2 = group->v[NM_L2_PCT];
+    double l2 = s_group(&cap, "v5_sgemm_capped")->v[NM_L2_PCT];
     cr_assert(l2 >= 80 && l2 < 82, "the reading this test is about: %g", l2);
     s_reanalyze_with(&cap, "v5_sgemm_capped", NM_L2_PCT, 79.5);
-    k = s_kernel(&cap, "v5_sgemm_capped", &group);
-    const fb_finding_t *f = s_category(cap.fb, k, "occupancy");
+    const fb_finding_t *f = s_finding(&cap, "v5_sgemm_capped", "occupancy");
     cr_expect(f == NULL || f->speedup < 4, "L2 at 79.5%%: occupancy est. %.0f%%", f ? f->speedup : 0);
     s_capture_destroy(&cap);
 }
@@ -2175,9 +2174,7 @@ Test(ncu_accuracy, a_stream_named_l2_bound_gets_the_streams_lever)
     capture_t cap = s_capture("h200/capture-2026-12-02", core);
     const fb_finding_t *f = s_lead(&cap, "vec_add");
     cr_assert_str_eq(f->category, "dram_bound", "%s", f->title);
-    const ncu_kernel_t *group;
-    cr_assert_neq(s_kernel(&cap, "vec_add", &group), (size_t) -1);
-    s_reanalyze_with(&cap, "vec_add", NM_L2_PCT, group->v[NM_DRAM_PCT] + 16);
+    s_reanalyze_with(&cap, "vec_add", NM_L2_PCT, s_group(&cap, "vec_add")->v[NM_DRAM_PCT] + 16);
     f = s_lead(&cap, "vec_add");
     cr_assert_str_eq(f->category, "l2_bound", "%s", f->title);
     cr_expect(strstr(f->action, "passing through") && strstr(f->action, "move fewer bytes"), "%s", f->action);
