@@ -331,26 +331,44 @@ def unpacked(path, tmp):
     return copy
 
 
-def evaluate(profeed, folder, files, truth, fileset):
+def capture_pages(folder, files, tmp):
+    """The plan's pages of a capture folder as profeed reads them (unpacked, the default plan's
+    as it collects today), copies in tmp where needed; None where the capture lacks a page."""
     paths = [os.path.join(FIXTURES, folder, f) for f in files]
     if not all(os.path.exists(p) or os.path.exists(p + ".xz") for p in paths):
         return None
-    with tempfile.TemporaryDirectory() as tmp:
-        feedback = run(profeed, [as_the_plan_collects(p, tmp) if p.endswith("core_mwa_raw.csv")
-                                 else unpacked(p, tmp) for p in paths])
-        keys = launch_keys(unpacked(paths[0], tmp))
+    return [as_the_plan_collects(p, tmp) if p.endswith("core_mwa_raw.csv") else unpacked(p, tmp)
+            for p in paths]
+
+
+def truth_firsts(feedback, keys, truth, fileset):
+    """(kernel as truth.txt names it, its expectation, its first finding or None) for each truth
+    line of the fileset."""
     firsts = first_findings(feedback)
-    result = {"right": 0, "less": 0, "wrong": 0, "misses": []}
     for fs, kernel, expect in truth:
         if fs != fileset:
             continue
         if kernel.startswith("#"):
-            key = keys.get(int(kernel[1:]))
             k = kernel_for_id(feedback, keys, int(kernel[1:]))
             finding = k["findings"][0] if k and k["findings"] else None
-            label = f"{kernel} {key[0].split('(')[0][:50] if key else '?'}"
         else:
             finding, _ = find(firsts, kernel)
+        yield kernel, expect, finding
+
+
+def evaluate(profeed, folder, files, truth, fileset):
+    with tempfile.TemporaryDirectory() as tmp:
+        pages = capture_pages(folder, files, tmp)
+        if pages is None:
+            return None
+        feedback = run(profeed, pages)
+        keys = launch_keys(pages[0])
+    result = {"right": 0, "less": 0, "wrong": 0, "misses": []}
+    for kernel, expect, finding in truth_firsts(feedback, keys, truth, fileset):
+        if kernel.startswith("#"):
+            key = keys.get(int(kernel[1:]))
+            label = f"{kernel} {key[0].split('(')[0][:50] if key else '?'}"
+        else:
             label = kernel
         verdict = judge(finding, expect)
         result[verdict] += 1

@@ -151,30 +151,19 @@ def perturb_details(src, dst, rng, sigma):
 
 def firsts_of(profeed, paths, keys, truth, fileset):
     """kernel label -> (first finding's category, verdict, its estimate: percent of the time)."""
-    feedback = accuracy.run(profeed, paths)
-    firsts = accuracy.first_findings(feedback)
     result = {}
-    for fs, kernel, expect in truth:
-        if fs != fileset:
-            continue
-        if kernel.startswith("#"):
-            k = accuracy.kernel_for_id(feedback, keys, int(kernel[1:]))
-            finding = k["findings"][0] if k and k["findings"] else None
-        else:
-            finding, _ = accuracy.find(firsts, kernel)
-        estimate = finding.get("estimated_speedup") if finding else None
-        result[kernel] = (finding["category"] if finding else "(none)",
-                          accuracy.judge(finding, expect), estimate)
+    for kernel, expect, finding in accuracy.truth_firsts(accuracy.run(profeed, paths), keys, truth,
+                                                         fileset):
+        result[kernel] = (finding["category"] if finding else "(none)", accuracy.judge(finding, expect),
+                          finding.get("estimated_speedup") if finding else None)
     return result
 
 
 def study(profeed, folder, files, truth, fileset, trials, sigma, seed):
-    paths = [os.path.join(accuracy.FIXTURES, folder, f) for f in files]
-    if not all(os.path.exists(p) or os.path.exists(p + ".xz") for p in paths):
-        return None
     with tempfile.TemporaryDirectory() as tmp:
-        base = [accuracy.as_the_plan_collects(p, tmp) if p.endswith("core_mwa_raw.csv")
-                else accuracy.unpacked(p, tmp) for p in paths]
+        base = accuracy.capture_pages(folder, files, tmp)
+        if base is None:
+            return None
         keys = accuracy.launch_keys(base[0])
         clean = firsts_of(profeed, base, keys, truth, fileset)
         moved = {k: {} for k in clean}
