@@ -1181,10 +1181,11 @@ void ncu_bound_add(ncu_ctx_t *c)
      * kernels.cu: L1 78%, LSU 77-79% across its captures). Issue slots or
      * an SM summary ahead of the LSU by the gap lead the compute side
      * themselves. */
+    bool l1_quiet = s_l1_without_traffic(c);
     if (!memory_side && pipe && strcmp(pipe->key, "lsu") == 0 && mem && strcmp(mem->key, "l1") == 0 &&
-        mem->pct >= pipe->pct - NCU_SOL_GAP && compute_pct < pipe->pct + NCU_SOL_GAP && !s_l1_without_traffic(c))
+        mem->pct >= pipe->pct - NCU_SOL_GAP && compute_pct < pipe->pct + NCU_SOL_GAP && !l1_quiet)
         memory_side = true;
-    if (memory_side && mem && strcmp(mem->key, "l1") == 0 && s_l1_without_traffic(c)) {
+    if (memory_side && mem && strcmp(mem->key, "l1") == 0 && l1_quiet) {
         const ncu_unit_t *lsu = ncu_units_find(&c->units, "lsu");
         if (lsu && lsu->pct >= mem->pct - NCU_SOL_GAP) {
             s_bound_compute(c, lsu, issue);
