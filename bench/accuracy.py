@@ -341,19 +341,24 @@ def capture_pages(folder, files, tmp):
             for p in paths]
 
 
-def truth_firsts(feedback, keys, truth, fileset):
-    """(kernel as truth.txt names it, its expectation, its first finding or None) for each truth
-    line of the fileset."""
-    firsts = first_findings(feedback)
+def truth_kernels(feedback, keys, truth, fileset):
+    """(kernel as truth.txt names it, its expectation, the feedback's kernel or None) for each
+    truth line of the fileset."""
     for fs, kernel, expect in truth:
         if fs != fileset:
             continue
         if kernel.startswith("#"):
             k = kernel_for_id(feedback, keys, int(kernel[1:]))
-            finding = k["findings"][0] if k and k["findings"] else None
         else:
-            finding, _ = find(firsts, kernel)
-        yield kernel, expect, finding
+            k = next((k for k in feedback["kernels"] if k["name"].split("(")[0] == kernel), None)
+        yield kernel, expect, k
+
+
+def truth_firsts(feedback, keys, truth, fileset):
+    """(kernel as truth.txt names it, its expectation, its first finding or None) for each truth
+    line of the fileset."""
+    for kernel, expect, k in truth_kernels(feedback, keys, truth, fileset):
+        yield kernel, expect, k["findings"][0] if k and k["findings"] else None
 
 
 def evaluate(profeed, folder, files, truth, fileset):

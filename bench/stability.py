@@ -21,7 +21,11 @@ bench/accuracy.py's judge.
 Prints the kernels whose first finding moved in any trial, with the categories it moved to, the
 kernels whose first finding held but whose estimate moved by --jump points of the time or more (a
 step in a model), and the totals: kernels stable in every trial, and right / kernels over all
-trials against right / kernels without noise. Exit status 0 always: this measures, it does not gate.
+trials against right / kernels without noise. Last, how profeed's own close calls (each kernel's
+close_call: its verdict judged again on noisy readings of its counters, analyzer/ncu/ncu_noise.h)
+agree with the trials here, which are drawn independently: kernels named a close call that moved
+or held, kernels not named that moved or held, and the moved ones whose close call named the
+category they moved to. Exit status 0 always: this measures, it does not gate.
 """
 import argparse
 import csv
@@ -149,13 +153,21 @@ def perturb_details(src, dst, rng, sigma):
     rewrite(src, dst, change)
 
 
+def close_call(k):
+    """The other first findings profeed's own re-reading of the kernel under noise gave (its
+    close_call, ncu_noise.h), or None where it did not judge."""
+    call = k.get("close_call") if k else None
+    return {o["category"] for o in call["other_firsts"]} if call else None
+
+
 def firsts_of(profeed, paths, keys, truth, fileset):
-    """kernel label -> (first finding's category, verdict, its estimate: percent of the time)."""
+    """kernel label -> (first finding's category, verdict, its estimate: percent of the time,
+    the other first findings profeed's close call names)."""
     result = {}
-    for kernel, expect, finding in accuracy.truth_firsts(accuracy.run(profeed, paths), keys, truth,
-                                                         fileset):
+    for kernel, expect, k in accuracy.truth_kernels(accuracy.run(profeed, paths), keys, truth, fileset):
+        finding = k["findings"][0] if k and k["findings"] else None
         result[kernel] = (finding["category"] if finding else "(none)", accuracy.judge(finding, expect),
-                          finding.get("estimated_speedup") if finding else None)
+                          finding.get("estimated_speedup") if finding else None, close_call(k))
     return result
 
 
@@ -179,8 +191,8 @@ def study(profeed, folder, files, truth, fileset, trials, sigma, seed):
                 else:
                     perturb_raw(p, dst, rng, sigma)
                 noisy.append(dst)
-            for kernel, (category, verdict, estimate) in firsts_of(profeed, noisy, keys, truth,
-                                                                   fileset).items():
+            for kernel, (category, verdict, estimate, _) in firsts_of(profeed, noisy, keys, truth,
+                                                                      fileset).items():
                 if category != clean[kernel][0]:
                     moved[kernel][category] = moved[kernel].get(category, 0) + 1
                 elif estimate is not None and clean[kernel][2] is not None:
@@ -210,6 +222,8 @@ def main(argv):
     files = dict(accuracy.PLANS)[PLAN_FILES[args.plan]]
     agents = args.plan in ("detailed", "ka")
     kernels = stable = right_clean = right_noisy = jumps = 0
+    calls = {"flagged, moved": 0, "flagged, held": 0, "not flagged, moved": 0, "not flagged, held": 0,
+             "named where it moved": 0}
     for corpus, folder, truth_dir, fileset in accuracy.CAPTURES:
         if ("agents" in corpus) != agents:
             continue
@@ -218,8 +232,11 @@ def main(argv):
         if r is None:
             continue
         clean, moved, right, jump = r
-        for kernel, (category, verdict, estimate) in clean.items():
+        for kernel, (category, verdict, estimate, others) in clean.items():
             kernels += 1
+            if others is not None:
+                calls[f"{'flagged' if others else 'not flagged'}, {'moved' if moved[kernel] else 'held'}"] += 1
+                calls["named where it moved"] += bool(set(moved[kernel]) & others)
             stable += not moved[kernel]
             right_clean += verdict == "right"
             right_noisy += right[kernel]
@@ -236,6 +253,11 @@ def main(argv):
               f"{stable}/{kernels} kernels keep their first finding in every trial; right "
               f"{right_clean}/{kernels} without noise, {right_noisy / args.trials:.1f}/{kernels} "
               f"on average with it; {jumps} leads' estimates moved by {args.jump:g} points or more")
+        judged = calls["flagged, moved"] + calls["flagged, held"] + calls["not flagged, moved"] + \
+            calls["not flagged, held"]
+        if judged:
+            print(f"profeed's own close calls (close_call, {judged} kernels judged): "
+                  + "; ".join(f"{key} {n}" for key, n in calls.items()))
     return 0
 
 

@@ -618,6 +618,34 @@ static pf_status_t s_check_finding(const Profeed__Finding *f, const char *where,
     return rc;
 }
 
+/* KernelSummary.close_call: counts no larger than the readings they are of
+ * (feedback_wire_read relies on it). */
+static pf_status_t s_check_close_call(const Profeed__CloseCall *c, const char *where, pf_error_t *err)
+{
+    char path[PATH_LEN];
+    s_path(path, sizeof path, "%s.close_call", where);
+    uint32_t readings = c->has_readings ? c->readings : 0;
+    pf_status_t rc = PF_OK;
+    if (readings > WIRE_MAX_CLOSE_READINGS)
+        rc = s_fail(err, PF_ETOOBIG, path, "readings", "%u, at most %u allowed", (unsigned) readings,
+                    (unsigned) WIRE_MAX_CLOSE_READINGS);
+    uint64_t named = c->has_same_first ? c->same_first : 0;
+    if (rc == PF_OK && c->has_noise_pct && !(c->noise_pct >= 0 && c->noise_pct <= 100))
+        rc = s_fail(err, PF_EBADINPUT, path, "noise_pct", "%g is outside 0..100", c->noise_pct);
+    if (rc == PF_OK)
+        rc = s_check_count(c->n_other_firsts, WIRE_MAX_CLOSE_OTHERS, path, "other_firsts", err);
+    for (size_t i = 0; rc == PF_OK && i < c->n_other_firsts; i++) {
+        char name[64];
+        s_path(name, sizeof name, "other_firsts[%zu]", i);
+        rc = s_check_str(c->other_firsts[i]->category, path, name, WIRE_MAX_SHORT_LEN, STR_REQUIRED | STR_LINE, err);
+        named += c->other_firsts[i]->has_readings ? c->other_firsts[i]->readings : 0;
+    }
+    if (rc == PF_OK && named > readings)
+        rc = s_fail(err, PF_EBADINPUT, path, "other_firsts", "%llu readings named, of %u", (unsigned long long) named,
+                    (unsigned) readings);
+    return rc;
+}
+
 static pf_status_t s_check_kernel_summary(const Profeed__KernelSummary *k, const char *where,
                                           pf_error_t *err)
 {
@@ -632,6 +660,8 @@ static pf_status_t s_check_kernel_summary(const Profeed__KernelSummary *k, const
         rc = s_check_str(k->grid, where, "grid", WIRE_MAX_SHORT_LEN, STR_LINE, err);
     if (rc == PF_OK)
         rc = s_check_str(k->segment, where, "segment", WIRE_MAX_LABEL_LEN, STR_LINE, err);
+    if (rc == PF_OK && k->close_call)
+        rc = s_check_close_call(k->close_call, where, err);
     return rc;
 }
 

@@ -40,6 +40,8 @@
 #define WIRE_MAX_LINES 16            /* source lines per finding */
 #define WIRE_MAX_KERNELS 4096
 #define WIRE_MAX_NOTES 1024          /* Feedback.errors, .notes and .missing, each */
+#define WIRE_MAX_CLOSE_READINGS 1024 /* KernelSummary.close_call.readings */
+#define WIRE_MAX_CLOSE_OTHERS 16     /* KernelSummary.close_call.other_firsts */
 #define WIRE_MAX_GPUS 64
 #define WIRE_MAX_PROFILERS 16
 #define WIRE_MAX_CAPABILITIES 64     /* Ready.capabilities */

@@ -170,6 +170,16 @@ static void s_findings(kernel_change_t *c, const feedback_t *baseline, size_t b,
     }
 }
 
+/* Whether the kernel's close call named `category` as another profile's
+ * first finding. */
+static bool s_close_names(const fb_kernel_t *kernel, const char *category)
+{
+    for (size_t i = 0; category[0] && i < kernel->close_count; i++)
+        if (strcmp(kernel->close[i].category, category) == 0)
+            return true;
+    return false;
+}
+
 static bool s_pair(fb_comparison_t *self, const feedback_t *baseline, size_t b, const feedback_t *now, size_t a,
                    const char *matched_by)
 {
@@ -192,6 +202,8 @@ static bool s_pair(fb_comparison_t *self, const feedback_t *baseline, size_t b, 
     c->verdict = s_verdict(c->change, c->band);
     snprintf(c->limiter_before, sizeof c->limiter_before, "%s", before->bottleneck);
     snprintf(c->limiter_after, sizeof c->limiter_after, "%s", after->bottleneck);
+    c->limiter_close = strcmp(before->bottleneck, after->bottleneck) != 0 &&
+                       (s_close_names(before, after->bottleneck) || s_close_names(after, before->bottleneck));
     s_findings(c, baseline, b, now, a);
     self->kernel_count++;
     return true;

@@ -52,6 +52,8 @@ typedef struct {
     const char *band_source; /* "launches" or "default" (static) */
     char limiter_before[32];
     char limiter_after[32];
+    bool limiter_close;      /* the limiters differ and one side's close call named the other's:
+                                noise may have moved it (feedback.h, fb_close_t) */
     change_categories_t resolved, added, unchanged;
     change_verdict_t verdict;
 } kernel_change_t;

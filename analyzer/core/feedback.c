@@ -168,6 +168,32 @@ void feedback_kernel_ceiling(fb_kernel_t *kernel, const char *unit, double pct, 
     kernel->ceiling_attain_pct = isfinite(attain) && attain > 0 && attain < 100 ? attain : 100;
 }
 
+void feedback_kernel_close(fb_kernel_t *kernel, unsigned readings, unsigned same, double noise_pct)
+{
+    assert(same <= readings);
+    kernel->close_of = readings;
+    kernel->close_same = same;
+    kernel->close_noise_pct = noise_pct;
+    kernel->close_count = 0;
+}
+
+void feedback_kernel_add_close(fb_kernel_t *kernel, const char *category, unsigned readings)
+{
+    if (!category || !category[0] || readings == 0)
+        return;
+    size_t at = kernel->close_count; /* kept most named first; the least named drops out */
+    while (at > 0 && kernel->close[at - 1].readings < readings)
+        at--;
+    if (at >= FB_CLOSE_MAX)
+        return;
+    size_t end = kernel->close_count < FB_CLOSE_MAX ? kernel->close_count : FB_CLOSE_MAX - 1;
+    memmove(&kernel->close[at + 1], &kernel->close[at], (end - at) * sizeof kernel->close[0]);
+    snprintf(kernel->close[at].category, sizeof kernel->close[at].category, "%s", category);
+    kernel->close[at].readings = readings;
+    if (kernel->close_count < FB_CLOSE_MAX)
+        kernel->close_count++;
+}
+
 fb_kernel_t *feedback_kernel(feedback_t *self, size_t index)
 {
     assert(index < self->kernel_count);

@@ -71,6 +71,14 @@ typedef struct {
     double value;
 } fb_metric_t;
 
+#define FB_CLOSE_MAX 3
+
+/* A first finding the same kernel could get from another profile of it. */
+typedef struct {
+    char category[32];
+    unsigned readings;  /* of the kernel's close_of noisy readings that name it first */
+} fb_close_t;
+
 typedef struct {
     char *name;
     char block[32];
@@ -96,6 +104,15 @@ typedef struct {
     char ceiling_unit[64];
     double ceiling_pct;
     double ceiling_attain_pct; /* what that unit reaches at best, percent of its peak (100 when unknown) */
+    /* A close call: the other first findings that close_of readings of the
+     * kernel's counters, each scaled by run-to-run noise of close_noise_pct
+     * percent (one sigma), gave; the most often named first. close_of 0: not
+     * judged. close_same of them gave the kernel's own first finding. */
+    fb_close_t close[FB_CLOSE_MAX];
+    size_t close_count;
+    unsigned close_of;
+    unsigned close_same;
+    double close_noise_pct;
 } fb_kernel_t;
 
 /* How a feedback was measured (profeed.Manifest): "" when unknown. */
@@ -146,6 +163,14 @@ void feedback_kernel_metric(fb_kernel_t *kernel, const char *name, double value)
 /* Records the unit the kernel's roofline puts it against (ceiling.h):
  * `unit` for people ("DRAM"), `pct` 0..100 of its peak. */
 void feedback_kernel_ceiling(fb_kernel_t *kernel, const char *unit, double pct, double attain);
+
+/* Records that the kernel's first finding was judged again on `readings`
+ * noisy readings of its counters (noise_pct one sigma), `same` of which gave
+ * it first again, and which other first
+ * findings they gave: a category named first by that many of them (kept in
+ * order, the most named first; past FB_CLOSE_MAX the least named drop out). */
+void feedback_kernel_close(fb_kernel_t *kernel, unsigned readings, unsigned same, double noise_pct);
+void feedback_kernel_add_close(fb_kernel_t *kernel, const char *category, unsigned readings);
 
 /* Adds a finding for a kernel and returns it for filling in (owned by the
  * feedback), or NULL when memory ran out. Title and action are copied. */

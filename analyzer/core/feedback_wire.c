@@ -169,6 +169,41 @@ static Profeed__Finding *s_finding(const feedback_t *fb, const fb_finding_t *f, 
     return msg;
 }
 
+/* The kernel's close call (feedback.h), or NULL where it was not judged. */
+static Profeed__CloseCall *s_close_call(const fb_kernel_t *k, bool *oom)
+{
+    if (k->close_of == 0)
+        return NULL;
+    Profeed__CloseCall *msg = malloc(sizeof *msg);
+    if (!msg) {
+        *oom = true;
+        return NULL;
+    }
+    profeed__close_call__init(msg);
+    msg->has_readings = msg->has_same_first = 1;
+    msg->readings = k->close_of;
+    msg->same_first = k->close_same;
+    if (isfinite(k->close_noise_pct)) {
+        msg->has_noise_pct = 1;
+        msg->noise_pct = k->close_noise_pct;
+    }
+    if (k->close_count > 0 && (msg->other_firsts = calloc(k->close_count, sizeof *msg->other_firsts)) == NULL)
+        *oom = true;
+    for (size_t i = 0; msg->other_firsts && i < k->close_count; i++) {
+        Profeed__OtherFirst *o = malloc(sizeof *o);
+        if (!o) {
+            *oom = true;
+            break;
+        }
+        profeed__other_first__init(o);
+        o->category = s_dup(k->close[i].category, oom);
+        o->has_readings = 1;
+        o->readings = k->close[i].readings;
+        msg->other_firsts[msg->n_other_firsts++] = o;
+    }
+    return msg;
+}
+
 static Profeed__KernelSummary *s_kernel(const fb_kernel_t *k, bool *oom)
 {
     Profeed__KernelSummary *msg = malloc(sizeof *msg);
@@ -193,6 +228,7 @@ static Profeed__KernelSummary *s_kernel(const fb_kernel_t *k, bool *oom)
     msg->grid = s_dup(k->grid, oom);
     if (k->segment[0])
         msg->segment = s_dup(k->segment, oom);
+    msg->close_call = s_close_call(k, oom);
     return msg;
 }
 
@@ -345,6 +381,8 @@ static Profeed__KernelChange *s_change(const kernel_change_t *c, bool *oom)
     msg->resolved = s_categories(&c->resolved, &msg->n_resolved, oom);
     msg->added = s_categories(&c->added, &msg->n_added, oom);
     msg->unchanged = s_categories(&c->unchanged, &msg->n_unchanged, oom);
+    msg->has_limiter_close_call = c->limiter_close;
+    msg->limiter_close_call = c->limiter_close;
     Profeed__ChangeVerdict v = s_verdict(c->verdict);
     msg->has_verdict = v != PROFEED__CHANGE_VERDICT__CHANGE_VERDICT_UNSPECIFIED;
     msg->verdict = v;
@@ -524,6 +562,14 @@ feedback_t *feedback_wire_read(const Profeed__Feedback *msg)
         }
         fb_kernel_t *kernel = feedback_kernel(fb, index);
         s_copy(kernel->bottleneck, sizeof kernel->bottleneck, k->bottleneck);
+        const Profeed__CloseCall *cc = k->close_call;
+        if (cc && cc->has_readings && cc->readings > 0) { /* wire_check bounds the counts */
+            feedback_kernel_close(kernel, cc->readings, cc->has_same_first ? cc->same_first : 0,
+                                  cc->has_noise_pct ? cc->noise_pct : NAN);
+            for (size_t o = 0; o < cc->n_other_firsts; o++)
+                feedback_kernel_add_close(kernel, cc->other_firsts[o]->category,
+                                          cc->other_firsts[o]->has_readings ? cc->other_firsts[o]->readings : 0);
+        }
         /* The timings are parallel to the kernels; one that names another
          * kernel is not this one's. */
         const Profeed__KernelTiming *t = m && i < m->n_kernel_timings ? m->kernel_timings[i] : NULL;

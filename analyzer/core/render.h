@@ -46,6 +46,11 @@ void render_change(textbuf_t *tb, const feedback_t *fb, const char *bullet);
 void render_stop(textbuf_t *tb, const feedback_t *fb);
 void render_manifest(textbuf_t *tb, const feedback_t *fb);
 void render_ceiling(const fb_kernel_t *kernel, char *out, size_t cap);
+/* ... and whether another profile could lead with another finding ("with the
+ * counters moved by run-to-run noise (1% one sigma), 2 of 8 readings lead
+ * with l2_bound rather than dram_bound: ..."; "" when none did or it was not
+ * judged). */
+void render_close_call(const fb_kernel_t *kernel, char *out, size_t cap);
 
 /* Shared by the renderers: "1.23 ms", "850 us", "12.0 s". */
 void render_duration(double ns, char *out, size_t cap);

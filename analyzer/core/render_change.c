@@ -46,6 +46,8 @@ static void s_kernel(textbuf_t *tb, const kernel_change_t *c, const char *bullet
     textbuf_printf(tb, ": %s; limiter %s -> %s", comparison_verdict_name(c->verdict),
                    c->limiter_before[0] ? c->limiter_before : "not judged",
                    c->limiter_after[0] ? c->limiter_after : "not judged");
+    if (c->limiter_close)
+        textbuf_append(tb, " (a close call: run-to-run noise alone can move it)");
     s_categories(tb, "resolved", &c->resolved);
     s_categories(tb, "new", &c->added);
     s_categories(tb, "unchanged", &c->unchanged);
@@ -108,6 +110,24 @@ void render_ceiling(const fb_kernel_t *kernel, char *out, size_t cap)
                  kernel->ceiling_pct, left);
     else
         snprintf(out, cap, "%s", "");
+}
+
+void render_close_call(const fb_kernel_t *kernel, char *out, size_t cap)
+{
+    if (cap == 0)
+        return;
+    out[0] = '\0';
+    if (kernel->close_of == 0 || kernel->close_count == 0)
+        return;
+    size_t n = 0;
+    int w = snprintf(out, cap, "with the counters moved by run-to-run noise (%.0f%% one sigma), ",
+                     isfinite(kernel->close_noise_pct) ? kernel->close_noise_pct : 0);
+    for (size_t i = 0; w >= 0 && (n += (size_t) w) < cap && i < kernel->close_count; i++)
+        w = snprintf(out + n, cap - n, "%s%u of %u readings lead with %s", i ? ", " : "", kernel->close[i].readings,
+                     kernel->close_of, kernel->close[i].category);
+    if (w >= 0 && n < cap)
+        snprintf(out + n, cap - n, " rather than %s: another profile may name it first, and its lever may apply too",
+                 kernel->bottleneck[0] ? kernel->bottleneck : "the first finding");
 }
 
 void render_manifest(textbuf_t *tb, const feedback_t *fb)

@@ -162,6 +162,20 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
     } else {
         textbuf_append(tb, "null");
     }
+    s_key(tb, 3, "close_call", false);
+    if (kernel->close_of > 0) {
+        textbuf_printf(tb, "{\"readings\": %u, \"noise_pct\": ", kernel->close_of);
+        s_number(tb, kernel->close_noise_pct);
+        textbuf_printf(tb, ", \"same_first\": %u, \"other_firsts\": [", kernel->close_same);
+        for (size_t i = 0; i < kernel->close_count; i++) {
+            textbuf_append(tb, i ? ", {\"category\": " : "{\"category\": ");
+            s_string(tb, kernel->close[i].category);
+            textbuf_printf(tb, ", \"readings\": %u}", kernel->close[i].readings);
+        }
+        textbuf_append(tb, "]}");
+    } else {
+        textbuf_append(tb, "null");
+    }
     s_key(tb, 3, "metrics", false);
     textbuf_append(tb, "{");
     for (size_t m = 0; m < kernel->metric_count; m++) {
@@ -223,6 +237,7 @@ static void s_change(textbuf_t *tb, const kernel_change_t *c)
     s_string(tb, c->limiter_before);
     textbuf_append(tb, ", \"limiter_after\": ");
     s_string(tb, c->limiter_after);
+    textbuf_printf(tb, ", \"limiter_close_call\": %s", c->limiter_close ? "true" : "false");
     s_categories(tb, "resolved", &c->resolved);
     s_categories(tb, "new", &c->added);
     s_categories(tb, "unchanged", &c->unchanged);

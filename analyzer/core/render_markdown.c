@@ -86,6 +86,10 @@ char *render_markdown(const feedback_t *fb)
         render_ceiling(kernel, ceiling, sizeof ceiling);
         if (ceiling[0])
             textbuf_printf(&tb, "; ceiling: %s", ceiling);
+        char close[512];
+        render_close_call(kernel, close, sizeof close);
+        if (close[0])
+            textbuf_printf(&tb, "; close call: %s", close);
         textbuf_append(&tb, "\n\n");
         textbuf_append(&tb, "| # | Finding | Importance | Est. speedup | Evidence | Action |\n"
                             "|---|---|---|---|---|---|\n");

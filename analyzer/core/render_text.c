@@ -164,6 +164,10 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k)
     render_ceiling(kernel, ceiling, sizeof ceiling);
     if (ceiling[0])
         textbuf_printf(tb, "   Ceiling: %s\n", ceiling);
+    char close[512];
+    render_close_call(kernel, close, sizeof close);
+    if (close[0])
+        textbuf_printf(tb, "   Close call: %s\n", close);
 }
 
 /* "NCU's estimate: " for a finding from a profiler's own rules (its source is

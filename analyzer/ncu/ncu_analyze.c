@@ -21,6 +21,7 @@
 #include "ncu_advice.h"
 #include "ncu_ctx.h"
 #include "ncu_kernel.h"
+#include "ncu_noise.h"
 #include "ncu_rules.h"
 #include "ncu_summary.h"
 #include "ncu_atomics.h"
@@ -356,9 +357,69 @@ static void s_analyze_kernel(ncu_ctx_t *c)
         ncu_ctx_missing(c, "occupancy (sm__warps_active, sm__maximum_warps_per_active_cycle_pct): "
                            "--section Occupancy");
     s_mark_primary(c, first);
-    ncu_rules_merge(c->fb, c->index, c->k->rules, c->k->rule_count, c->judged, c->judged_count);
+    ncu_rules_merge(c->fb, c->index, c->rules, c->rules ? c->k->rule_count : 0, c->judged, c->judged_count);
     s_rule_names_the_cause(c, first);
     s_ceiling(c);
+}
+
+static ncu_ctx_t s_ctx(const ncu_kernel_t *k, const ncu_rule_shown_t *rules, size_t index, feedback_t *fb,
+                       const roof_t *roof)
+{
+    ncu_ctx_t c = {.k = k, .rules = rules, .index = index, .fb = fb, .roof = roof, .latency_speedup = 1};
+    c.sm_clock_hz = analysis_has(k->v[NM_SM_FREQ]) ? k->v[NM_SM_FREQ]
+                    : analysis_has(k->v[NM_DEV_CLOCK_KHZ]) ? k->v[NM_DEV_CLOCK_KHZ] * 1e3 : NAN;
+    return c;
+}
+
+/* Judges the kernel again on NCU_NOISE_TRIALS readings of its counters as
+ * other profiles of it could read them (ncu_noise.h), each into a feedback of
+ * its own, and records the other first findings they give: a verdict on one
+ * of the analysis' lines is said to be one. Memory running out leaves the
+ * kernel not judged (close_of 0). */
+static void s_close_calls(const ncu_ctx_t *c)
+{
+    fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
+    if (!kernel->bottleneck[0])
+        return;
+    struct {
+        char category[32];
+        unsigned readings;
+    } other[NCU_NOISE_TRIALS];
+    size_t others = 0;
+    unsigned same = 0;
+    for (unsigned trial = 0; trial < NCU_NOISE_TRIALS; trial++) {
+        ncu_kernel_t noisy;
+        ncu_noise_apply(c->k, trial, NCU_NOISE_SIGMA, &noisy);
+        feedback_t *scratch = feedback_new("ncu");
+        size_t index = scratch ? feedback_add_kernel(scratch, kernel->name, kernel->block, kernel->grid,
+                                                     kernel->launches, kernel->time_ns, kernel->share)
+                               : (size_t) -1;
+        if (index == (size_t) -1) {
+            feedback_destroy(&scratch);
+            return;
+        }
+        ncu_ctx_t t = s_ctx(&noisy, c->rules, index, scratch, c->roof);
+        s_analyze_kernel(&t);
+        const char *first = feedback_kernel_const(scratch, index)->bottleneck;
+        if (!first[0])
+            first = "none";
+        if (strcmp(first, kernel->bottleneck) == 0) {
+            same++;
+        } else {
+            size_t i = 0;
+            while (i < others && strcmp(other[i].category, first) != 0)
+                i++;
+            if (i == others) {
+                snprintf(other[i].category, sizeof other[i].category, "%s", first);
+                other[others++].readings = 0;
+            }
+            other[i].readings++;
+        }
+        feedback_destroy(&scratch);
+    }
+    feedback_kernel_close(kernel, NCU_NOISE_TRIALS, same, 100 * NCU_NOISE_SIGMA);
+    for (size_t i = 0; i < others; i++)
+        feedback_kernel_add_close(kernel, other[i].category, other[i].readings);
 }
 
 json_t *ncu_analyze_collated(const ncu_data_t *data)
@@ -455,10 +516,13 @@ feedback_t *ncu_analyze(const ncu_data_t *data, const analysis_options_t *option
                                            k->v[NM_DURATION], share);
         if (index == (size_t) -1)
             break;
-        ncu_ctx_t c = {.k = k, .index = index, .fb = fb, .roof = roof, .latency_speedup = 1};
-        c.sm_clock_hz = analysis_has(k->v[NM_SM_FREQ]) ? k->v[NM_SM_FREQ]
-                        : analysis_has(k->v[NM_DEV_CLOCK_KHZ]) ? k->v[NM_DEV_CLOCK_KHZ] * 1e3 : NAN;
+        ncu_rule_shown_t *rules = ncu_rules_show(k->rules, k->rule_count);
+        if (k->rule_count > 0 && !rules)
+            feedback_add_note(fb, "memory ran out: NCU's rule results for %s were left out", k->name);
+        ncu_ctx_t c = s_ctx(k, rules, index, fb, roof);
         s_analyze_kernel(&c);
+        s_close_calls(&c);
+        free(rules);
         analyzed++;
     }
     if (skipped > 0) {

@@ -13,6 +13,7 @@
 
 #include "feedback.h"
 #include "ncu_kernel.h"
+#include "ncu_rules.h"
 #include "ncu_units.h"
 #include "roofs.h"
 
@@ -47,6 +48,8 @@ static inline bool ncu_ctx_explains(const fb_finding_t *f) { return f && f->spee
 
 typedef struct {
     const ncu_kernel_t *k;
+    const ncu_rule_shown_t *rules; /* k's rule results as shown (ncu_rules_show), k->rule_count of
+                                      them; NULL: none */
     size_t index;          /* the kernel's index in the feedback */
     feedback_t *fb;
     double sm_clock_hz;    /* from the capture, else the device attribute; NAN */

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ncu_advice.h"
@@ -10,7 +11,6 @@
 /* Local speedups are bounded by one unit's share of the runtime; count them
  * at half weight next to global ones. */
 #define LOCAL_WEIGHT 0.5
-#define RULE_TEXT_SHOWN 220
 
 const char *ncu_rules_category(const ncu_rule_t *rule)
 {
@@ -75,7 +75,7 @@ static void s_clean(const char *text, char *out, size_t cap)
         out[n++] = *p;
     }
     out[n] = '\0';
-    text_cut(out, RULE_TEXT_SHOWN, NULL);
+    text_cut(out, NCU_RULE_TEXT_SHOWN, NULL);
     while (n > 0 && out[strlen(out) - 1] == ' ')
         out[strlen(out) - 1] = '\0';
 }
@@ -118,16 +118,28 @@ static bool s_judged(const char *category, const char *const *judged, size_t jud
     return false;
 }
 
-void ncu_rules_merge(feedback_t *fb, size_t kernel, const ncu_rule_t *const *rules, size_t count,
+ncu_rule_shown_t *ncu_rules_show(const ncu_rule_t *const *rules, size_t count)
+{
+    ncu_rule_shown_t *shown = count ? malloc(count * sizeof *shown) : NULL;
+    for (size_t r = 0; shown && r < count; r++) {
+        char text[1024];
+        s_clean(rules[r]->text, text, sizeof text);
+        shown[r].rule = rules[r];
+        shown[r].category = ncu_rules_category(rules[r]);
+        snprintf(shown[r].text, sizeof shown[r].text, "%s", text);
+    }
+    return shown;
+}
+
+void ncu_rules_merge(feedback_t *fb, size_t kernel, const ncu_rule_shown_t *rules, size_t count,
                      const char *const *judged, size_t judged_count)
 {
     for (size_t r = 0; r < count; r++) {
-        const ncu_rule_t *rule = rules[r];
-        const char *category = ncu_rules_category(rule);
+        const ncu_rule_t *rule = rules[r].rule;
+        const char *category = rules[r].category;
         if (!category)
             continue;
-        char text[1024];
-        s_clean(rule->text, text, sizeof text);
+        const char *text = rules[r].text;
         double weight = isnan(rule->speedup) ? NAN
                                              : rule->speedup * (rule->global ? 1.0 : LOCAL_WEIGHT);
 

@@ -21,7 +21,23 @@
  * ones; it never leads: NCU's estimates ignore what bounds the kernel (its
  * FPInstructions rule promises a large gain from fusing FP32 adds in kernels
  * bound by the XU or LSU pipe, where fusion saves nothing). */
-void ncu_rules_merge(feedback_t *fb, size_t kernel, const ncu_rule_t *const *rules, size_t count,
+#define NCU_RULE_TEXT_SHOWN 220
+
+/* A rule result as the feedback shows it: its category (NULL: noise) and its
+ * text without links and boilerplate, cut at a sentence end or a word
+ * (text_cut.h). Worked out once a kernel: ncu_analyze.c judges a kernel again
+ * on noisy readings for its close calls, with the same rules. */
+typedef struct {
+    const ncu_rule_t *rule;
+    const char *category;
+    char text[NCU_RULE_TEXT_SHOWN + 1];
+} ncu_rule_shown_t;
+
+/* The `count` rules as shown, in a new array the caller frees; NULL when
+ * `count` is 0 or memory ran out. */
+ncu_rule_shown_t *ncu_rules_show(const ncu_rule_t *const *rules, size_t count);
+
+void ncu_rules_merge(feedback_t *fb, size_t kernel, const ncu_rule_shown_t *rules, size_t count,
                      const char *const *judged, size_t judged_count);
 
 /* The finding category a rule result belongs to, or NULL when it is noise. */
