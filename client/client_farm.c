@@ -16,6 +16,7 @@
 #include "pf_error.h"
 #include "profiler.h"
 #include "select.h"
+#include "textbuf.h"
 #include "profeed_client.h"
 #include "wire.h"
 #include "wire_endpoint.h"
@@ -604,56 +605,79 @@ done:
     return result;
 }
 
+/* What a worker offers jobs (Ready.capabilities: the profilers a collector
+ * runs or an analyzer reads), as the broker matches it: a worker that
+ * announced none offers its `profilers`, by name (broker/worker_pool.c does
+ * the same). Calls `each` per item. */
+static void s_offers(const Profeed__Ready *r, void (*each)(const char *offer, void *arg), void *arg)
+{
+    for (size_t i = 0; i < r->n_capabilities; i++)
+        each(r->capabilities[i], arg);
+    for (size_t i = 0; r->n_capabilities == 0 && i < r->n_profilers; i++)
+        if (profiler_name_or(r->profilers[i], NULL))
+            each(profiler_name_or(r->profilers[i], NULL), arg);
+}
+
+/* Appends ", offers A, B" to a textbuf_t, the first time with "offers". */
+typedef struct {
+    textbuf_t *tb;
+    size_t count;
+} offer_text_t;
+
+static void s_offer_text(const char *offer, void *arg)
+{
+    offer_text_t *t = arg;
+    textbuf_printf(t->tb, "%s%s", t->count++ ? ", " : ", offers ", offer);
+}
+
+static void s_offer_json(const char *offer, void *arg) { json_array_append_new(arg, json_string(offer)); }
+
 static void s_status_text(const Profeed__FarmStatus *st, char **output)
 {
-    size_t cap = 4096 + st->n_workers * 512 + st->n_job_ids * 160, used = 0;
-    if (st->counters)
-        cap += (st->counters->n_finished + st->counters->n_rejected) * (WIRE_MAX_ID_LEN + 32);
-    char *buf = malloc(cap);
-    if (!buf)
-        return;
-#define APPEND(...)                                                                          \
-    do {                                                                                     \
-        int n_ = snprintf(buf + used, cap - used, __VA_ARGS__);                              \
-        used = n_ > 0 && used + (size_t) n_ < cap ? used + (size_t) n_ : cap - 1;            \
-    } while (0)
-    APPEND("workers: %zu\n", st->n_workers);
+    textbuf_t tb;
+    textbuf_init(&tb);
+    textbuf_printf(&tb, "workers: %zu\n", st->n_workers);
     for (size_t i = 0; i < st->n_workers; i++) {
         const Profeed__WorkerStatus *w = st->workers[i];
         const Profeed__Ready *r = w->worker;
         bool collector = r->role == PROFEED__WORKER_ROLE__WORKER_ROLE_COLLECTOR;
-        APPEND("  %-9s %s on %s, busy %u/%u, heard %u ms ago", collector ? "collector" : "analyzer", r->worker_id,
-               r->host ? r->host : "?", (unsigned) w->busy, (unsigned) (r->has_slots ? r->slots : 1),
-               (unsigned) w->idle_ms);
+        textbuf_printf(&tb, "  %-9s %s on %s, busy %u/%u, heard %u ms ago", collector ? "collector" : "analyzer",
+                       r->worker_id, r->host ? r->host : "?", (unsigned) w->busy,
+                       (unsigned) (r->has_slots ? r->slots : 1), (unsigned) w->idle_ms);
         for (size_t g = 0; g < r->n_gpus; g++)
-            APPEND(", %s (%s) x%u", r->gpus[g]->name, r->gpus[g]->arch ? r->gpus[g]->arch : "?",
-                   (unsigned) (r->gpus[g]->has_count ? r->gpus[g]->count : 1));
-        APPEND("\n");
+            textbuf_printf(&tb, ", %s (%s) x%u", r->gpus[g]->name, r->gpus[g]->arch ? r->gpus[g]->arch : "?",
+                           (unsigned) (r->gpus[g]->has_count ? r->gpus[g]->count : 1));
+        offer_text_t offers = {&tb, 0};
+        s_offers(r, s_offer_text, &offers);
+        textbuf_append(&tb, "\n");
     }
-    APPEND("jobs: %u queued, %u in flight, %u finished (remembered)\n", (unsigned) st->queued,
-           (unsigned) st->in_flight, (unsigned) st->finished);
+    textbuf_printf(&tb, "jobs: %u queued, %u in flight, %u finished (remembered)\n", (unsigned) st->queued,
+                   (unsigned) st->in_flight, (unsigned) st->finished);
     for (size_t i = 0; i < st->n_job_ids; i++)
-        APPEND("  %s\n", st->job_ids[i]);
+        textbuf_printf(&tb, "  %s\n", st->job_ids[i]);
     const Profeed__FarmCounters *c = st->counters;
     if (c) {
-        APPEND("since the broker started (%.0f s ago): %llu jobs submitted, %llu attempts, %llu requeued, "
-               "%llu workers lost\n",
-               (double) c->uptime_ms / 1000.0, (unsigned long long) c->submitted, (unsigned long long) c->attempts,
-               (unsigned long long) c->requeued, (unsigned long long) c->workers_lost);
-        APPEND("  finished:");
+        textbuf_printf(&tb, "since the broker started (%.0f s ago): %llu jobs submitted, %llu attempts, "
+                            "%llu requeued, %llu workers lost\n",
+                       (double) c->uptime_ms / 1000.0, (unsigned long long) c->submitted,
+                       (unsigned long long) c->attempts, (unsigned long long) c->requeued,
+                       (unsigned long long) c->workers_lost);
+        textbuf_append(&tb, "  finished:");
         for (size_t i = 0; i < c->n_finished; i++)
-            APPEND("%s %llu %s", i ? "," : "", (unsigned long long) c->finished[i]->value, c->finished[i]->name);
+            textbuf_printf(&tb, "%s %llu %s", i ? "," : "", (unsigned long long) c->finished[i]->value,
+                           c->finished[i]->name);
         if (c->has_job_latency_mean_s)
-            APPEND("; mean %.3f s from submission to feedback", c->job_latency_mean_s);
-        APPEND(c->n_finished ? "\n" : " none\n");
-        APPEND("  refused messages:");
+            textbuf_printf(&tb, "; mean %.3f s from submission to feedback", c->job_latency_mean_s);
+        textbuf_append(&tb, c->n_finished ? "\n" : " none\n");
+        textbuf_append(&tb, "  refused messages:");
         for (size_t i = 0; i < c->n_rejected; i++)
-            APPEND("%s %llu %s", i ? "," : "", (unsigned long long) c->rejected[i]->value, c->rejected[i]->name);
-        APPEND(c->n_rejected ? "\n" : " none\n");
-        APPEND("  traffic: %.1f MB in, %.1f MB out\n", (double) c->bytes_in / 1e6, (double) c->bytes_out / 1e6);
+            textbuf_printf(&tb, "%s %llu %s", i ? "," : "", (unsigned long long) c->rejected[i]->value,
+                           c->rejected[i]->name);
+        textbuf_append(&tb, c->n_rejected ? "\n" : " none\n");
+        textbuf_printf(&tb, "  traffic: %.1f MB in, %.1f MB out\n", (double) c->bytes_in / 1e6,
+                       (double) c->bytes_out / 1e6);
     }
-#undef APPEND
-    *output = buf;
+    *output = textbuf_take(&tb);
 }
 
 static void s_status_json(const Profeed__FarmStatus *st, char **output)
@@ -680,6 +704,9 @@ static void s_status_json(const Profeed__FarmStatus *st, char **output)
             json_array_append_new(gpus, gpu);
         }
         json_object_set_new(o, "gpus", gpus);
+        json_t *offers = json_array();
+        s_offers(r, s_offer_json, offers);
+        json_object_set_new(o, "offers", offers);
         json_array_append_new(workers, o);
     }
     json_object_set_new(root, "workers", workers);

@@ -196,6 +196,11 @@ check "broker metrics count the jobs, losses and refusals" python3 "$(dirname "$
 check "profeed status shows the counters for a person" \
   bash -c "grep -q 'jobs submitted' '$dir/status.out' && grep -q 'finished: .*ok' '$dir/status.out' &&
            grep -q 'refused messages: .*duplicate_job_id' '$dir/status.out'"
+check "profeed status says what each worker offers jobs" \
+  bash -c "grep -Eq '^  collector +c[0-9]+ on .*, offers ncu' '$dir/status.out' &&
+           grep -Eq '^  analyzer +a[0-9]+ on .*, offers .*ncu' '$dir/status.out'"
+check "profeed status --json lists each worker's offers" \
+  bash -c "'$profeed' status --endpoint '$agent_ep' --json | python3 -c 'import json,sys; w=json.load(sys.stdin)[\"workers\"]; sys.exit(0 if w and all(\"ncu\" in x[\"offers\"] for x in w) else 1)'"
 check "profeed status --json has the counters" \
   bash -c "'$profeed' status --endpoint '$agent_ep' --json | python3 -c 'import json,sys; c=json.load(sys.stdin)[\"counters\"]; sys.exit(0 if c[\"finished\"][\"ok\"] >= 6 and c[\"rejected\"][\"malformed\"] >= 2 and c[\"workers_lost\"] >= 2 else 1)'"
 
