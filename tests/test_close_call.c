@@ -194,6 +194,15 @@ Test(close_call, the_most_named_come_first_and_the_least_named_drop_out)
     cr_assert_str_eq(k->close[0].category, "latency_bound");
     cr_assert_str_eq(k->close[1].category, "l2_bound", "equal counts keep their order");
     cr_assert_str_eq(k->close[2].category, "occupancy");
+    snprintf(k->bottleneck, sizeof k->bottleneck, "dram_bound");
+    feedback_kernel_close(k, 8, 7, 1);
+    feedback_kernel_add_close(k, "none", 1);
+    char text[512];
+    render_close_call(k, text, sizeof text);
+    cr_assert(strstr(text, "1 of 8 readings lead with no finding rather than dram_bound"), "%s", text);
+    feedback_kernel_close(k, 8, 8, 1);
+    render_close_call(k, text, sizeof text);
+    cr_assert_str_empty(text, "a kernel every reading agrees on is no close call");
     feedback_destroy(&fb);
 }
 

@@ -124,7 +124,8 @@ void render_close_call(const fb_kernel_t *kernel, char *out, size_t cap)
                      isfinite(kernel->close_noise_pct) ? kernel->close_noise_pct : 0);
     for (size_t i = 0; w >= 0 && (n += (size_t) w) < cap && i < kernel->close_count; i++)
         w = snprintf(out + n, cap - n, "%s%u of %u readings lead with %s", i ? ", " : "", kernel->close[i].readings,
-                     kernel->close_of, kernel->close[i].category);
+                     kernel->close_of,
+                     strcmp(kernel->close[i].category, "none") == 0 ? "no finding" : kernel->close[i].category);
     if (w >= 0 && n < cap)
         snprintf(out + n, cap - n, " rather than %s: another profile may name it first, and its lever may apply too",
                  kernel->bottleneck[0] ? kernel->bottleneck : "the first finding");
