@@ -58,6 +58,11 @@ Test(close_call, launch_sass_and_peak_metrics_hold_while_counters_move)
         cr_assert_neq(noisy.v[counted[i]], k.v[counted[i]], "%s", ncu_metric_info(counted[i])->name);
     }
     cr_assert(isnan(noisy.v[NM_L1_PCT]), "a metric not measured stays not measured");
+    k.v[NM_DRAM_READ] = 1.79e308; /* finite, as number_parse lets it through */
+    for (unsigned trial = 0; trial < 16; trial++) {
+        ncu_noise_apply(&k, trial, 0.05, &noisy);
+        cr_assert(isfinite(noisy.v[NM_DRAM_READ]), "a huge count scaled stays finite");
+    }
     cr_assert_str_eq(noisy.name, k.name);
 }
 

@@ -98,6 +98,8 @@ void ncu_noise_apply(const ncu_kernel_t *in, unsigned trial, double sigma, ncu_k
         double v = in->v[m];
         if (isnan(v) || v == 0 || s_table[m].fixed)
             continue;
-        out->v[m] = v * exp(sigma * s_normal(s_mix(seed ^ s_table[m].counter)));
+        double scaled = v * exp(sigma * s_normal(s_mix(seed ^ s_table[m].counter)));
+        if (isfinite(scaled)) /* a count near DBL_MAX (a hostile capture) stays as read */
+            out->v[m] = scaled;
     }
 }
