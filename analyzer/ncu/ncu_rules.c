@@ -126,7 +126,9 @@ ncu_rule_shown_t *ncu_rules_show(const ncu_rule_t *const *rules, size_t count)
         s_clean(rules[r]->text, text, sizeof text);
         shown[r].rule = rules[r];
         shown[r].category = ncu_rules_category(rules[r]);
-        snprintf(shown[r].text, sizeof shown[r].text, "%s", text);
+        size_t len = strnlen(text, NCU_RULE_TEXT_SHOWN); /* text_cut kept it within */
+        memcpy(shown[r].text, text, len);
+        shown[r].text[len] = '\0';
     }
     return shown;
 }
