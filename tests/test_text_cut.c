@@ -2,6 +2,7 @@
  * word boundary, never inside a word or a number, and always marked; and the
  * feedback's quoted NCU rule text on a real capture is cut that way. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -129,4 +130,18 @@ Test(text_cut, a_text_over_its_budget_is_cut_between_words_and_says_so)
     free(text);
     feedback_destroy(&fb);
     ncu_data_destroy(&data);
+}
+
+Test(render_duration, every_magnitude_reads_in_a_few_digits)
+{
+    static const struct {
+        double ns;
+        const char *text;
+    } cases[] = {{NAN, "?"}, {12, "12 ns"}, {1500, "1.5 us"}, {2.5e6, "2.50 ms"}, {3.2e9, "3.20 s"},
+                 {1.7e308, "1.7e+299 s"}, {INFINITY, "inf s"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[32];
+        render_duration(cases[i].ns, out, sizeof out);
+        cr_assert_str_eq(out, cases[i].text);
+    }
 }

@@ -23,6 +23,8 @@ void render_duration(double ns, char *out, size_t cap)
 {
     if (isnan(ns))
         snprintf(out, cap, "?");
+    else if (ns >= 1e13) /* hours and more: a capture's garbage, not a kernel; said in a few digits */
+        snprintf(out, cap, "%.3g s", ns / 1e9);
     else if (ns >= 1e9)
         snprintf(out, cap, "%.2f s", ns / 1e9);
     else if (ns >= 1e6)
