@@ -134,7 +134,11 @@ static void s_context(ncu_ctx_t *c)
      * The issue slots count through the SM summary, over the elapsed cycles,
      * where ncu weighs them; their own counter is over active cycles, a few
      * points higher (corpus v14's 5x5 pool: issue 60.5% active, SM 58.9%,
-     * L1 59.3%; 4 outputs per thread, a fifth of the loads, ran 1.09x). */
+     * L1 59.3%; 4 outputs per thread, a fifth of the loads, ran 1.09x).
+     * DRAM reading scattered sectors counts against its own ceiling, as the
+     * bound ranks it (s_ceiling): at 44% of peak it is 80% of the 55% such
+     * reads reach, not idle (corpus v50's random rows, whose lever model had
+     * switched with L2 crossing 60%; bench/sweep.py). */
     c->latency_unit = NULL; /* the units are sorted busiest first */
     for (size_t u = 0; u < c->units.count && !c->latency_unit; u++)
         if (strcmp(c->units.unit[u].key, "issue") != 0 || !analysis_has(sm))
@@ -144,6 +148,10 @@ static void s_context(ncu_ctx_t *c)
         latency_max = analysis_has(latency_max) ? fmax(latency_max, fmin(sm, 100)) : fmin(sm, 100);
     if (analysis_has(mem))
         latency_max = analysis_has(latency_max) ? fmax(latency_max, fmin(mem, 100)) : fmin(mem, 100);
+    for (size_t u = 0; u < c->units.count; u++)
+        if (c->units.unit[u].scattered && c->units.unit[u].attain > 0)
+            latency_max = fmax(analysis_has(latency_max) ? latency_max : 0,
+                               fmin(100 * c->units.unit[u].pct / c->units.unit[u].attain, 100));
     c->latency = analysis_has(latency_max) && latency_max < NCU_SOL_LATENCY;
     double active = c->k->v[NM_SM_ACTIVE_CYCLES], elapsed = c->k->v[NM_ELAPSED_CYCLES];
     c->idle = analysis_has(active) && analysis_has(elapsed) && elapsed > 0 ? fmin(fmax(1 - active / elapsed, 0), 1) : NAN;
