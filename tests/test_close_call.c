@@ -157,8 +157,11 @@ Test(close_call, a_kernel_on_the_dram_l2_line_is_a_close_call)
     cr_assert(strstr(text, "   Close call: with the counters moved by run-to-run noise (1% one sigma), "),
               "%s", text);
     cr_assert(strstr(text, "readings lead with l2_bound rather than dram_bound"), "%s", text);
+    cr_assert(strstr(text, ". What l2_bound would have you do: "), "the other side's lever: %s", text);
     char *json = render_json(fb, false);
     cr_assert(strstr(json, "\"close_call\": {\"readings\": 8, \"noise_pct\": 1, \"same_first\": "), "%s", json);
+    cr_assert(strstr(json, "{\"category\": \"l2_bound\", \"readings\": "), "%s", json);
+    cr_assert(strstr(json, "\"listed\": false, \"action\": \""), "%s", json);
     char *md = render_markdown(fb);
     cr_assert(strstr(md, "; close call: with the counters moved"));
     free(md);
@@ -190,21 +193,35 @@ Test(close_call, the_most_named_come_first_and_the_least_named_drop_out)
     size_t i = feedback_add_kernel(fb, "k", "(1, 1, 1)", "(1, 1, 1)", 1, 100, 1);
     fb_kernel_t *k = feedback_kernel(fb, i);
     feedback_kernel_close(k, 16, 6, 1);
-    feedback_kernel_add_close(k, "l2_bound", 2);
-    feedback_kernel_add_close(k, "latency_bound", 5);
-    feedback_kernel_add_close(k, "occupancy", 2);
-    feedback_kernel_add_close(k, "none", 1);
-    feedback_kernel_add_close(k, "tail_effect", 0);
+    feedback_kernel_add_close(k, "l2_bound", 2, false, "Improve locality.");
+    feedback_kernel_add_close(k, "latency_bound", 5, false, "Keep more loads in flight.");
+    feedback_kernel_add_close(k, "occupancy", 2, true, "Lower register use.");
+    feedback_kernel_add_close(k, "none", 1, false, NULL); /* drops out: the least named */
+    feedback_kernel_add_close(k, "tail_effect", 0, false, "Size the grid.");
     cr_assert_eq(k->close_count, FB_CLOSE_MAX);
     cr_assert_str_eq(k->close[0].category, "latency_bound");
     cr_assert_str_eq(k->close[1].category, "l2_bound", "equal counts keep their order");
     cr_assert_str_eq(k->close[2].category, "occupancy");
+    cr_assert_null(k->close[2].action, "a finding the kernel lists keeps its own action");
+    feedback_kernel_add_close(k, "small_grid", 3, false, "Launch more blocks."); /* occupancy drops out */
+    cr_assert_str_eq(k->close[1].category, "small_grid");
+    cr_assert_str_eq(k->close[2].category, "l2_bound");
     snprintf(k->bottleneck, sizeof k->bottleneck, "dram_bound");
-    feedback_kernel_close(k, 8, 7, 1);
-    feedback_kernel_add_close(k, "none", 1);
-    char text[512];
+    char text[RENDER_CLOSE_CALL_MAX];
     render_close_call(k, text, sizeof text);
-    cr_assert(strstr(text, "1 of 8 readings lead with no finding rather than dram_bound"), "%s", text);
+    cr_assert(strstr(text, "5 of 16 readings lead with latency_bound, 3 of 16 readings lead with small_grid, 2 of "
+                           "16 readings lead with l2_bound rather than dram_bound"), "%s", text);
+    cr_assert(strstr(text, ". What latency_bound would have you do: Keep more loads in flight."), "%s", text);
+    render_close_call(k, text, 120);
+    cr_assert_leq(strlen(text), 119);
+    cr_assert(strstr(text, "[...]"), "a cut is said: %s", text);
+    feedback_kernel_close(k, 8, 6, 1);
+    feedback_kernel_add_close(k, "none", 1, false, NULL);
+    feedback_kernel_add_close(k, "occupancy", 1, true, NULL);
+    render_close_call(k, text, sizeof text);
+    cr_assert(strstr(text, "1 of 8 readings lead with no finding, 1 of 8 readings lead with occupancy (among the "
+                           "findings below) rather than dram_bound: another profile may name it first"), "%s", text);
+    cr_assert_null(strstr(text, "What"), "no action to add: %s", text);
     feedback_kernel_close(k, 8, 8, 1);
     render_close_call(k, text, sizeof text);
     cr_assert_str_empty(text, "a kernel every reading agrees on is no close call");
@@ -297,7 +314,7 @@ static feedback_t *s_round(const char *limiter, const char *close, double time_n
     snprintf(k->bottleneck, sizeof k->bottleneck, "%s", limiter);
     feedback_kernel_close(k, 8, close ? 6 : 8, 1);
     if (close)
-        feedback_kernel_add_close(k, close, 2);
+        feedback_kernel_add_close(k, close, 2, false, NULL);
     cr_assert_not_null(feedback_add_finding(fb, i, limiter, 20, limiter, "change it"));
     feedback_sort(fb);
     return fb;

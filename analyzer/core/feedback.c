@@ -74,6 +74,8 @@ void feedback_destroy(feedback_t **self_p)
         return;
     for (size_t i = 0; i < self->kernel_count; i++) {
         free(self->kernels[i].name);
+        for (size_t c = 0; c < self->kernels[i].close_count; c++)
+            free(self->kernels[i].close[c].action);
     }
     free(self->kernels);
     for (size_t i = 0; i < self->finding_count; i++) {
@@ -174,10 +176,13 @@ void feedback_kernel_close(fb_kernel_t *kernel, unsigned readings, unsigned same
     kernel->close_of = readings;
     kernel->close_same = same;
     kernel->close_noise_pct = noise_pct;
+    for (size_t i = 0; i < kernel->close_count; i++)
+        free(kernel->close[i].action);
     kernel->close_count = 0;
 }
 
-void feedback_kernel_add_close(fb_kernel_t *kernel, const char *category, unsigned readings)
+void feedback_kernel_add_close(fb_kernel_t *kernel, const char *category, unsigned readings, bool listed,
+                               const char *action)
 {
     if (!category || !category[0] || readings == 0)
         return;
@@ -186,10 +191,15 @@ void feedback_kernel_add_close(fb_kernel_t *kernel, const char *category, unsign
         at--;
     if (at >= FB_CLOSE_MAX)
         return;
+    if (kernel->close_count == FB_CLOSE_MAX)
+        free(kernel->close[FB_CLOSE_MAX - 1].action);
     size_t end = kernel->close_count < FB_CLOSE_MAX ? kernel->close_count : FB_CLOSE_MAX - 1;
     memmove(&kernel->close[at + 1], &kernel->close[at], (end - at) * sizeof kernel->close[0]);
-    snprintf(kernel->close[at].category, sizeof kernel->close[at].category, "%s", category);
-    kernel->close[at].readings = readings;
+    fb_close_t *c = &kernel->close[at];
+    snprintf(c->category, sizeof c->category, "%s", category);
+    c->readings = readings;
+    c->listed = listed;
+    c->action = action && action[0] && !listed ? strdup(action) : NULL; /* NULL too when memory ran out */
     if (kernel->close_count < FB_CLOSE_MAX)
         kernel->close_count++;
 }

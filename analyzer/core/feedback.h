@@ -77,6 +77,8 @@ typedef struct {
 typedef struct {
     char category[32];
     unsigned readings;  /* of the kernel's close_of noisy readings that name it first */
+    bool listed;        /* the kernel has a finding of this category among its own */
+    char *action;       /* where not listed, the action the first such reading gave (owned), or NULL */
 } fb_close_t;
 
 typedef struct {
@@ -168,9 +170,12 @@ void feedback_kernel_ceiling(fb_kernel_t *kernel, const char *unit, double pct, 
  * noisy readings of its counters (noise_pct one sigma), `same` of which gave
  * it first again, and which other first
  * findings they gave: a category named first by that many of them (kept in
- * order, the most named first; past FB_CLOSE_MAX the least named drop out). */
+ * order, the most named first; past FB_CLOSE_MAX the least named drop out),
+ * whether the kernel lists a finding of it already, and else the action such
+ * a reading gave (copied; NULL: none). */
 void feedback_kernel_close(fb_kernel_t *kernel, unsigned readings, unsigned same, double noise_pct);
-void feedback_kernel_add_close(fb_kernel_t *kernel, const char *category, unsigned readings);
+void feedback_kernel_add_close(fb_kernel_t *kernel, const char *category, unsigned readings, bool listed,
+                               const char *action);
 
 /* Adds a finding for a kernel and returns it for filling in (owned by the
  * feedback), or NULL when memory ran out. Title and action are copied. */

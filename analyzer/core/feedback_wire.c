@@ -568,7 +568,8 @@ feedback_t *feedback_wire_read(const Profeed__Feedback *msg)
                                   cc->has_noise_pct ? cc->noise_pct : NAN);
             for (size_t o = 0; o < cc->n_other_firsts; o++)
                 feedback_kernel_add_close(kernel, cc->other_firsts[o]->category,
-                                          cc->other_firsts[o]->has_readings ? cc->other_firsts[o]->readings : 0);
+                                          cc->other_firsts[o]->has_readings ? cc->other_firsts[o]->readings : 0,
+                                          false, NULL);
         }
         /* The timings are parallel to the kernels; one that names another
          * kernel is not this one's. */

@@ -48,8 +48,11 @@ void render_manifest(textbuf_t *tb, const feedback_t *fb);
 void render_ceiling(const fb_kernel_t *kernel, char *out, size_t cap);
 /* ... and whether another profile could lead with another finding ("with the
  * counters moved by run-to-run noise (1% one sigma), 2 of 8 readings lead
- * with l2_bound rather than dram_bound: ..."; "" when none did or it was not
- * judged). */
+ * with l2_bound rather than dram_bound: ...", and what the most named other
+ * finding the kernel does not list would have the agent do; "" when none did
+ * or it was not judged). Cut on a word to `cap`; RENDER_CLOSE_CALL_MAX holds
+ * the longest. */
+#define RENDER_CLOSE_CALL_MAX 2048
 void render_close_call(const fb_kernel_t *kernel, char *out, size_t cap);
 
 /* Shared by the renderers: "1.23 ms", "850 us", "12.0 s". */

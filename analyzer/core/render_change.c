@@ -4,11 +4,13 @@
  * `bullet`; Markdown uses the same lines as a list. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ceiling.h"
 #include "comparison.h"
 #include "render.h"
+#include "text_cut.h"
 
 #define NAME_SHOWN 80
 
@@ -119,16 +121,31 @@ void render_close_call(const fb_kernel_t *kernel, char *out, size_t cap)
     out[0] = '\0';
     if (kernel->close_of == 0 || kernel->close_count == 0)
         return;
-    size_t n = 0;
-    int w = snprintf(out, cap, "with the counters moved by run-to-run noise (%.0f%% one sigma), ",
-                     isfinite(kernel->close_noise_pct) ? kernel->close_noise_pct : 0);
-    for (size_t i = 0; w >= 0 && (n += (size_t) w) < cap && i < kernel->close_count; i++)
-        w = snprintf(out + n, cap - n, "%s%u of %u readings lead with %s", i ? ", " : "", kernel->close[i].readings,
-                     kernel->close_of,
-                     strcmp(kernel->close[i].category, "none") == 0 ? "no finding" : kernel->close[i].category);
-    if (w >= 0 && n < cap)
-        snprintf(out + n, cap - n, " rather than %s: another profile may name it first, and its lever may apply too",
-                 kernel->bottleneck[0] ? kernel->bottleneck : "the first finding");
+    textbuf_t tb;
+    textbuf_init(&tb);
+    textbuf_printf(&tb, "with the counters moved by run-to-run noise (%.0f%% one sigma), ",
+                   isfinite(kernel->close_noise_pct) ? kernel->close_noise_pct : 0);
+    const fb_close_t *act = NULL; /* the most named other whose action the kernel does not list */
+    for (size_t i = 0; i < kernel->close_count; i++) {
+        const fb_close_t *c = &kernel->close[i];
+        textbuf_printf(&tb, "%s%u of %u readings lead with %s%s", i ? ", " : "", c->readings, kernel->close_of,
+                       strcmp(c->category, "none") == 0 ? "no finding" : c->category,
+                       c->listed ? " (among the findings below)" : "");
+        if (!act && c->action)
+            act = c;
+    }
+    textbuf_printf(&tb, " rather than %s: another profile may name it first",
+                   kernel->bottleneck[0] ? kernel->bottleneck : "the first finding");
+    if (act)
+        textbuf_printf(&tb, ". What %s would have you do: %s", act->category, act->action);
+    char *text = textbuf_take(&tb);
+    if (text) {
+        size_t n = strlen(text);
+        if (n >= cap) /* cut on a word, said (text_cut.h) */
+            text_cut(text, cap - 1, NULL);
+        snprintf(out, cap, "%s", text);
+    }
+    free(text);
 }
 
 void render_manifest(textbuf_t *tb, const feedback_t *fb)

@@ -170,7 +170,13 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
         for (size_t i = 0; i < kernel->close_count; i++) {
             textbuf_append(tb, i ? ", {\"category\": " : "{\"category\": ");
             s_string(tb, kernel->close[i].category);
-            textbuf_printf(tb, ", \"readings\": %u}", kernel->close[i].readings);
+            textbuf_printf(tb, ", \"readings\": %u, \"listed\": %s, \"action\": ", kernel->close[i].readings,
+                           kernel->close[i].listed ? "true" : "false");
+            if (kernel->close[i].action)
+                s_string(tb, kernel->close[i].action);
+            else
+                textbuf_append(tb, "null");
+            textbuf_append(tb, "}");
         }
         textbuf_append(tb, "]}");
     } else {

@@ -86,7 +86,7 @@ char *render_markdown(const feedback_t *fb)
         render_ceiling(kernel, ceiling, sizeof ceiling);
         if (ceiling[0])
             textbuf_printf(&tb, "; ceiling: %s", ceiling);
-        char close[512];
+        char close[RENDER_CLOSE_CALL_MAX];
         render_close_call(kernel, close, sizeof close);
         if (close[0])
             textbuf_printf(&tb, "; close call: %s", close);

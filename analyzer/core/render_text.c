@@ -166,7 +166,7 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k)
     render_ceiling(kernel, ceiling, sizeof ceiling);
     if (ceiling[0])
         textbuf_printf(tb, "   Ceiling: %s\n", ceiling);
-    char close[512];
+    char close[RENDER_CLOSE_CALL_MAX];
     render_close_call(kernel, close, sizeof close);
     if (close[0])
         textbuf_printf(tb, "   Close call: %s\n", close);

@@ -379,12 +379,35 @@ static ncu_ctx_t s_ctx(const ncu_kernel_t *k, const ncu_rule_shown_t *rules, siz
     return c;
 }
 
+/* Whether the kernel's own findings (from index `first` of the feedback)
+ * include one of `category`. */
+static bool s_listed(const ncu_ctx_t *c, size_t first, const char *category)
+{
+    for (size_t i = first; i < feedback_finding_count(c->fb); i++) {
+        const fb_finding_t *f = feedback_finding(c->fb, i);
+        if (f->kernel == c->index && strcmp(f->category, category) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The action of the finding a feedback's analysis of one kernel put first. */
+static const char *s_primary_action(const feedback_t *fb)
+{
+    for (size_t i = 0; i < feedback_finding_count(fb); i++)
+        if (feedback_finding(fb, i)->primary)
+            return feedback_finding(fb, i)->action;
+    return NULL;
+}
+
 /* Judges the kernel again on NCU_NOISE_TRIALS readings of its counters as
  * other profiles of it could read them (ncu_noise.h), each into a feedback of
- * its own, and records the other first findings they give: a verdict on one
- * of the analysis' lines is said to be one. Memory running out leaves the
- * kernel not judged (close_of 0). */
-static void s_close_calls(const ncu_ctx_t *c)
+ * its own, and records the other first findings they give, with the action
+ * of the first such reading where the kernel does not list that finding
+ * (from index `first`): a verdict on one of the analysis' lines is said to be
+ * one, and what the other side would have the agent do. Memory running out
+ * leaves the kernel not judged (close_of 0). */
+static void s_close_calls(const ncu_ctx_t *c, size_t first_finding)
 {
     fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
     if (!kernel->bottleneck[0])
@@ -392,6 +415,7 @@ static void s_close_calls(const ncu_ctx_t *c)
     struct {
         char category[32];
         unsigned readings;
+        char action[1024];
     } other[NCU_NOISE_TRIALS];
     size_t others = 0;
     unsigned same = 0;
@@ -418,7 +442,9 @@ static void s_close_calls(const ncu_ctx_t *c)
             while (i < others && strcmp(other[i].category, first) != 0)
                 i++;
             if (i == others) {
+                const char *action = s_primary_action(scratch);
                 snprintf(other[i].category, sizeof other[i].category, "%s", first);
+                snprintf(other[i].action, sizeof other[i].action, "%s", action ? action : "");
                 other[others++].readings = 0;
             }
             other[i].readings++;
@@ -427,7 +453,8 @@ static void s_close_calls(const ncu_ctx_t *c)
     }
     feedback_kernel_close(kernel, NCU_NOISE_TRIALS, same, 100 * NCU_NOISE_SIGMA);
     for (size_t i = 0; i < others; i++)
-        feedback_kernel_add_close(kernel, other[i].category, other[i].readings);
+        feedback_kernel_add_close(kernel, other[i].category, other[i].readings,
+                                  s_listed(c, first_finding, other[i].category), other[i].action);
 }
 
 json_t *ncu_analyze_collated(const ncu_data_t *data)
@@ -528,8 +555,9 @@ feedback_t *ncu_analyze(const ncu_data_t *data, const analysis_options_t *option
         if (k->rule_count > 0 && !rules)
             feedback_add_note(fb, "memory ran out: NCU's rule results for %s were left out", k->name);
         ncu_ctx_t c = s_ctx(k, rules, index, fb, roof);
+        size_t first = feedback_finding_count(fb);
         s_analyze_kernel(&c);
-        s_close_calls(&c);
+        s_close_calls(&c, first);
         free(rules);
         analyzed++;
     }
