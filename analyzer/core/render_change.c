@@ -20,13 +20,16 @@ static void s_name(textbuf_t *tb, const char *name)
     textbuf_printf(tb, "%.*s%s", n > NAME_SHOWN ? NAME_SHOWN : n, name, n > NAME_SHOWN ? "..." : "");
 }
 
-static void s_categories(textbuf_t *tb, const char *label, const change_categories_t *list)
+/* `noise`: a category that a limiter moved by a close call put on the list,
+ * marked so that it does not read as the rewrite's doing ("" for none). */
+static void s_categories(textbuf_t *tb, const char *label, const change_categories_t *list, const char *noise)
 {
     textbuf_printf(tb, "; %s: ", label);
     if (list->count == 0)
         textbuf_append(tb, "none");
     for (size_t i = 0; i < list->count; i++)
-        textbuf_printf(tb, "%s%s", i ? ", " : "", list->category[i]);
+        textbuf_printf(tb, "%s%s%s", i ? ", " : "", list->category[i],
+                       noise[0] && strcmp(list->category[i], noise) == 0 ? " (the close call)" : "");
 }
 
 static void s_kernel(textbuf_t *tb, const kernel_change_t *c, const char *bullet)
@@ -50,9 +53,9 @@ static void s_kernel(textbuf_t *tb, const kernel_change_t *c, const char *bullet
                    c->limiter_after[0] ? c->limiter_after : "not judged");
     if (c->limiter_close)
         textbuf_append(tb, " (a close call: run-to-run noise alone can move it)");
-    s_categories(tb, "resolved", &c->resolved);
-    s_categories(tb, "new", &c->added);
-    s_categories(tb, "unchanged", &c->unchanged);
+    s_categories(tb, "resolved", &c->resolved, c->limiter_close ? c->limiter_before : "");
+    s_categories(tb, "new", &c->added, c->limiter_close ? c->limiter_after : "");
+    s_categories(tb, "unchanged", &c->unchanged, "");
     textbuf_append(tb, "\n");
 }
 
@@ -128,7 +131,8 @@ void render_close_call(const fb_kernel_t *kernel, char *out, size_t cap)
     const fb_close_t *act = NULL; /* the most named other whose action the kernel does not list */
     for (size_t i = 0; i < kernel->close_count; i++) {
         const fb_close_t *c = &kernel->close[i];
-        textbuf_printf(&tb, "%s%u of %u readings lead with %s%s", i ? ", " : "", c->readings, kernel->close_of,
+        textbuf_printf(&tb, "%s%u of %u readings %s with %s%s", i ? ", " : "", c->readings, kernel->close_of,
+                       c->readings == 1 ? "leads" : "lead",
                        strcmp(c->category, "none") == 0 ? "no finding" : c->category,
                        c->listed ? " (among the findings below)" : "");
         if (!act && c->action)
