@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
+
 #define MESSAGE_MAX 1024
 
 /* Launches are kept in blocks of this many, not one array grown by
@@ -210,13 +212,7 @@ ncu_launch_t *ncu_data_launch(ncu_data_t *self, long id, const char *kernel, con
     return launch;
 }
 
-static size_t s_hash_string(const char *text)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (const unsigned char *p = (const unsigned char *) text; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    return (size_t) h;
-}
+static size_t s_hash_string(const char *text) { return (size_t) fnv1a_update_str(FNV1A_BASIS, text); }
 
 /* Returns the pool's copy of `text`, adding it if new; NULL when out of memory. */
 static const char *s_intern(ncu_data_t *self, const char *text)

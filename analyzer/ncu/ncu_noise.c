@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "fnv1a.h"
+
 static bool s_starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
 bool ncu_noise_fixed(ncu_metric_t metric)
@@ -29,15 +31,6 @@ static bool s_ends(const char *s, size_t len, const char *suffix)
     return len >= n && memcmp(s + len - n, suffix, n) == 0;
 }
 
-static uint64_t s_fnv(uint64_t h, const char *s, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char) s[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 /* The counter a metric reads, hashed: its name up to the first '.', every
  * form of the kernel's time one counter. */
 static uint64_t s_counter(const char *name)
@@ -46,8 +39,8 @@ static uint64_t s_counter(const char *name)
     size_t len = dot ? (size_t) (dot - name) : strlen(name);
     if ((len == strlen("gpu__time_duration") && memcmp(name, "gpu__time_duration", len) == 0) ||
         s_ends(name, len, "__cycles_elapsed") || s_ends(name, len, "__cycles_active"))
-        return s_fnv(0xcbf29ce484222325ULL, "time", 4);
-    return s_fnv(0xcbf29ce484222325ULL, name, len);
+        return fnv1a_update_str(FNV1A_BASIS, "time");
+    return fnv1a_update(FNV1A_BASIS, name, len);
 }
 
 static uint64_t s_mix(uint64_t x) /* splitmix64's finalizer */
@@ -92,8 +85,7 @@ void ncu_noise_apply(const ncu_kernel_t *in, unsigned trial, double sigma, ncu_k
     assert(in && out && sigma >= 0);
     pthread_once(&s_table_once, s_table_fill);
     *out = *in;
-    const char *name = in->name ? in->name : "";
-    uint64_t seed = s_mix(s_fnv(0xcbf29ce484222325ULL, name, strlen(name)) ^ s_mix(trial + 1));
+    uint64_t seed = s_mix(fnv1a_update_str(FNV1A_BASIS, in->name ? in->name : "") ^ s_mix(trial + 1));
     for (int m = 0; m < NM__COUNT; m++) {
         double v = in->v[m];
         if (isnan(v) || v == 0 || s_table[m].fixed)

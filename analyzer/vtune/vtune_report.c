@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "file_read.h"
+#include "fnv1a.h"
 #include "number.h"
 
 /* Bounds on what a report keeps besides its kernels. */
@@ -240,15 +241,7 @@ static void s_message_add(message_list_t *list, const char *fmt, ...)
         list->items[list->count++] = copy;
 }
 
-static uint64_t s_hash(const char *name)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (const unsigned char *p = (const unsigned char *) name; *p; p++) {
-        h ^= *p;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
+static uint64_t s_hash(const char *name) { return fnv1a_update_str(FNV1A_BASIS, name); }
 
 static size_t s_find(const vtune_report_t *self, const char *name)
 {

@@ -22,6 +22,7 @@
 #include "select.h"
 #include "feedback.h"
 #include "feedback_wire.h"
+#include "fnv1a.h"
 #include "pirate.h"
 #include "pass_chunk.h"
 #include "pass_plan.h"
@@ -251,16 +252,12 @@ static const Profeed__AnalysisContext *s_context(const job_passes_t *job)
  * NUL after each): two plans asking for the same list hash alike. */
 static void s_metrics_hash(const job_passes_t *job, fb_manifest_t *m)
 {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = FNV1A_BASIS;
     size_t count = 0;
     for (size_t i = 0; i < job->pass_len; i++) {
         const Profeed__PassOutput *pass = job->passes[i]->dispatch->pass_output;
-        for (size_t k = 0; k < pass->n_requested_metrics; k++, count++)
-            for (const unsigned char *p = (const unsigned char *) pass->requested_metrics[k];; p++) {
-                h = (h ^ *p) * 1099511628211ULL;
-                if (!*p)
-                    break;
-            }
+        for (size_t k = 0; k < pass->n_requested_metrics; k++, count++) /* each name and its NUL */
+            h = fnv1a_update(h, pass->requested_metrics[k], strlen(pass->requested_metrics[k]) + 1);
     }
     m->metrics_count = count;
     if (count > 0)
