@@ -13,14 +13,7 @@
 #include "feedback.h"
 #include "ncu_data.h"
 
-/* `judged` lists the categories profeed's own models had the counters to judge
- * for this kernel. A rule of such a category with no finding to join (profeed
- * measured the cause and found it too small to report) is evidence on the
- * leading finding, not a finding of its own. A rule of a category profeed could
- * not judge becomes a finding ranked by NCU's estimate among the secondary
- * ones; it never leads: NCU's estimates ignore what bounds the kernel (its
- * FPInstructions rule promises a large gain from fusing FP32 adds in kernels
- * bound by the XU or LSU pipe, where fusion saves nothing). */
+/* The most of a rule's text a finding quotes, in bytes. */
 #define NCU_RULE_TEXT_SHOWN 220
 
 /* A rule result as the feedback shows it: its category (NULL: noise) and its
@@ -37,6 +30,14 @@ typedef struct {
  * `count` is 0 or memory ran out. */
 ncu_rule_shown_t *ncu_rules_show(const ncu_rule_t *const *rules, size_t count);
 
+/* `judged` lists the categories profeed's own models had the counters to judge
+ * for this kernel. A rule of such a category with no finding to join (profeed
+ * measured the cause and found it too small to report) is evidence on the
+ * leading finding, not a finding of its own. A rule of a category profeed could
+ * not judge becomes a finding ranked by NCU's estimate among the secondary
+ * ones; it never leads: NCU's estimates ignore what bounds the kernel (its
+ * FPInstructions rule promises a large gain from fusing FP32 adds in kernels
+ * bound by the XU or LSU pipe, where fusion saves nothing). */
 void ncu_rules_merge(feedback_t *fb, size_t kernel, const ncu_rule_shown_t *rules, size_t count,
                      const char *const *judged, size_t judged_count);
 
