@@ -147,6 +147,13 @@ void ncu_causes_add(ncu_ctx_t *c);
  * local memory), run by ncu_causes_add. */
 void ncu_traffic_add(ncu_ctx_t *c);
 
+/* The most a change that keeps the global load requests, each then touching
+ * `after` sectors, can save (ncu_traffic.c's round-trip floor): the warps'
+ * memory waits keep at least an idle round trip a request. NAN where the
+ * floor does not apply; else *wait_p gets the stall cycles a request waits
+ * now and *trip_p its idle round trip, in cycles. */
+double ncu_traffic_floor_gain(const ncu_ctx_t *c, double after, double *wait_p, double *trip_p);
+
 /* The shares of L1's and L2's work that would remain if the global loads were
  * coalesced (ncu_traffic.c's model: L1 keeps a wavefront a request, L2 sees the
  * waste beyond L1's hits); 1 and 1 when unmeasured. The reuse estimates of the

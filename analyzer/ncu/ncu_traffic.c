@@ -121,6 +121,17 @@ static s_floor_t s_floor(const ncu_ctx_t *c, double after)
     return fl;
 }
 
+double ncu_traffic_floor_gain(const ncu_ctx_t *c, double after, double *wait_p, double *trip_p)
+{
+    s_floor_t fl = s_floor(c, after);
+    double wait = ncu_ctx_memory_wait_share(c);
+    if (!analysis_has(fl.keep) || !analysis_has(wait))
+        return NAN;
+    *wait_p = fl.wait;
+    *trip_p = fl.trip;
+    return wait * (1 - fl.keep);
+}
+
 /* The share of the time a change that removes memory traffic saves, by the
  * better of two models (ncu_units_saved_or). The roofline: time follows the
  * unit nearest its ceiling. And Little's law, for a kernel whose warps wait on
