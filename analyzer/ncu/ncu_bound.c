@@ -598,7 +598,11 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
              * where the warps wait on their loads, that floor caps the gain
              * too. Corpus v50's 32-byte rows at random: DRAM 44%, the stream's
              * headroom said 2.05x, the floor 1.55x; in order they ran 1.29x,
-             * and four rows a thread in order 1.41x. */
+             * and four rows a thread in order 1.41x. The floor holds for a
+             * request that waits alone; one that waits less than the trip
+             * itself shares its wait with others in flight (a thread's
+             * several rows), whose order can still make a stream: there the
+             * headroom stands. */
             snprintf(title, sizeof title,
                      "Memory-bound on DRAM's rate for scattered sectors: %.0f%% of peak%s, where reads of "
                      "scattered 32-byte sectors saturate near %.0f%%%s",
@@ -608,7 +612,7 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
             double floor = analysis_has(req) && analysis_has(sectors) && req > 0
                                ? ncu_traffic_floor_gain(c, sectors / req, &wait, &trip)
                                : NAN;
-            bool floored = analysis_has(floor) && floor < gain;
+            bool floored = analysis_has(floor) && wait >= trip && floor < gain;
             f = ncu_ctx_finding(c, "dram_bound", floored ? floor : gain, "headroom", title,
                                 ncu_advice_action("dram_scattered"));
             if (f && floored)
