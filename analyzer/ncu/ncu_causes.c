@@ -77,12 +77,13 @@ static double s_shared_headroom(const ncu_ctx_t *c)
     return room;
 }
 
-/* Says so when the shared units' headroom, not the idle time, sized the gain. */
-static void s_shared_evidence(const ncu_ctx_t *c, fb_finding_t *f, double idle, double gain)
+/* Says so when the shared units' headroom, not the cause's own model (its
+ * gain `uncapped`), sized the gain: only then does a measured unit hold it. */
+static void s_shared_evidence(const ncu_ctx_t *c, fb_finding_t *f, double uncapped, double gain)
 {
-    if (gain >= idle)
-        return;
     const ncu_unit_t *dram = ncu_units_find(&c->units, "dram"), *l2 = ncu_units_find(&c->units, "l2");
+    if (!(gain < uncapped) || (!dram && !l2))
+        return;
     char held[96] = "";
     if (dram && l2)
         snprintf(held, sizeof held, "DRAM at %.0f%% and L2 at %.0f%%", dram->pct, l2->pct);
@@ -162,7 +163,7 @@ static void s_idle_sms(ncu_ctx_t *c)
         if (analysis_has(c->idle))
             finding_add_evidence(f, "sm__cycles_active.avg", 100 * c->idle, "%",
                                  "SMs idle %.0f%% of the elapsed cycles", 100 * c->idle);
-        s_shared_evidence(c, f, idle, gain);
+        s_shared_evidence(c, f, 1 - 1 / speedup, gain);
         c->latency_explained = c->latency_explained || ncu_ctx_explains(f);
         return;
     }
@@ -175,12 +176,16 @@ static void s_idle_sms(ncu_ctx_t *c)
      * fraction of the last wave stands in for it. */
     double frac = waves - floor(waves);
     double per_sm_blocks = ncu_ctx_blocks_per_sm(c);
-    double left = analysis_has(grid) && analysis_has(sms) && analysis_has(per_sm_blocks) ? grid - floor(waves) * sms * per_sm_blocks : NAN;
+    double left = analysis_has(grid) && analysis_has(sms) && sms > 0 && analysis_has(per_sm_blocks)
+                      ? grid - floor(waves) * sms * per_sm_blocks
+                      : NAN;
     double idle_share = analysis_has(left) ? 1 - fmin(left, sms) / sms : 1 - frac;
     double model = frac > 1e-6 ? idle_share / ceil(waves) : 0;
     bool tail = frac > 1e-6 && model >= NCU_GAIN_REPORT;
-    double idle = analysis_has(c->idle) ? c->idle : model, gain = fmin(idle, s_shared_headroom(c));
-    if (gain < NCU_GAIN_REPORT)
+    double idle = analysis_has(c->idle) ? c->idle : model;
+    /* (fmin would take the headroom alone for an idle share no model gave.) */
+    double gain = analysis_has(idle) ? fmin(idle, s_shared_headroom(c)) : NAN;
+    if (!analysis_has(gain) || gain < NCU_GAIN_REPORT)
         return;
     if (tail) {
         if (analysis_has(left) && left >= 1)
