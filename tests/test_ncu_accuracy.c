@@ -2019,6 +2019,28 @@ static const fb_finding_t *s_finding(const capture_t *cap, const char *kernel, c
     return s_category(cap->fb, k, category);
 }
 
+/* An occupancy limit no SM can reach (a hostile capture's 1e15 blocks) prices
+ * the register lever as the SM's block cap and warps allow, and at once: the
+ * lever's search once counted up to the limit it was given (found by
+ * fuzz_ncu_csv: 8 s for one kernel of 1e9). */
+Test(ncu_accuracy, an_occupancy_limit_past_the_sms_cap_is_the_cap, .timeout = 30)
+{
+    static const ncu_metric_t others[] = {NM_OCC_LIMIT_SMEM, NM_OCC_LIMIT_WARPS, NM_OCC_LIMIT_BARRIERS,
+                                          NM_OCC_LIMIT_BLOCKS};
+    capture_t cap = s_capture("h200-v38/capture-2026-12-03", s_full);
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        s_reanalyze_with(&cap, "v38_bf16_gemm_fma", others[i], 32);
+    const fb_finding_t *f = s_finding(&cap, "v38_bf16_gemm_fma", "occupancy");
+    cr_assert_not_null(f, "the register limit's finding");
+    double capped = f->speedup;
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        s_reanalyze_with(&cap, "v38_bf16_gemm_fma", others[i], 1e15);
+    f = s_finding(&cap, "v38_bf16_gemm_fma", "occupancy");
+    cr_assert_not_null(f);
+    cr_expect_float_eq(f->speedup, capped, 1e-9, "est. %g%% against %g%%", f->speedup, capped);
+    s_capture_destroy(&cap);
+}
+
 /* Two readings a point apart swap places from one profile to the next
  * (bench/stability.py: the naive matmul of kernels.cu, L1 78% and the LSU
  * pipe 77%-79% across its four captures). The verdict must not swap with

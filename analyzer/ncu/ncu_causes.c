@@ -329,7 +329,11 @@ static bool s_register_lever(const ncu_ctx_t *c, double current, double next, bo
         }
     }
     double cap_grow = 1, cap_worth = 0;
-    double last = analysis_has(next) ? next : fmin(floor(SM_WARPS / warps), SM_BLOCKS);
+    /* No SM holds more blocks than its cap or its warps allow, whatever a
+     * capture says the next limit is (a hostile one said 1e9: this loop ran
+     * for seconds). */
+    double fit = fmin(floor(SM_WARPS / warps), SM_BLOCKS);
+    double last = analysis_has(next) ? fmin(next, fit) : fit;
     for (double blocks = current + 1; blocks <= last; blocks++) {
         double w = s_cap_worth(regs, blocks, warps);
         if (w > 0 && (blocks / current) * w > cap_grow * cap_worth) {
