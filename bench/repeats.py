@@ -12,8 +12,9 @@ whose raw pages read different metrics is a change of plan, not noise: its chang
 apart. Kernels named a close call in either capture that kept their limiter are counted too.
 
 To add repeats, capture the same program again under the default plan
-(deploy/gpu-corpus.sh), commit it beside the first and list it in bench/accuracy.py's CAPTURES.
-Exit status 0 always: this measures, it does not gate.
+(deploy/gpu-corpus.sh), commit it beside the first and list it in REPEATS below (captures kept
+only as repeats, which the accuracy table does not count again) or in bench/accuracy.py's
+CAPTURES. Exit status 0 always: this measures, it does not gate.
 """
 import argparse
 import csv
@@ -26,6 +27,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import accuracy  # noqa: E402  (the captures, the truth tables and the way profeed is run)
 
 PAGE = "core_mwa_raw.csv"
+
+# Captures kept only as repeats of one in accuracy.CAPTURES: the same program under the default
+# plan on the same GPU, in one device call each (2026-12-05: corpus v51's workloads four times,
+# v3's three times, the plan of 2026-12-04b).
+REPEATS = [(f"h200-v51 workloads 12-05 r{i}", f"h200-v51/workloads-2026-12-05-r{i}", "h200-v51", "workloads")
+           for i in range(1, 5)] + \
+          [(f"h200-v3 workloads 12-05 r{i}", f"h200-v3/workloads-2026-12-05-r{i}", "h200-v3", "workloads")
+           for i in range(1, 4)]
 
 
 def columns(path):
@@ -63,7 +72,7 @@ def main(argv):
     if not os.access(args.profeed, os.X_OK):
         parser.error(f"{args.profeed!r} is not an executable")
     groups = {}
-    for corpus, folder, truth_dir, fileset in accuracy.CAPTURES:
+    for corpus, folder, truth_dir, fileset in accuracy.CAPTURES + REPEATS:
         if "agents" in corpus:
             continue
         gpu = "H100" if "H100" in corpus else "H200"
