@@ -127,6 +127,7 @@ CAPTURES = [
     ("h200-v63 (corpus_v63.cu)", "h200-v63/capture-2026-12-04", "h200-v63", "kernels"),
     ("h200-v64 (corpus_v64.cu)", "h200-v64/capture-2026-12-04", "h200-v64", "kernels"),
     ("h200-v65 (corpus_v65.cu)", "h200-v65/capture-2026-12-04", "h200-v65", "kernels"),
+    ("h200-v66 (corpus_v66.cu)", "h200-v66/capture-2026-12-05", "h200-v66", "kernels"),
     ("h200-v67 (corpus_v67.cu)", "h200-v67/capture-2026-12-05", "h200-v67", "kernels"),
     ("h200-v51 workloads 12-04", "h200-v51/workloads-2026-12-04", "h200-v51", "workloads"),
     # the agents' own captures (deploy/gpu-corpus.sh --plans "detailed ka")
@@ -146,6 +147,7 @@ CAPTURES = [
     ("h200-v63 (corpus_v63.cu) agents", "h200-v63/agents-2026-12-04", "h200-v63", "kernels"),
     ("h200-v64 (corpus_v64.cu) agents", "h200-v64/agents-2026-12-04", "h200-v64", "kernels"),
     ("h200-v65 (corpus_v65.cu) agents", "h200-v65/agents-2026-12-04", "h200-v65", "kernels"),
+    ("h200-v66 (corpus_v66.cu) agents", "h200-v66/agents-2026-12-05", "h200-v66", "kernels"),
 ]
 # Corpus v2 as shared (2026-11), under the plans of that day (its core_raw.csv is the default
 # plan of that time).

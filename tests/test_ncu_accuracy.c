@@ -541,6 +541,7 @@ Test(ncu_accuracy, v22_to_v48_on_both_gpus_name_every_expected_first_finding)
                 {"h200-v63", "h200-v63/capture-2026-12-04", "kernels"},
                 {"h200-v64", "h200-v64/capture-2026-12-04", "kernels"},
                 {"h200-v65", "h200-v65/capture-2026-12-04", "kernels"},
+                {"h200-v66", "h200-v66/capture-2026-12-05", "kernels"},
                 {"h200-v67", "h200-v67/capture-2026-12-05", "kernels"},
                 {"h200-v27", "h200-v27/workloads-h100", "h100"},
                 {"h200-v28", "h200-v28/workloads-h100", "h100"}};
@@ -881,15 +882,19 @@ Test(ncu_accuracy, the_agents_own_captures_make_no_wrong_claim)
 {
     static const char *const detailed[] = {"detailed.csv", NULL};
     static const char *const ka[] = {"ka_raw.csv", NULL};
-    static const char *const corpora[] = {"h200",     "h200-v2",  "h200-v3",  "h200-v4",  "h200-v48",
-                                          "h200-v55", "h200-v56", "h200-v57", "h200-v58", "h200-v59",
-                                          "h200-v60", "h200-v61", "h200-v62", "h200-v63",
-                                          "h200-v64", "h200-v65"};
-    for (size_t i = 0; i < sizeof corpora / sizeof corpora[0]; i++) {
+    static const struct {
+        const char *corpus, *day;
+    } sets[] = {{"h200", "2026-12-04"},     {"h200-v2", "2026-12-04"},  {"h200-v3", "2026-12-04"},
+                {"h200-v4", "2026-12-04"},  {"h200-v48", "2026-12-04"}, {"h200-v55", "2026-12-04"},
+                {"h200-v56", "2026-12-04"}, {"h200-v57", "2026-12-04"}, {"h200-v58", "2026-12-04"},
+                {"h200-v59", "2026-12-04"}, {"h200-v60", "2026-12-04"}, {"h200-v61", "2026-12-04"},
+                {"h200-v62", "2026-12-04"}, {"h200-v63", "2026-12-04"}, {"h200-v64", "2026-12-04"},
+                {"h200-v65", "2026-12-04"}, {"h200-v66", "2026-12-05"}};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
         char folder[64];
-        snprintf(folder, sizeof folder, "%s/agents-2026-12-04", corpora[i]);
-        s_expect_plan(corpora[i], folder, "kernels", "detailed", detailed, false);
-        s_expect_plan(corpora[i], folder, "kernels", "ka", ka, false);
+        snprintf(folder, sizeof folder, "%s/agents-%s", sets[i].corpus, sets[i].day);
+        s_expect_plan(sets[i].corpus, folder, "kernels", "detailed", detailed, false);
+        s_expect_plan(sets[i].corpus, folder, "kernels", "ka", ka, false);
     }
 }
 
