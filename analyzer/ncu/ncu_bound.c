@@ -559,6 +559,10 @@ static void s_dram_action(const ncu_ctx_t *c, const ncu_unit_t *dram, char *acti
     }
 }
 
+/* The last share of DRAM's scattered ceiling over which a request's wait
+ * turns from its own round trip to the queue's (s_bound_memory). */
+#define NCU_SCATTERED_QUEUE 0.10
+
 static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
 {
     char title[320];
@@ -617,8 +621,14 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
             double floor = analysis_has(req) && analysis_has(sectors) && req > 0
                                ? ncu_traffic_floor_gain(c, sectors / req, &wait, &trip)
                                : NAN;
-            bool floored = analysis_has(floor) && wait >= trip && unit->pct < unit->attain && floor < gain;
-            f = ncu_ctx_finding(c, "dram_bound", floored ? floor : gain, "headroom", title,
+            /* The waits turn from a request's own to the queue's as DRAM nears
+             * its scattered ceiling: the floor holds in full up to 90% of the
+             * ceiling and fades to nothing at it, so that a kernel on the
+             * ceiling (v67's two rows a thread, DRAM 56% of a 55% ceiling)
+             * does not step 20 points between two profiles. */
+            double lone = fmin(fmax((unit->attain - unit->pct) / (NCU_SCATTERED_QUEUE * unit->attain), 0), 1);
+            bool floored = analysis_has(floor) && wait >= trip && lone > 0 && floor < gain;
+            f = ncu_ctx_finding(c, "dram_bound", floored ? gain - lone * (gain - floor) : gain, "headroom", title,
                                 ncu_advice_action("dram_scattered"));
             if (f && floored)
                 finding_add_evidence(f, "model", 100 * trip / wait, "%",
