@@ -2247,14 +2247,6 @@ Test(ncu_accuracy, scattered_dram_is_judged_against_its_own_ceiling_at_the_laten
  * in order ran 1.29x (four a thread 1.41x). Where DRAM is at its scattered
  * ceiling, a request waits less than the trip, or the warps do not wait on
  * their loads, the floor says nothing and the headroom stands. */
-static bool s_says(const fb_finding_t *f, const char *text)
-{
-    for (size_t i = 0; i < f->evidence_count; i++)
-        if (strstr(f->evidence[i].text, text))
-            return true;
-    return false;
-}
-
 Test(ncu_accuracy, reading_scattered_rows_in_order_keeps_a_dram_round_trip_a_request)
 {
     static const char *const core[] = {"core_mwa_raw.csv", NULL};
@@ -2263,7 +2255,7 @@ Test(ncu_accuracy, reading_scattered_rows_in_order_keeps_a_dram_round_trip_a_req
     cr_assert(strstr(f->title, "scattered sectors"), "%s", f->title);
     cr_expect(f->speedup > 30 && f->speedup < 40, "est. %.1f%%: the round trip's floor, not the headroom's 51%%",
               f->speedup);
-    cr_expect(s_says(f, "idle round trip"), "the evidence names the round trip");
+    cr_expect(s_evidence(f, "idle round trip") != NULL, "the evidence names the round trip");
     /* At DRAM's scattered ceiling the waits are the queue's, which the
      * stream removes (corpus v67's rows two and four a thread: DRAM 56%-58%,
      * in order 1.59x and 1.92x): no floor. */
@@ -2271,7 +2263,7 @@ Test(ncu_accuracy, reading_scattered_rows_in_order_keeps_a_dram_round_trip_a_req
     s_reanalyze_with(&cap, "v50_rows32_random", NM_DRAM_PCT, 57);
     f = s_lead(&cap, "v50_rows32_random");
     cr_expect(strstr(f->title, "scattered sectors") != NULL, "%s", f->title);
-    cr_expect(f->speedup > 30 && !s_says(f, "idle round trip"), "est. %.1f%%: the stream's headroom",
+    cr_expect(f->speedup > 30 && !s_evidence(f, "idle round trip"), "est. %.1f%%: the stream's headroom",
               f->speedup);
     /* The floor fades as DRAM nears that ceiling: no step at it between two
      * profiles (v67's two rows a thread sit at 56% of a 55% ceiling). */

@@ -611,7 +611,12 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
              * there, and the waits are the queue's, which the stream
              * removes (corpus v67's rows two, four and eight a thread: DRAM
              * 56%-58%, a request waiting 887-928 cycles, which the floor
-             * read as 1.24x-1.28x; in order they ran 1.59x-2.13x). */
+             * read as 1.24x-1.28x; in order they ran 1.59x-2.13x). The
+             * waits turn from a request's own to the queue's as DRAM nears
+             * that ceiling, so the floor holds in full up to 90% of it and
+             * fades to nothing at it: a hard line moved v67's two rows a
+             * thread (DRAM 56% of a 55% ceiling) 14 points between noisy
+             * readings. */
             snprintf(title, sizeof title,
                      "Memory-bound on DRAM's rate for scattered sectors: %.0f%% of peak%s, where reads of "
                      "scattered 32-byte sectors saturate near %.0f%%%s",
@@ -621,11 +626,6 @@ static void s_bound_memory(ncu_ctx_t *c, const ncu_unit_t *unit)
             double floor = analysis_has(req) && analysis_has(sectors) && req > 0
                                ? ncu_traffic_floor_gain(c, sectors / req, &wait, &trip)
                                : NAN;
-            /* The waits turn from a request's own to the queue's as DRAM nears
-             * its scattered ceiling: the floor holds in full up to 90% of the
-             * ceiling and fades to nothing at it, so that a kernel on the
-             * ceiling (v67's two rows a thread, DRAM 56% of a 55% ceiling)
-             * does not step 20 points between two profiles. */
             double lone = fmin(fmax((unit->attain - unit->pct) / (NCU_SCATTERED_QUEUE * unit->attain), 0), 1);
             bool floored = analysis_has(floor) && wait >= trip && lone > 0 && floor < gain;
             f = ncu_ctx_finding(c, "dram_bound", floored ? gain - lone * (gain - floor) : gain, "headroom", title,

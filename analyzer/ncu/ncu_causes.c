@@ -138,7 +138,7 @@ static void s_idle_sms(ncu_ctx_t *c)
         bool few_warps = c->latency && analysis_has(theo) && analysis_has(ach) && ach > 0 && theo > ach;
         if (few_warps)
             speedup *= theo / ach;
-        double gain = fmin(1 - 1 / speedup, s_shared_headroom(c));
+        double uncapped = 1 - 1 / speedup, gain = fmin(uncapped, s_shared_headroom(c));
         double launches = (double) c->k->launches, t = V(c, NM_DURATION);
         int n = snprintf(title, sizeof title,
                          "Grid too small: %.0f block%s for %.0f SMs, so %.0f%% of the GPU has no work",
@@ -163,7 +163,7 @@ static void s_idle_sms(ncu_ctx_t *c)
         if (analysis_has(c->idle))
             finding_add_evidence(f, "sm__cycles_active.avg", 100 * c->idle, "%",
                                  "SMs idle %.0f%% of the elapsed cycles", 100 * c->idle);
-        s_shared_evidence(c, f, 1 - 1 / speedup, gain);
+        s_shared_evidence(c, f, uncapped, gain);
         c->latency_explained = c->latency_explained || ncu_ctx_explains(f);
         return;
     }

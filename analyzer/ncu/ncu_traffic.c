@@ -121,15 +121,23 @@ static s_floor_t s_floor(const ncu_ctx_t *c, double after)
     return fl;
 }
 
+/* The most a fix bounded by `fl` can save: the warps' memory waits keep at
+ * least the floor's share of them. NAN where the floor does not apply. */
+static double s_floor_saved(const ncu_ctx_t *c, const s_floor_t *fl)
+{
+    double wait = ncu_ctx_memory_wait_share(c);
+    return analysis_has(fl->keep) && analysis_has(wait) ? wait * (1 - fl->keep) : NAN;
+}
+
 double ncu_traffic_floor_gain(const ncu_ctx_t *c, double after, double *wait_p, double *trip_p)
 {
     s_floor_t fl = s_floor(c, after);
-    double wait = ncu_ctx_memory_wait_share(c);
-    if (!analysis_has(fl.keep) || !analysis_has(wait))
-        return NAN;
-    *wait_p = fl.wait;
-    *trip_p = fl.trip;
-    return wait * (1 - fl.keep);
+    double saved = s_floor_saved(c, &fl);
+    if (analysis_has(saved)) {
+        *wait_p = fl.wait;
+        *trip_p = fl.trip;
+    }
+    return saved;
 }
 
 /* The share of the time a change that removes memory traffic saves, by the
@@ -358,11 +366,10 @@ static double s_waste_gain(const ncu_ctx_t *c, const s_waste_t *w, double floor_
     how->congested = w->congested && how->latency_model;
     /* Whichever model priced it, no request waits less than a round trip: the
      * warps' memory waits keep at least the floor's share of them (s_floor). */
-    double wait = ncu_ctx_memory_wait_share(c);
-    how->floored = analysis_has(gain) && analysis_has(how->floor.keep) && analysis_has(wait) &&
-                   gain > wait * (1 - how->floor.keep);
+    double floor = s_floor_saved(c, &how->floor);
+    how->floored = analysis_has(gain) && analysis_has(floor) && gain > floor;
     if (how->floored)
-        gain = wait * (1 - how->floor.keep);
+        gain = floor;
     if (!analysis_has(gain)) /* no unit table: the memory summary alone */
         gain = analysis_has(V(c, NM_MEM_PCT)) ? fmin(w->mem, 1) * fmin(V(c, NM_MEM_PCT), 100) / 100 : NAN;
     return gain;
