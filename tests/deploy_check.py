@@ -341,6 +341,11 @@ for l in lines:
     if "apt-get install" in l:
         runtime_pkgs |= {w for w in l.split("apt-get install", 1)[1].split("&&")[0].split()
                          if not w.startswith("-")}
+# libc6 and what it depends on (libgcc-s1, which a clang sanitizer build
+# links) are in every Debian image the runtime stage starts from.
+base_pkgs = {"libc6"} | {d.split()[0].split(":")[0]
+                         for d in run(["dpkg-query", "-W", "-f=${Depends}", "libc6"]).stdout.split(",")
+                         if d.strip()}
 needed_pkgs = set()
 own = os.path.join(build, "client")
 for path in PROGRAMS.values():
@@ -358,7 +363,7 @@ for path in PROGRAMS.values():
         if r.returncode != 0:
             r = run(["dpkg", "-S", m.group(1)])
         pkg = r.stdout.split(":")[0].strip() if r.returncode == 0 else None
-        if pkg and pkg not in ("libc6",):
+        if pkg and pkg not in base_pkgs:
             needed_pkgs.add(pkg)
 missing = needed_pkgs - runtime_pkgs
 if missing:
