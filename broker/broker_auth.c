@@ -1,10 +1,9 @@
 #include "broker_auth.h"
 
 #include <assert.h>
-#include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "broker_keys.h"
 #include "pf_log.h"
 
 #define LOG "auth"
@@ -12,35 +11,21 @@
 
 struct broker_auth_t {
     zsock_t *zap;
-    zcertstore_t *agents;
-    zcertstore_t *collectors;
-    zcertstore_t *analyzers;
-    zcertstore_t *operators;
+    broker_keys_t *agents;
+    broker_keys_t *collectors;
+    broker_keys_t *analyzers;
+    broker_keys_t *operators;
 };
 
-static zcertstore_t *s_store(const char *dir, const char *role, pf_error_t *err, bool *ok)
+static broker_keys_t *s_store(const char *dir, const char *role, pf_error_t *err, bool *ok)
 {
     *ok = true;
     if (!dir || !*dir) {
         pf_log_warn(LOG, "no %s keys folder: no %s may connect", role, role);
         return NULL;
     }
-    struct stat st;
-    if (stat(dir, &st) != 0) {
-        pf_error_set(err, PF_EIO, "%s keys folder %s: %s", role, dir, strerror(errno));
-        *ok = false;
-        return NULL;
-    }
-    if (!S_ISDIR(st.st_mode)) { /* errno says nothing here: stat succeeded */
-        pf_error_set(err, PF_EIO, "%s keys folder %s: not a folder", role, dir);
-        *ok = false;
-        return NULL;
-    }
-    zcertstore_t *store = zcertstore_new(dir);
-    if (!store) {
-        pf_error_set(err, PF_ENOMEM, "cannot load the %s keys in %s", role, dir);
-        *ok = false;
-    }
+    broker_keys_t *store = broker_keys_new(dir, role, err);
+    *ok = store != NULL;
     return store;
 }
 
@@ -80,22 +65,15 @@ void broker_auth_destroy(broker_auth_t **self_p)
     if (!self)
         return;
     zsock_destroy(&self->zap);
-    zcertstore_destroy(&self->agents);
-    zcertstore_destroy(&self->collectors);
-    zcertstore_destroy(&self->analyzers);
-    zcertstore_destroy(&self->operators);
+    broker_keys_destroy(&self->agents);
+    broker_keys_destroy(&self->collectors);
+    broker_keys_destroy(&self->analyzers);
+    broker_keys_destroy(&self->operators);
     free(self);
     *self_p = NULL;
 }
 
 zsock_t *broker_auth_socket(broker_auth_t *self) { return self->zap; }
-
-/* The name to show for a certificate: its "name" metadata, else the key. */
-static void s_name(zcert_t *cert, char *out, size_t cap)
-{
-    const char *name = zcert_meta(cert, "name");
-    snprintf(out, cap, "%s", name && *name ? name : zcert_public_txt(cert));
-}
 
 /* Decides one connection: the User-Id on success, NULL (and why) on refusal. */
 static bool s_judge(broker_auth_t *self, const char *domain, const char *mechanism, zframe_t *key, char *user,
@@ -111,25 +89,22 @@ static bool s_judge(broker_auth_t *self, const char *domain, const char *mechani
     }
     char txt[41];
     zmq_z85_encode(txt, zframe_data(key), 32);
-    zcert_t *cert = NULL;
-    const char *role = NULL;
+    const char *name = NULL, *role = NULL;
     if (strcmp(domain, BROKER_AUTH_AGENTS) == 0) {
-        if (self->operators && (cert = zcertstore_lookup(self->operators, txt)))
+        if (self->operators && (name = broker_keys_lookup(self->operators, txt)))
             role = "operator";
-        else if (self->agents && (cert = zcertstore_lookup(self->agents, txt)))
+        else if (self->agents && (name = broker_keys_lookup(self->agents, txt)))
             role = "agent";
     } else if (strcmp(domain, BROKER_AUTH_WORKERS) == 0) {
-        if (self->collectors && (cert = zcertstore_lookup(self->collectors, txt)))
+        if (self->collectors && (name = broker_keys_lookup(self->collectors, txt)))
             role = "collector";
-        else if (self->analyzers && (cert = zcertstore_lookup(self->analyzers, txt)))
+        else if (self->analyzers && (name = broker_keys_lookup(self->analyzers, txt)))
             role = "analyzer";
     }
-    if (!cert) {
+    if (!name) {
         *why = strcmp(domain, BROKER_AUTH_AGENTS) == 0 ? "not an agent key" : "not a collector or analyzer key";
         return false;
     }
-    char name[128];
-    s_name(cert, name, sizeof name);
     snprintf(user, cap, "%s:%s", role, name);
     return true;
 }

@@ -10,8 +10,8 @@
  * folder connects to the agent endpoint as "operator:NAME": an agent that
  * may see every job in a status answer, not only its own. Every other key is
  * refused during the handshake, before any message is read. Adding or
- * removing a file takes effect for new connections without a restart (CZMQ's
- * certificate store rereads a folder that changed). */
+ * removing a file takes effect for new connections without a restart
+ * (broker_keys.h rereads a folder that changed). */
 #ifndef BROKER_AUTH_H
 #define BROKER_AUTH_H
 

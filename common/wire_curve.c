@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "pf_log.h"
+#include "wire_cert.h"
 
 struct wire_curve_t {
     zcert_t *own;                  /* public + secret */
@@ -20,15 +21,9 @@ static zcert_t *s_load(const char *path, bool need_secret, pf_error_t *err)
         pf_error_set(err, PF_EBADINPUT, "no certificate file given");
         return NULL;
     }
-    if (access(path, R_OK) != 0) { /* banned-ok: zcert_load gives no reason; this only picks the message */
-        pf_error_set(err, PF_EIO, "%s: cannot read the certificate: %s", path, strerror(errno));
+    zcert_t *cert = wire_cert_load(path, err);
+    if (!cert)
         return NULL;
-    }
-    zcert_t *cert = zcert_load(path);
-    if (!cert) {
-        pf_error_set(err, PF_EBADINPUT, "%s: not a certificate (make one with `profeed keygen NAME`)", path);
-        return NULL;
-    }
     static const uint8_t zero[32];
     if (need_secret && memcmp(zcert_secret_key(cert), zero, sizeof zero) == 0) {
         pf_error_set(err, PF_EBADINPUT, "%s: holds no secret key (give the NAME.key_secret file)", path);

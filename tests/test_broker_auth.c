@@ -300,6 +300,84 @@ Test(broker_auth, a_bad_folder_is_refused_at_start_and_a_role_without_one_admits
     test_rm_tree(t.root);
 }
 
+static void s_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The status a CURVE request for key `name` on `domain` gets. */
+static void s_status(broker_auth_t *auth, const tree_t *t, const char *name, const char *domain, char out[8])
+{
+    uint8_t key[32];
+    s_public(t, name, key);
+    reply_t r;
+    s_curve(auth, domain, key, &r);
+    snprintf(out, 8, "%s", r.status);
+}
+
+/* An operator's folder as it lives: keys added, replaced and removed while
+ * the broker runs, and files that are not keys beside them. */
+Test(broker_auth, a_folder_is_read_again_when_it_changes_and_stray_files_cost_no_key)
+{
+    tree_t t;
+    s_tree(&t);
+    char path[4400], sub[4400];
+    snprintf(path, sizeof path, "%s/README", t.agents);
+    s_write(path, "the agents' public keys live here\n");
+    snprintf(path, sizeof path, "%s/broken.key", t.agents);
+    s_write(path, "curve\n    public-key = \"too short\"\n");
+    snprintf(path, sizeof path, "%s/.a1.key.swp", t.agents);
+    s_write(path, "\x01\x02 an editor's swap file");
+    snprintf(sub, sizeof sub, "%s/old", t.agents);
+    cr_assert_eq(mkdir(sub, 0700), 0);
+    broker_auth_t *auth = s_auth(&t);
+    char status[8];
+    s_status(auth, &t, "a1", BROKER_AUTH_AGENTS, status);
+    cr_expect_str_eq(status, "200", "the key beside files that are not keys");
+
+    /* Added: admitted at the next handshake, no restart. */
+    s_status(auth, &t, "stranger", BROKER_AUTH_AGENTS, status);
+    cr_expect_str_eq(status, "400");
+    s_key(&t, "late", t.agents);
+    s_status(auth, &t, "late", BROKER_AUTH_AGENTS, status);
+    cr_expect_str_eq(status, "200", "a key added while the broker runs");
+
+    /* Replaced (written beside, then renamed over, as a Secret's update or
+     * an editor does): the new key in, the old one out. */
+    char from[4400], to[4400];
+    snprintf(from, sizeof from, "%s/stranger.key", t.keys);
+    snprintf(to, sizeof to, "%s/late.key", t.agents);
+    snprintf(path, sizeof path, "%s/late.key.new", t.root);
+    s_copy(from, path);
+    cr_assert_eq(rename(path, to), 0);
+    s_status(auth, &t, "stranger", BROKER_AUTH_AGENTS, status);
+    cr_expect_str_eq(status, "200", "the replacing key");
+    s_status(auth, &t, "late", BROKER_AUTH_AGENTS, status);
+    cr_expect_str_eq(status, "400", "the replaced key");
+
+    /* Removed: refused at the next handshake. */
+    snprintf(path, sizeof path, "%s/a1.key", t.agents);
+    cr_assert_eq(unlink(path), 0);
+    s_status(auth, &t, "a1", BROKER_AUTH_AGENTS, status);
+    cr_expect_str_eq(status, "400", "a key removed while the broker runs");
+
+    /* The folder itself taken away: nobody in that role, the others as before. */
+    test_rm_tree(t.agents);
+    s_status(auth, &t, "stranger", BROKER_AUTH_AGENTS, status);
+    cr_expect_str_eq(status, "400", "a folder taken away admits nobody");
+    s_status(auth, &t, "c1", BROKER_AUTH_WORKERS, status);
+    cr_expect_str_eq(status, "200");
+    cr_assert_eq(mkdir(t.agents, 0700), 0);
+    s_copy(from, to);
+    s_status(auth, &t, "stranger", BROKER_AUTH_AGENTS, status);
+    cr_expect_str_eq(status, "200", "and admits again once it is back");
+    broker_auth_destroy(&auth);
+    test_rm_tree(t.root);
+}
+
 Test(broker_auth, user_is_compares_the_role_before_the_colon)
 {
     cr_expect(broker_auth_user_is("collector:c1", "collector"));
