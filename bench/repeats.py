@@ -6,7 +6,8 @@ bench/stability.py models a second profile with noise; this reads the real ones.
 bench/accuracy.py's CAPTURES that share a truth table and a fileset and ran on the same GPU are
 repeats of the same program (kernels.cu and corpus v2 on four days, corpus v51's workloads twice).
 For every pair of repeats and every kernel of the truth table in both, it compares the first
-findings under the default plan (core_mwa_raw.csv), and for each change of limiter whether either
+findings under the default plan (core_mwa_raw.csv; a compute bound's pipe counts as part of it, as
+in bench/stability.py), and for each change of limiter whether either
 capture's close call (kernels[].close_call, analyzer/ncu/ncu_noise.h) named the other's. A pair
 whose raw pages read different metrics is a change of plan, not noise: its changes are counted
 apart. Kernels named a close call in either capture that kept their limiter are counted too.
@@ -25,6 +26,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import accuracy  # noqa: E402  (the captures, the truth tables and the way profeed is run)
+import stability  # noqa: E402  (a first finding as repeats compare it: category, and unit)
 
 PAGE = "core_mwa_raw.csv"
 
@@ -60,7 +62,8 @@ def verdicts(profeed, folder, truth, fileset):
     for kernel, _, k in accuracy.truth_kernels(feedback, keys, truth, fileset):
         if k:
             call = k.get("close_call") or {}
-            out[kernel] = (k["bottleneck"] or "(none)", {o["category"] for o in call.get("other_firsts", [])})
+            out[kernel] = (stability.lead(k["bottleneck"], k.get("bottleneck_unit")) or "(none)",
+                           {stability.lead(o["category"], o.get("unit")) for o in call.get("other_firsts", [])})
     return out, cols
 
 

@@ -15,8 +15,9 @@ exp(g), g normal with standard deviation PCT/100 (launch configuration, device a
 rates and the counts ncu derives from the executed SASS are left as they are: they do not change
 between profiles; a counter's rollups and forms, .sum, .max,
 .pct_of_peak..., read in one pass, move together). For each kernel it counts the trials whose
-first finding has the category the unperturbed capture gives, and the trials that are right by
-bench/accuracy.py's judge.
+first finding has the category the unperturbed capture gives (and, where the category spans
+several units, the unit: a compute bound on another pipe has another action), and the trials that
+are right by bench/accuracy.py's judge.
 
 Prints the kernels whose first finding moved in any trial, with the categories it moved to, the
 kernels whose first finding held but whose estimate moved by --jump points of the time or more (a
@@ -153,11 +154,17 @@ def perturb_details(src, dst, rng, sigma):
     rewrite(src, dst, change)
 
 
+def lead(category, unit):
+    """A first finding as the trials compare it: its category, and the unit where the category
+    spans several ("compute_bound:xu": a compute bound on another pipe is another lever)."""
+    return f"{category}:{unit}" if unit else category
+
+
 def close_call(k):
     """The other first findings profeed's own re-reading of the kernel under noise gave (its
     close_call, ncu_noise.h), or None where it did not judge."""
     call = k.get("close_call") if k else None
-    return {o["category"] for o in call["other_firsts"]} if call else None
+    return {lead(o["category"], o.get("unit")) for o in call["other_firsts"]} if call else None
 
 
 def firsts_of(profeed, paths, keys, truth, fileset):
@@ -166,7 +173,8 @@ def firsts_of(profeed, paths, keys, truth, fileset):
     result = {}
     for kernel, expect, k in accuracy.truth_kernels(accuracy.run(profeed, paths), keys, truth, fileset):
         finding = k["findings"][0] if k and k["findings"] else None
-        result[kernel] = (finding["category"] if finding else "(none)", accuracy.judge(finding, expect),
+        result[kernel] = (lead(finding["category"], k.get("bottleneck_unit")) if finding else "(none)",
+                          accuracy.judge(finding, expect),
                           finding.get("estimated_speedup") if finding else None, close_call(k))
     return result
 

@@ -638,6 +638,11 @@ static pf_status_t s_check_close_call(const Profeed__CloseCall *c, const char *w
         char name[64];
         s_path(name, sizeof name, "other_firsts[%zu]", i);
         rc = s_check_str(c->other_firsts[i]->category, path, name, WIRE_MAX_SHORT_LEN, STR_REQUIRED | STR_LINE, err);
+        if (rc == PF_OK) {
+            char unit[80];
+            s_path(unit, sizeof unit, "other_firsts[%zu].unit", i);
+            rc = s_check_str(c->other_firsts[i]->unit, path, unit, WIRE_MAX_SHORT_LEN, STR_LINE, err);
+        }
         named += c->other_firsts[i]->has_readings ? c->other_firsts[i]->readings : 0;
     }
     if (rc == PF_OK && named > readings)
@@ -654,6 +659,8 @@ static pf_status_t s_check_kernel_summary(const Profeed__KernelSummary *k, const
         rc = s_fail(err, PF_EBADINPUT, where, "time_share", "%g is outside 0..1", k->time_share);
     if (rc == PF_OK)
         rc = s_check_str(k->bottleneck, where, "bottleneck", WIRE_MAX_SHORT_LEN, STR_LINE, err);
+    if (rc == PF_OK)
+        rc = s_check_str(k->bottleneck_unit, where, "bottleneck_unit", WIRE_MAX_SHORT_LEN, STR_LINE, err);
     if (rc == PF_OK)
         rc = s_check_str(k->block, where, "block", WIRE_MAX_SHORT_LEN, STR_LINE, err);
     if (rc == PF_OK)

@@ -160,11 +160,50 @@ Test(close_call, a_kernel_on_the_dram_l2_line_is_a_close_call)
     cr_assert(strstr(text, ". What l2_bound would have you do: "), "the other side's lever: %s", text);
     char *json = render_json(fb, false);
     cr_assert(strstr(json, "\"close_call\": {\"readings\": 8, \"noise_pct\": 1, \"same_first\": "), "%s", json);
-    cr_assert(strstr(json, "{\"category\": \"l2_bound\", \"readings\": "), "%s", json);
+    cr_assert(strstr(json, "{\"category\": \"l2_bound\", \"unit\": null, \"readings\": "), "%s", json);
     cr_assert(strstr(json, "\"listed\": false, \"action\": \""), "%s", json);
     char *md = render_markdown(fb);
     cr_assert(strstr(md, "; close call: with the counters moved"));
     free(md);
+    free(json);
+    free(text);
+    feedback_destroy(&fb);
+}
+
+/* The kernel's close call naming `category` on `unit` ("": none), or NULL. */
+static const fb_close_t *s_other(const fb_kernel_t *k, const char *category, const char *unit)
+{
+    for (size_t i = 0; i < k->close_count; i++)
+        if (strcmp(k->close[i].category, category) == 0 && strcmp(k->close[i].unit, unit) == 0)
+            return &k->close[i];
+    return NULL;
+}
+
+Test(close_call, a_compute_bound_on_another_pipe_is_a_close_call)
+{
+    /* cuBLAS's SIMT SGEMM on the H200: the issue slots at 87% lead the FMA
+     * pipe (77%) by the 10 points at which profeed names the instruction
+     * count rather than the pipe. The two bounds share a category, but not
+     * an action: fewer instructions of every kind, or less FP32 math. */
+    feedback_t *fb = s_analyze(V12);
+    const fb_kernel_t *k = s_find(fb, "cutlass_80_simt_sgemm_256x128");
+    cr_assert_str_eq(k->bottleneck, "compute_bound");
+    cr_assert_str_eq(k->bottleneck_unit, "issue");
+    const fb_close_t *fma = s_other(k, "compute_bound", "fma");
+    cr_assert_not_null(fma, "the close call names the FMA pipe");
+    cr_assert_null(s_other(k, "compute_bound", "issue"), "not the kernel's own verdict");
+    cr_assert_not(fma->listed, "the kernel's compute bound is on the issue slots, not that pipe");
+    cr_assert(fma->action && strstr(fma->action, "FP32"), "that pipe's own action: %s", fma->action);
+    unsigned named = k->close_same;
+    for (size_t i = 0; i < k->close_count; i++)
+        named += k->close[i].readings;
+    cr_assert_eq(named, k->close_of, "every reading is counted once");
+    char *text = render_text(fb, 0);
+    cr_assert(strstr(text, "readings lead with compute_bound:fma rather than compute_bound:issue"), "%s", text);
+    cr_assert(strstr(text, ". What compute_bound:fma would have you do: Cut FP32 work"), "%s", text);
+    char *json = render_json(fb, false);
+    cr_assert(strstr(json, "\"bottleneck\": \"compute_bound\",\n      \"bottleneck_unit\": \"issue\""), "%s", json);
+    cr_assert(strstr(json, "{\"category\": \"compute_bound\", \"unit\": \"fma\", \"readings\": "), "%s", json);
     free(json);
     free(text);
     feedback_destroy(&fb);
@@ -193,17 +232,17 @@ Test(close_call, the_most_named_come_first_and_the_least_named_drop_out)
     size_t i = feedback_add_kernel(fb, "k", "(1, 1, 1)", "(1, 1, 1)", 1, 100, 1);
     fb_kernel_t *k = feedback_kernel(fb, i);
     feedback_kernel_close(k, 16, 6, 1);
-    feedback_kernel_add_close(k, "l2_bound", 2, false, "Improve locality.");
-    feedback_kernel_add_close(k, "latency_bound", 5, false, "Keep more loads in flight.");
-    feedback_kernel_add_close(k, "occupancy", 2, true, "Lower register use.");
-    feedback_kernel_add_close(k, "none", 1, false, NULL); /* drops out: the least named */
-    feedback_kernel_add_close(k, "tail_effect", 0, false, "Size the grid.");
+    feedback_kernel_add_close(k, "l2_bound", NULL, 2, false, "Improve locality.");
+    feedback_kernel_add_close(k, "latency_bound", NULL, 5, false, "Keep more loads in flight.");
+    feedback_kernel_add_close(k, "occupancy", NULL, 2, true, "Lower register use.");
+    feedback_kernel_add_close(k, "none", NULL, 1, false, NULL); /* drops out: the least named */
+    feedback_kernel_add_close(k, "tail_effect", NULL, 0, false, "Size the grid.");
     cr_assert_eq(k->close_count, FB_CLOSE_MAX);
     cr_assert_str_eq(k->close[0].category, "latency_bound");
     cr_assert_str_eq(k->close[1].category, "l2_bound", "equal counts keep their order");
     cr_assert_str_eq(k->close[2].category, "occupancy");
     cr_assert_null(k->close[2].action, "a finding the kernel lists keeps its own action");
-    feedback_kernel_add_close(k, "small_grid", 3, false, "Launch more blocks."); /* occupancy drops out */
+    feedback_kernel_add_close(k, "small_grid", NULL, 3, false, "Launch more blocks."); /* occupancy drops out */
     cr_assert_str_eq(k->close[1].category, "small_grid");
     cr_assert_str_eq(k->close[2].category, "l2_bound");
     snprintf(k->bottleneck, sizeof k->bottleneck, "dram_bound");
@@ -216,8 +255,8 @@ Test(close_call, the_most_named_come_first_and_the_least_named_drop_out)
     cr_assert_leq(strlen(text), 119);
     cr_assert(strstr(text, "[...]"), "a cut is said: %s", text);
     feedback_kernel_close(k, 8, 6, 1);
-    feedback_kernel_add_close(k, "none", 1, false, NULL);
-    feedback_kernel_add_close(k, "occupancy", 1, true, NULL);
+    feedback_kernel_add_close(k, "none", NULL, 1, false, NULL);
+    feedback_kernel_add_close(k, "occupancy", NULL, 1, true, NULL);
     render_close_call(k, text, sizeof text);
     cr_assert(strstr(text, "1 of 8 readings leads with no finding, 1 of 8 readings leads with occupancy (among the "
                            "findings below) rather than dram_bound: another profile may name it first"), "%s", text);
@@ -250,14 +289,20 @@ Test(close_call, the_wire_carries_it_to_a_later_comparison)
     Profeed__Feedback *back = s_wire(fb);
     feedback_t *read = feedback_wire_read(back);
     cr_assert_not_null(read);
-    const fb_kernel_t *a = s_find(fb, "cunn_SoftMaxForward<4"), *b = s_find(read, "cunn_SoftMaxForward<4");
-    cr_assert_eq(b->close_of, a->close_of);
-    cr_assert_eq(b->close_same, a->close_same);
-    cr_assert_float_eq(b->close_noise_pct, a->close_noise_pct, 1e-12);
-    cr_assert_eq(b->close_count, a->close_count);
-    for (size_t i = 0; i < a->close_count; i++) {
-        cr_assert_str_eq(b->close[i].category, a->close[i].category);
-        cr_assert_eq(b->close[i].readings, a->close[i].readings);
+    static const char *const kernels[] = {"cunn_SoftMaxForward<4", "cutlass_80_simt_sgemm_256x128"};
+    for (size_t n = 0; n < sizeof kernels / sizeof kernels[0]; n++) {
+        const fb_kernel_t *a = s_find(fb, kernels[n]), *b = s_find(read, kernels[n]);
+        cr_assert_str_eq(b->bottleneck, a->bottleneck);
+        cr_assert_str_eq(b->bottleneck_unit, a->bottleneck_unit);
+        cr_assert_eq(b->close_of, a->close_of);
+        cr_assert_eq(b->close_same, a->close_same);
+        cr_assert_float_eq(b->close_noise_pct, a->close_noise_pct, 1e-12);
+        cr_assert_eq(b->close_count, a->close_count);
+        for (size_t i = 0; i < a->close_count; i++) {
+            cr_assert_str_eq(b->close[i].category, a->close[i].category);
+            cr_assert_str_eq(b->close[i].unit, a->close[i].unit);
+            cr_assert_eq(b->close[i].readings, a->close[i].readings);
+        }
     }
     feedback_destroy(&read);
     wire_feedback_destroy(&back);
@@ -299,6 +344,11 @@ Test(close_call, a_close_call_that_does_not_add_up_is_refused)
     cr_assert_eq(wire_check(&msg->base, &err), PF_EBADINPUT, "a category is one line");
     cc->other_firsts[0]->category = category;
     cr_assert_eq(wire_check(&msg->base, &err), PF_OK, "%s", err.msg);
+    cc->other_firsts[0]->unit = (char *) "fma\r";
+    cr_assert_eq(wire_check(&msg->base, &err), PF_EBADINPUT, "a unit is one line");
+    cr_assert(strstr(err.msg, "other_firsts[0].unit"), "%s", err.msg);
+    cc->other_firsts[0]->unit = NULL;
+    cr_assert_eq(wire_check(&msg->base, &err), PF_OK, "%s", err.msg);
 
     wire_feedback_destroy(&msg);
     feedback_destroy(&fb);
@@ -314,7 +364,7 @@ static feedback_t *s_round(const char *limiter, const char *close, double time_n
     snprintf(k->bottleneck, sizeof k->bottleneck, "%s", limiter);
     feedback_kernel_close(k, 8, close ? 6 : 8, 1);
     if (close)
-        feedback_kernel_add_close(k, close, 2, false, NULL);
+        feedback_kernel_add_close(k, close, NULL, 2, false, NULL);
     cr_assert_not_null(feedback_add_finding(fb, i, limiter, 20, limiter, "change it"));
     feedback_sort(fb);
     return fb;

@@ -181,8 +181,8 @@ void feedback_kernel_close(fb_kernel_t *kernel, unsigned readings, unsigned same
     kernel->close_count = 0;
 }
 
-void feedback_kernel_add_close(fb_kernel_t *kernel, const char *category, unsigned readings, bool listed,
-                               const char *action)
+void feedback_kernel_add_close(fb_kernel_t *kernel, const char *category, const char *unit, unsigned readings,
+                               bool listed, const char *action)
 {
     if (!category || !category[0] || readings == 0)
         return;
@@ -197,6 +197,7 @@ void feedback_kernel_add_close(fb_kernel_t *kernel, const char *category, unsign
     memmove(&kernel->close[at + 1], &kernel->close[at], (end - at) * sizeof kernel->close[0]);
     fb_close_t *c = &kernel->close[at];
     snprintf(c->category, sizeof c->category, "%s", category);
+    snprintf(c->unit, sizeof c->unit, "%s", unit ? unit : "");
     c->readings = readings;
     c->listed = listed;
     c->action = action && action[0] && !listed ? strdup(action) : NULL; /* NULL too when memory ran out */

@@ -57,6 +57,10 @@ typedef struct {
     char *title;             /* one line: what limits the kernel */
     char *action;            /* one concrete change */
     char source[128];        /* "profeed" or "ncu:RuleName[,RuleName]" */
+    /* Where the category spans several units, the one this finding is on, a
+     * stable key: a compute bound's pipe ("fma", "alu", "xu", "fp64",
+     * "tensor", "lsu", ...) or "issue" (the issue slots); "" else. */
+    char unit[16];
     fb_evidence_t evidence[FB_EVIDENCE_MAX];
     size_t evidence_count;
     fb_line_t lines[FB_LINES_MAX]; /* where in the code, the largest share first */
@@ -76,6 +80,7 @@ typedef struct {
 /* A first finding the same kernel could get from another profile of it. */
 typedef struct {
     char category[32];
+    char unit[16];      /* its unit (fb_finding_t.unit), "" when it names none */
     unsigned readings;  /* of the kernel's close_of noisy readings that name it first */
     bool listed;        /* the kernel has a finding of this category among its own */
     char *action;       /* where not listed, the action the first such reading gave (owned), or NULL */
@@ -89,6 +94,7 @@ typedef struct {
     double time_ns;     /* NAN when no duration was measured */
     double share;       /* of all profiled time, 0..1; NAN when unknown */
     char bottleneck[32];
+    char bottleneck_unit[16]; /* the first finding's unit (fb_finding_t.unit), "" when it names none */
     char segment[128];  /* the benchmark window it ran in, or "" */
     fb_metric_t metrics[FB_KERNEL_METRICS];
     size_t metric_count;
@@ -169,13 +175,14 @@ void feedback_kernel_ceiling(fb_kernel_t *kernel, const char *unit, double pct, 
 /* Records that the kernel's first finding was judged again on `readings`
  * noisy readings of its counters (noise_pct one sigma), `same` of which gave
  * it first again, and which other first
- * findings they gave: a category named first by that many of them (kept in
- * order, the most named first; past FB_CLOSE_MAX the least named drop out),
- * whether the kernel lists a finding of it already, and else the action such
- * a reading gave (copied; NULL: none). */
+ * findings they gave: a category (on `unit`, NULL or "" for none) named
+ * first by that many of them (kept in order, the most named first; past
+ * FB_CLOSE_MAX the least named drop out), whether the kernel lists that
+ * finding already, and else the action such a reading gave (copied; NULL:
+ * none). */
 void feedback_kernel_close(fb_kernel_t *kernel, unsigned readings, unsigned same, double noise_pct);
-void feedback_kernel_add_close(fb_kernel_t *kernel, const char *category, unsigned readings, bool listed,
-                               const char *action);
+void feedback_kernel_add_close(fb_kernel_t *kernel, const char *category, const char *unit, unsigned readings,
+                               bool listed, const char *action);
 
 /* Adds a finding for a kernel and returns it for filling in (owned by the
  * feedback), or NULL when memory ran out. Title and action are copied. */

@@ -197,6 +197,8 @@ static Profeed__CloseCall *s_close_call(const fb_kernel_t *k, bool *oom)
         }
         profeed__other_first__init(o);
         o->category = s_dup(k->close[i].category, oom);
+        if (k->close[i].unit[0])
+            o->unit = s_dup(k->close[i].unit, oom);
         o->has_readings = 1;
         o->readings = k->close[i].readings;
         msg->other_firsts[msg->n_other_firsts++] = o;
@@ -224,6 +226,8 @@ static Profeed__KernelSummary *s_kernel(const fb_kernel_t *k, bool *oom)
         msg->time_share = k->share < 0 ? 0 : k->share > 1 ? 1 : k->share;
     }
     msg->bottleneck = s_dup(k->bottleneck, oom);
+    if (k->bottleneck_unit[0])
+        msg->bottleneck_unit = s_dup(k->bottleneck_unit, oom);
     msg->block = s_dup(k->block, oom);
     msg->grid = s_dup(k->grid, oom);
     if (k->segment[0])
@@ -562,12 +566,13 @@ feedback_t *feedback_wire_read(const Profeed__Feedback *msg)
         }
         fb_kernel_t *kernel = feedback_kernel(fb, index);
         s_copy(kernel->bottleneck, sizeof kernel->bottleneck, k->bottleneck);
+        s_copy(kernel->bottleneck_unit, sizeof kernel->bottleneck_unit, k->bottleneck_unit);
         const Profeed__CloseCall *cc = k->close_call;
         if (cc && cc->has_readings && cc->readings > 0) { /* wire_check bounds the counts */
             feedback_kernel_close(kernel, cc->readings, cc->has_same_first ? cc->same_first : 0,
                                   cc->has_noise_pct ? cc->noise_pct : NAN);
             for (size_t o = 0; o < cc->n_other_firsts; o++)
-                feedback_kernel_add_close(kernel, cc->other_firsts[o]->category,
+                feedback_kernel_add_close(kernel, cc->other_firsts[o]->category, cc->other_firsts[o]->unit,
                                           cc->other_firsts[o]->has_readings ? cc->other_firsts[o]->readings : 0,
                                           false, NULL);
         }

@@ -114,6 +114,7 @@ void intel_mark_primary(feedback_t *fb, size_t kernel, size_t first)
     best->primary = true;
     fb_kernel_t *k = feedback_kernel(fb, kernel);
     snprintf(k->bottleneck, sizeof k->bottleneck, "%s", best->category);
+    snprintf(k->bottleneck_unit, sizeof k->bottleneck_unit, "%s", best->unit);
 }
 
 double intel_best_gain(const feedback_t *fb, size_t kernel, size_t first)

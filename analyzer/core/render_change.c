@@ -117,6 +117,14 @@ void render_ceiling(const fb_kernel_t *kernel, char *out, size_t cap)
         snprintf(out, cap, "%s", "");
 }
 
+/* A first finding as a close call names it: "dram_bound", or with the unit
+ * where its category spans several ("compute_bound:xu"). */
+static const char *s_named(const char *category, const char *unit, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s%s%s", category, unit[0] ? ":" : "", unit);
+    return out;
+}
+
 void render_close_call(const fb_kernel_t *kernel, char *out, size_t cap)
 {
     if (cap == 0)
@@ -129,19 +137,22 @@ void render_close_call(const fb_kernel_t *kernel, char *out, size_t cap)
     textbuf_printf(&tb, "with the counters moved by run-to-run noise (%.0f%% one sigma), ",
                    isfinite(kernel->close_noise_pct) ? kernel->close_noise_pct : 0);
     const fb_close_t *act = NULL; /* the most named other whose action the kernel does not list */
+    char name[64];
     for (size_t i = 0; i < kernel->close_count; i++) {
         const fb_close_t *c = &kernel->close[i];
+        const char *other = strcmp(c->category, "none") == 0 ? "no finding"
+                                                              : s_named(c->category, c->unit, name, sizeof name);
         textbuf_printf(&tb, "%s%u of %u readings %s with %s%s", i ? ", " : "", c->readings, kernel->close_of,
-                       c->readings == 1 ? "leads" : "lead",
-                       strcmp(c->category, "none") == 0 ? "no finding" : c->category,
-                       c->listed ? " (among the findings below)" : "");
+                       c->readings == 1 ? "leads" : "lead", other, c->listed ? " (among the findings below)" : "");
         if (!act && c->action)
             act = c;
     }
     textbuf_printf(&tb, " rather than %s: another profile may name it first",
-                   kernel->bottleneck[0] ? kernel->bottleneck : "the first finding");
+                   kernel->bottleneck[0] ? s_named(kernel->bottleneck, kernel->bottleneck_unit, name, sizeof name)
+                                         : "the first finding");
     if (act)
-        textbuf_printf(&tb, ". What %s would have you do: %s", act->category, act->action);
+        textbuf_printf(&tb, ". What %s would have you do: %s", s_named(act->category, act->unit, name, sizeof name),
+                       act->action);
     char *text = textbuf_take(&tb);
     if (text) {
         size_t n = strlen(text);

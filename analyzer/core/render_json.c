@@ -22,6 +22,15 @@ static void s_string(textbuf_t *tb, const char *text)
     json_string_append(tb, text);
 }
 
+/* A string, or null where it is empty: a field that may name nothing. */
+static void s_string_or_null(textbuf_t *tb, const char *text)
+{
+    if (text && text[0])
+        s_string(tb, text);
+    else
+        textbuf_append(tb, "null");
+}
+
 static void s_number(textbuf_t *tb, double x)
 {
     if (!isfinite(x))
@@ -114,6 +123,8 @@ static void s_finding(textbuf_t *tb, const fb_finding_t *f)
     s_string(tb, f->action);
     s_key(tb, 5, "source", false);
     s_string(tb, f->source);
+    s_key(tb, 5, "unit", false);
+    s_string_or_null(tb, f->unit);
     textbuf_append(tb, "\n        }");
 }
 
@@ -137,6 +148,8 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
     s_number(tb, kernel->share);
     s_key(tb, 3, "bottleneck", false);
     s_string(tb, kernel->bottleneck);
+    s_key(tb, 3, "bottleneck_unit", false);
+    s_string_or_null(tb, kernel->bottleneck_unit);
     s_key(tb, 3, "segment", false);
     s_string(tb, kernel->segment);
     s_key(tb, 3, "launch_order", false);
@@ -144,10 +157,7 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
     s_key(tb, 3, "launch_sd_ns", false);
     s_number(tb, kernel->launch_sd_ns);
     s_key(tb, 3, "launch_ids", false);
-    if (kernel->launch_ids[0])
-        s_string(tb, kernel->launch_ids);
-    else
-        textbuf_append(tb, "null");
+    s_string_or_null(tb, kernel->launch_ids);
     s_key(tb, 3, "ceiling", false);
     if (isfinite(kernel->ceiling_pct)) {
         textbuf_append(tb, "{\"unit\": ");
@@ -170,6 +180,8 @@ static void s_kernel(textbuf_t *tb, const feedback_t *fb, size_t k, size_t *next
         for (size_t i = 0; i < kernel->close_count; i++) {
             textbuf_append(tb, i ? ", {\"category\": " : "{\"category\": ");
             s_string(tb, kernel->close[i].category);
+            textbuf_append(tb, ", \"unit\": ");
+            s_string_or_null(tb, kernel->close[i].unit);
             textbuf_printf(tb, ", \"readings\": %u, \"listed\": %s, \"action\": ", kernel->close[i].readings,
                            kernel->close[i].listed ? "true" : "false");
             if (kernel->close[i].action)

@@ -191,6 +191,7 @@ static void s_lead_with(ncu_ctx_t *c, fb_finding_t *f)
     f->primary = true;
     fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
     snprintf(kernel->bottleneck, sizeof kernel->bottleneck, "%s", f->category);
+    snprintf(kernel->bottleneck_unit, sizeof kernel->bottleneck_unit, "%s", f->unit);
 }
 
 static void s_mark_primary(ncu_ctx_t *c, size_t first)
@@ -380,12 +381,12 @@ static ncu_ctx_t s_ctx(const ncu_kernel_t *k, const ncu_rule_shown_t *rules, siz
 }
 
 /* Whether the kernel's own findings (from index `first` of the feedback)
- * include one of `category`. */
-static bool s_listed(const ncu_ctx_t *c, size_t first, const char *category)
+ * include one of `category` on `unit`. */
+static bool s_listed(const ncu_ctx_t *c, size_t first, const char *category, const char *unit)
 {
     for (size_t i = first; i < feedback_finding_count(c->fb); i++) {
         const fb_finding_t *f = feedback_finding(c->fb, i);
-        if (f->kernel == c->index && strcmp(f->category, category) == 0)
+        if (f->kernel == c->index && strcmp(f->category, category) == 0 && strcmp(f->unit, unit) == 0)
             return true;
     }
     return false;
@@ -405,8 +406,10 @@ static const char *s_primary_action(const feedback_t *fb)
  * its own, and records the other first findings they give, with the action
  * of the first such reading where the kernel does not list that finding
  * (from index `first`): a verdict on one of the analysis' lines is said to be
- * one, and what the other side would have the agent do. Memory running out
- * leaves the kernel not judged (close_of 0). */
+ * one, and what the other side would have the agent do. A first finding of
+ * the same category on another unit (a compute bound on another pipe: its
+ * action is that pipe's) is another. Memory running out leaves the kernel
+ * not judged (close_of 0). */
 static void s_close_calls(const ncu_ctx_t *c, size_t first_finding)
 {
     fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
@@ -414,6 +417,7 @@ static void s_close_calls(const ncu_ctx_t *c, size_t first_finding)
         return;
     struct {
         char category[32];
+        char unit[16];
         unsigned readings;
         char action[1024];
     } other[NCU_NOISE_TRIALS];
@@ -433,17 +437,19 @@ static void s_close_calls(const ncu_ctx_t *c, size_t first_finding)
         ncu_ctx_t t = s_ctx(&noisy, c->rules, index, scratch, c->roof);
         s_analyze_kernel(&t);
         const char *first = feedback_kernel_const(scratch, index)->bottleneck;
+        const char *unit = feedback_kernel_const(scratch, index)->bottleneck_unit;
         if (!first[0])
             first = "none";
-        if (strcmp(first, kernel->bottleneck) == 0) {
+        if (strcmp(first, kernel->bottleneck) == 0 && strcmp(unit, kernel->bottleneck_unit) == 0) {
             same++;
         } else {
             size_t i = 0;
-            while (i < others && strcmp(other[i].category, first) != 0)
+            while (i < others && (strcmp(other[i].category, first) != 0 || strcmp(other[i].unit, unit) != 0))
                 i++;
             if (i == others) {
                 const char *action = s_primary_action(scratch);
                 snprintf(other[i].category, sizeof other[i].category, "%s", first);
+                snprintf(other[i].unit, sizeof other[i].unit, "%s", unit);
                 snprintf(other[i].action, sizeof other[i].action, "%s", action ? action : "");
                 other[others++].readings = 0;
             }
@@ -453,8 +459,8 @@ static void s_close_calls(const ncu_ctx_t *c, size_t first_finding)
     }
     feedback_kernel_close(kernel, NCU_NOISE_TRIALS, same, 100 * NCU_NOISE_SIGMA);
     for (size_t i = 0; i < others; i++)
-        feedback_kernel_add_close(kernel, other[i].category, other[i].readings,
-                                  s_listed(c, first_finding, other[i].category), other[i].action);
+        feedback_kernel_add_close(kernel, other[i].category, other[i].unit, other[i].readings,
+                                  s_listed(c, first_finding, other[i].category, other[i].unit), other[i].action);
 }
 
 json_t *ncu_analyze_collated(const ncu_data_t *data)

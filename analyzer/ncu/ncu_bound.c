@@ -849,6 +849,9 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
     double sm = fmin(s_or0(V(c, NM_SM_PCT)), 100);
     s_summaries(c, sol, sizeof sol);
     fb_finding_t *f;
+    /* The unit the verdict is on (fb_finding_t.unit): the pipe's key, unless
+     * the issue slots lead or the saturated pipe was not measured. */
+    const char *unit = pipe ? pipe->key : NULL;
     if (!pipe) {
         snprintf(title, sizeof title, "Compute-bound%s%s; which pipe saturates was not measured",
                  sol[0] ? ": " : "", sol);
@@ -871,6 +874,7 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
         snprintf(title, sizeof title,
                  "Compute-bound: %s%s; which pipe saturates was not measured (busiest measured: %s %.0f%%)",
                  sol, issued, pipe->name, pipe->pct);
+        unit = NULL;
         f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(sm, issued[0] ? issue->pct : 0)), "headroom",
                             title, ncu_advice_action("compute"));
         ncu_ctx_missing(c, "pipe utilization (sm__inst_executed_pipe_*, sm__pipe_*_cycles_active): "
@@ -880,6 +884,7 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
         snprintf(title, sizeof title,
                  "Issue-bound: the schedulers issue an instruction in %.0f%% of cycles while no pipe is "
                  "full (busiest: %s %.0f%%)", issue->pct, pipe->name, pipe->pct);
+        unit = "issue";
         f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, issue->pct), "headroom", title,
                             ncu_advice_action("compute_issue"));
     } else if (strcmp(pipe->key, "adu") == 0 && ncu_ctx_stall_share(c, NM_STALL_BARRIER) >= 0.2) {
@@ -933,6 +938,7 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
                  "Compute-bound on instruction issue: the schedulers issue in %.0f%% of cycles, more than "
                  "any pipe is busy (busiest: %s %.0f%%)%s%s", issue->pct, pipe->name, pipe->pct,
                  sol[0] ? "; " : "", sol);
+        unit = "issue";
         f = ncu_ctx_finding(c, "compute_bound", s_headroom(c, fmax(issue->pct, sm)), "headroom", title,
                             ncu_advice_action("compute_issue"));
     } else if (strcmp(pipe->key, "lsu") == 0) {
@@ -968,6 +974,7 @@ static void s_bound_compute(ncu_ctx_t *c, const ncu_unit_t *pipe, const ncu_unit
     }
     if (!f)
         return;
+    snprintf(f->unit, sizeof f->unit, "%s", unit ? unit : "");
     s_units_evidence(f, c);
     ncu_ctx_pct(f, c, NM_SM_PCT);
     s_stall_evidence(f, c, s_pipe_stalls, sizeof s_pipe_stalls / sizeof s_pipe_stalls[0]);
