@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "job_table.h"
+#include "journal_sync.h"
 #include "pf_error.h"
 
 typedef struct journal_t journal_t;
@@ -83,5 +84,19 @@ pf_status_t journal_forgotten(journal_t *self, const char *job_id, pf_error_t *e
  * then is forgotten, with an error logged. */
 pf_status_t journal_feedback_read(journal_t *self, const job_t *job, uint8_t **bytes_p, size_t *len_p,
                                   pf_error_t *err);
+
+/* Promises and the sync thread (journal_sync.h). journal_mark is what a
+ * promise made now waits for: every record written so far is covered once
+ * the thread's synced mark reaches it, and a sync that covers it is asked
+ * for. 0 when nothing waits (a NULL journal, or sync off). */
+uint64_t journal_mark(journal_t *self);
+/* The socket the loop polls for the thread's progress; NULL when none. */
+zsock_t *journal_socket(journal_t *self);
+/* The thread's progress (journal_sync_take); without a thread everything is
+ * synced (UINT64_MAX) and nothing failed. */
+void journal_progress(journal_t *self, journal_sync_progress_t *progress);
+/* The sync thread, for tests (journal_sync_count, journal_sync_set_fn); NULL
+ * when none. */
+journal_sync_t *journal_syncer(journal_t *self);
 
 #endif
