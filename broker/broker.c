@@ -297,8 +297,8 @@ static void s_ack(broker_t *self, zsock_t *sock, zframe_t *peer, const char *job
     pf_error_t err;
     if (s_wire_hold(self, sock, peer, &env, mark, kind | OUTBOX_COUNTED, job_id, &err) != PF_OK) {
         char name[WIRE_ZMQ_PEER_LEN];
-        pf_log_warn(LOG, "job %s: could not send ack to peer %s: %s", job_id, wire_zmq_peer_name(peer, name, sizeof name),
-                    err.msg);
+        pf_log_warn(LOG, "job %s: could not send ack to peer %s: %s", job_id,
+                    wire_zmq_peer_name(peer, name, sizeof name), err.msg);
     }
 }
 

@@ -797,7 +797,8 @@ journal_t *journal_open(const char *dir, const journal_options_t *opts, job_tabl
         *replayed_p = count;
     /* Compacting now also proves the folder is writable, before any agent is
      * told its job is safe. */
-    if (s_compact(self, err) != PF_OK || (opts->sync && !(self->syncer = journal_sync_new(self->fd, self->path, err)))) {
+    if (s_compact(self, err) != PF_OK ||
+        (opts->sync && !(self->syncer = journal_sync_new(self->fd, self->path, err)))) {
         if (self->fd >= 0)
             close(self->fd);
         free(self);
