@@ -23,12 +23,19 @@
  * Durability: the records that back a promise to a peer are written and
  * fdatasync'ed before the promise is made (submitted: before the agent's ack;
  * pass: before the collector's ack; finished: before the feedback is sent).
- * The other records are written without a sync: losing them makes the broker
+ * The loop only writes (a failed write is an error at once, leaving nothing
+ * in the file); a sync thread (journal_sync.h) fdatasyncs, and a promise
+ * waits for journal_mark() to be synced (the broker's outbox.h holds it,
+ * journal_progress says when it may go, or that the sync failed). Records
+ * written while one sync runs share the next one. A compaction syncs its new
+ * file, so everything written before it counts as synced. The other records
+ * are written without a sync of their own: losing them makes the broker
  * redo work after a crash (collect a job again), never lose one.
  * Why a journal of our own and not SQLite: docs/reliability.md.
  *
  * A NULL journal (no state folder configured) keeps nothing and every call
- * succeeds. The journal does no socket I/O. */
+ * succeeds; with sync off there is no thread and nothing waits. The journal's
+ * only socket is its thread's inproc signal (journal_socket). */
 #ifndef JOURNAL_H
 #define JOURNAL_H
 
@@ -43,7 +50,7 @@
 typedef struct journal_t journal_t;
 
 typedef struct {
-    bool sync;            /* fdatasync before promises (default true) */
+    bool sync;            /* fdatasync (on the sync thread) before promises (default true) */
     size_t max_record;    /* a longer record on disk is damage (the message limit + slack) */
     size_t compact_min;   /* never rewrite a file smaller than this (bytes) */
 } journal_options_t;
