@@ -18,6 +18,7 @@
 #include "broker.h"
 
 #include <assert.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@
 #include "job_table.h"
 #include "journal.h"
 #include "pass_chunk.h"
+#include "outbox.h"
 #include "pass_dispatch.h"
 #include "pf_log.h"
 #include "pirate.h"
@@ -74,6 +76,11 @@ typedef struct {
     const broker_config_t *config;
     zsock_t *agents;
     zsock_t *workers;
+    /* Every send to a socket goes through its outbox, which holds promises
+     * until the journal has synced their records (outbox.h). */
+    outbox_t *to_agents;
+    outbox_t *to_workers;
+    uint64_t synced;            /* the journal's synced mark, as last taken (s_settle) */
     job_table_t *jobs;
     journal_t *journal;         /* NULL: no state folder, nothing is kept */
     wire_curve_t *curve;        /* NULL: plaintext */
@@ -100,31 +107,114 @@ static int64_t s_expiry(broker_t *self)
 /* ------------------------------------------------------------------------
  * Sending */
 
-static metrics_endpoint_t s_endpoint(broker_t *self, zsock_t *sock)
+/* Every message the broker sends is counted here once it has left (the
+ * outbox may have held it); Error replies are not in the byte counts. A held
+ * message that cannot be sent is logged: no caller waits for it any more. */
+static void s_sent(broker_t *self, metrics_endpoint_t e, const outbox_msg_t *msg, size_t size, bool held,
+                   pf_status_t rc, const pf_error_t *err)
 {
-    return sock == self->agents ? METRICS_AGENTS : METRICS_WORKERS;
+    if (rc == PF_OK) {
+        if (msg->kind & OUTBOX_COUNTED) {
+            self->metrics.bytes_out[e] += size;
+            self->metrics.messages_out[e]++;
+        }
+        return;
+    }
+    if (!held)
+        return;
+    char name[WIRE_ZMQ_PEER_LEN];
+    wire_zmq_peer_name(msg->peer, name, sizeof name);
+    pf_log_warn(LOG, "job %s: could not send a held message to peer %s: %s", msg->job_id[0] ? msg->job_id : "-", name,
+                err->msg);
+    /* As s_dispatch and s_tick do: a worker whose connection is gone is dead
+     * now (an agent gets its answer when it comes back). */
+    worker_t *w = e == METRICS_WORKERS ? worker_pool_find(self->pool, name) : NULL;
+    if (w)
+        worker_pool_unreachable(w);
 }
 
-/* Every envelope the broker sends goes through here, to be counted. */
+static void s_sent_agents(void *arg, const outbox_msg_t *msg, size_t size, bool held, pf_status_t rc,
+                          const pf_error_t *err)
+{
+    s_sent(arg, METRICS_AGENTS, msg, size, held, rc, err);
+}
+
+static void s_sent_workers(void *arg, const outbox_msg_t *msg, size_t size, bool held, pf_status_t rc,
+                           const pf_error_t *err)
+{
+    s_sent(arg, METRICS_WORKERS, msg, size, held, rc, err);
+}
+
+/* Sends a packed Envelope through the socket's outbox: at once, or once the
+ * journal has synced `mark` (0: no wait) and earlier messages to `peer` have
+ * gone. `kind` (outbox_kind_t) says what a failed sync makes of it. */
+static pf_status_t s_frame_send(broker_t *self, zsock_t *sock, zframe_t *peer, zframe_t **body_p, uint64_t mark,
+                                int kind, const char *job_id, pf_error_t *err)
+{
+    outbox_t *out = sock == self->agents ? self->to_agents : self->to_workers;
+    return outbox_send(out, peer, body_p, mark, self->synced, kind, job_id, err);
+}
+
+/* Packs `env` and sends it (s_frame_send). */
+static pf_status_t s_wire_hold(broker_t *self, zsock_t *sock, zframe_t *peer, const Profeed__Envelope *env,
+                               uint64_t mark, int kind, const char *job_id, pf_error_t *err)
+{
+    size_t size = 0;
+    if (wire_envelope_measure(env, self->config->max_msg, &size, err) != PF_OK)
+        return err->code;
+    /* Packed straight into the frame: a pass output is megabytes. */
+    zframe_t *body = zframe_new(NULL, size);
+    if (!body)
+        return pf_error_set(err, PF_ENOMEM, "out of memory for a %zu-byte message", size);
+    wire_envelope_pack_to(env, zframe_data(body), size);
+    return s_frame_send(self, sock, peer, &body, mark, kind, job_id, err);
+}
+
+/* Every envelope the broker sends goes through here or s_wire_hold, to be
+ * counted and kept in order behind held promises. */
 static pf_status_t s_wire_send(broker_t *self, zsock_t *sock, zframe_t *peer, const Profeed__Envelope *env,
                                pf_error_t *err)
 {
-    size_t size;
-    pf_status_t rc = wire_zmq_send(sock, peer, env, self->config->max_msg, &size, err);
-    if (rc == PF_OK) {
-        metrics_endpoint_t e = s_endpoint(self, sock);
-        self->metrics.bytes_out[e] += size;
-        self->metrics.messages_out[e]++;
-    }
-    return rc;
+    return s_wire_hold(self, sock, peer, env, 0, OUTBOX_PLAIN | OUTBOX_COUNTED, NULL, err);
 }
 
-/* Refuses a message with an Error to the peer, and counts why. A macro because
- * wire_zmq_send_error() is variadic. Error replies are not in the byte counts. */
+/* Error{code, text, job_id} to `peer`, through the outbox (not counted in
+ * bytes out); failures are only logged, the error being itself the answer. */
+static void s_error_send(broker_t *self, zsock_t *sock, zframe_t *peer, Profeed__ErrorCode code, const char *job_id,
+                         const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void s_error_send(broker_t *self, zsock_t *sock, zframe_t *peer, Profeed__ErrorCode code, const char *job_id,
+                         const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap); /* a cut-short error text is still an answer */
+    va_end(ap);
+    Profeed__Error error;
+    profeed__error__init(&error);
+    error.has_code = 1;
+    error.code = code;
+    error.text = text;
+    /* An id that would not pass validation is left out rather than echoed. */
+    if (job_id && wire_check_id(job_id, "job_id", NULL) == PF_OK)
+        error.job_id = (char *) job_id;
+    Profeed__Envelope env;
+    wire_envelope_init(&env);
+    env.body_case = PROFEED__ENVELOPE__BODY_ERROR;
+    env.error = &error;
+    pf_error_t err;
+    if (s_wire_hold(self, sock, peer, &env, 0, OUTBOX_PLAIN, error.job_id, &err) != PF_OK) {
+        char name[WIRE_ZMQ_PEER_LEN];
+        pf_log_debug(LOG, "could not answer peer %s with an error: %s", wire_zmq_peer_name(peer, name, sizeof name),
+                     err.msg);
+    }
+}
+
+/* Refuses a message with an Error to the peer, and counts why. */
 #define s_refuse(self, sock, peer, reason, code, job_id, ...)                                          \
     do {                                                                                               \
         (self)->metrics.rejected[(reason)]++;                                                          \
-        wire_zmq_send_error((sock), (peer), (code), (job_id), LOG, __VA_ARGS__);                       \
+        s_error_send((self), (sock), (peer), (code), (job_id), __VA_ARGS__);                           \
     } while (0)
 
 static void s_send(broker_t *self, zsock_t *sock, zframe_t *peer, Profeed__Envelope *env,
@@ -140,10 +230,11 @@ static void s_send(broker_t *self, zsock_t *sock, zframe_t *peer, Profeed__Envel
 
 /* Sends an Envelope spliced around a retained packed message (wire_splice.h):
  * Envelope{`body_field`: head + field `inner_field` = inner}, or with `head`
- * NULL, Envelope{`body_field`: inner}. Counted like every other send. */
+ * NULL, Envelope{`body_field`: inner}. Through the outbox, with `mark` and
+ * `kind` as s_frame_send's. */
 static pf_status_t s_splice_send(broker_t *self, zsock_t *sock, zframe_t *peer, uint32_t body_field,
                                  const ProtobufCMessage *head, uint32_t inner_field, const uint8_t *inner,
-                                 size_t inner_len, pf_error_t *err)
+                                 size_t inner_len, uint64_t mark, int kind, const char *job_id, pf_error_t *err)
 {
     size_t size = wire_splice_envelope(NULL, body_field, head, inner_field, inner, inner_len);
     if (size > self->config->max_msg)
@@ -153,13 +244,7 @@ static pf_status_t s_splice_send(broker_t *self, zsock_t *sock, zframe_t *peer, 
     if (!frame)
         return pf_error_set(err, PF_ENOMEM, "out of memory for a %zu-byte message", size);
     wire_splice_envelope(zframe_data(frame), body_field, head, inner_field, inner, inner_len);
-    pf_status_t rc = wire_zmq_send_frame(sock, peer, &frame, err);
-    if (rc == PF_OK) {
-        metrics_endpoint_t e = s_endpoint(self, sock);
-        self->metrics.bytes_out[e] += size;
-        self->metrics.messages_out[e]++;
-    }
-    return rc;
+    return s_frame_send(self, sock, peer, &frame, mark, kind | OUTBOX_COUNTED, job_id, err);
 }
 
 static void s_to_agent(broker_t *self, job_t *job, Profeed__Envelope *env, const char *what)
@@ -169,7 +254,7 @@ static void s_to_agent(broker_t *self, job_t *job, Profeed__Envelope *env, const
     zframe_t *peer = zframe_new(job->agent, job->agent_len);
     pf_error_t err;
     /* An agent that went away gets its answer when it resubmits the job id. */
-    if (s_wire_send(self, self->agents, peer, env, &err) != PF_OK)
+    if (s_wire_hold(self, self->agents, peer, env, 0, OUTBOX_PLAIN | OUTBOX_COUNTED, job->id, &err) != PF_OK)
         pf_log_debug(LOG, "job %s: agent not reachable for %s: %s", job->id, what, err.msg);
     zframe_destroy(&peer);
 }
@@ -194,8 +279,10 @@ static void s_progress(broker_t *self, job_t *job, const char *state)
     s_to_agent(self, job, &env, "progress");
 }
 
+/* An Ack; with `mark` (journal_mark) it waits for the journal, and `kind`
+ * says which promise it is (OUTBOX_SUBMIT_ACK, OUTBOX_PASS_ACK). */
 static void s_ack(broker_t *self, zsock_t *sock, zframe_t *peer, const char *job_id,
-                  const char *pass_key, bool duplicate)
+                  const char *pass_key, bool duplicate, uint64_t mark, int kind)
 {
     Profeed__Ack ack;
     profeed__ack__init(&ack);
@@ -207,19 +294,27 @@ static void s_ack(broker_t *self, zsock_t *sock, zframe_t *peer, const char *job
     wire_envelope_init(&env);
     env.body_case = PROFEED__ENVELOPE__BODY_ACK;
     env.ack = &ack;
-    s_send(self, sock, peer, &env, "ack", job_id);
+    pf_error_t err;
+    if (s_wire_hold(self, sock, peer, &env, mark, kind | OUTBOX_COUNTED, job_id, &err) != PF_OK) {
+        char name[WIRE_ZMQ_PEER_LEN];
+        pf_log_warn(LOG, "job %s: could not send ack to peer %s: %s", job_id,
+                    wire_zmq_peer_name(peer, name, sizeof name), err.msg);
+    }
 }
 
-/* Sends `len` bytes of packed Feedback to the job's agent, as they are. */
-static void s_send_packed_feedback(broker_t *self, const job_t *job, const uint8_t *bytes, size_t len)
+/* Sends `len` bytes of packed Feedback to the job's agent, as they are, once
+ * the journal holds what it has written so far (the job's finished record
+ * among it, whether just written or not): `kind` OUTBOX_FEEDBACK for the
+ * feedback just finished, OUTBOX_PLAIN for one sent again. */
+static void s_send_packed_feedback(broker_t *self, const job_t *job, const uint8_t *bytes, size_t len, int kind)
 {
     if (job->agent_len == 0)
         return;
     zframe_t *peer = zframe_new(job->agent, job->agent_len);
     pf_error_t err;
     /* An agent that went away gets its answer when it resubmits the job id. */
-    if (s_splice_send(self, self->agents, peer, PROFEED__ENVELOPE__BODY_FEEDBACK, NULL, 0, bytes, len, &err) !=
-        PF_OK)
+    if (s_splice_send(self, self->agents, peer, PROFEED__ENVELOPE__BODY_FEEDBACK, NULL, 0, bytes, len,
+                      journal_mark(self->journal), kind, job->id, &err) != PF_OK)
         pf_log_debug(LOG, "job %s: agent not reachable for feedback: %s", job->id, err.msg);
     zframe_destroy(&peer);
 }
@@ -248,12 +343,13 @@ static bool s_stored_feedback(broker_t *self, job_t *job, uint8_t **bytes_p, siz
 }
 
 /* Sends a finished job's Feedback to its agent, as it was packed: from
- * memory, or, once delivered, from the journal. False when that could not be
- * read back and the job is forgotten (s_stored_feedback). */
-static bool s_send_feedback(broker_t *self, job_t *job)
+ * memory, or, once delivered, from the journal (`kind`: as
+ * s_send_packed_feedback's). False when that could not be read back and the
+ * job is forgotten (s_stored_feedback). */
+static bool s_send_feedback(broker_t *self, job_t *job, int kind)
 {
     if (job->feedback) {
-        s_send_packed_feedback(self, job, job->feedback, job->feedback_len);
+        s_send_packed_feedback(self, job, job->feedback, job->feedback_len, kind);
         return true;
     }
     if (job->stored_len == 0)
@@ -262,7 +358,7 @@ static bool s_send_feedback(broker_t *self, job_t *job)
     size_t len = 0;
     if (!s_stored_feedback(self, job, &bytes, &len))
         return false;
-    s_send_packed_feedback(self, job, bytes, len);
+    s_send_packed_feedback(self, job, bytes, len, kind);
     free(bytes);
     return true;
 }
@@ -305,7 +401,7 @@ static void s_finish(broker_t *self, job_t *job, const uint8_t *fb_bytes, size_t
         pf_log_error(LOG, "job %s: the feedback is not stored (a broker restart would run the job again): %s",
                      job->id, err.msg);
     pf_log_info(LOG, "job %s: finished (attempt %u)", job->id, (unsigned) job->attempt);
-    s_send_feedback(self, job);
+    s_send_feedback(self, job, OUTBOX_FEEDBACK);
 }
 
 /* Finishes a job the farm could not complete, with a Feedback saying why. */
@@ -399,8 +495,8 @@ static void s_send_passes(broker_t *self, job_t *job, bool all)
         pass_dispatch_context_with(&context, i == 0, job->passes[i].len, self->config->max_msg);
         pf_error_t err;
         if (s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH, &head.base,
-                          PROFEED__DISPATCH__WORK_PASS_OUTPUT, job->passes[i].bytes, job->passes[i].len,
-                          &err) != PF_OK)
+                          PROFEED__DISPATCH__WORK_PASS_OUTPUT, job->passes[i].bytes, job->passes[i].len, 0,
+                          OUTBOX_PLAIN, job->id, &err) != PF_OK)
             pf_log_warn(LOG, "job %s: could not send pass %s to analyzer %s: %s", job->id,
                         job->passes[i].pass_key, a->ready->worker_id, err.msg);
     }
@@ -846,18 +942,23 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
     case JOB_SUBMIT_SAME:
         pf_log_info(LOG, "job %s from agent %s: resubmitted while %s", id, peer_name, job_state_name(job->state));
         job_table_set_owner(self->jobs, job, caller->owner); /* caller_t's fits: JOB_OWNER_LEN */
-        s_ack(self, self->agents, peer, id, NULL, true);
+        /* After whatever is written: the job's own records may still be
+         * on their way to the disk (an agent that resubmits at once, from a
+         * new connection). */
+        s_ack(self, self->agents, peer, id, NULL, true, journal_mark(self->journal), OUTBOX_PLAIN);
         if (stored)
-            s_send_packed_feedback(self, job, stored, stored_len);
+            s_send_packed_feedback(self, job, stored, stored_len, OUTBOX_PLAIN);
         else if (job->state == JOB_FINISHED)
-            s_send_feedback(self, job);
+            s_send_feedback(self, job, OUTBOX_PLAIN);
         else
             s_progress(self, job, job_state_name(job->state));
         free(stored);
         return;
     case JOB_SUBMIT_NEW:
         job_table_set_owner(self->jobs, job, caller->owner);
-        /* The ack promises the job is kept: stored first, or not accepted. */
+        /* The ack promises the job is kept: written first, or not accepted;
+         * the ack is held until it is synced (s_settle: a failed sync makes
+         * it this refusal then). */
         if (journal_submitted(self->journal, job, &err) != PF_OK) {
             job_table_forget(self->jobs, job);
             pf_log_error(LOG, "job %s from agent %s refused: cannot store it: %s", id, peer_name, err.msg);
@@ -868,7 +969,9 @@ static void s_submit(broker_t *self, zframe_t *peer, const char *peer_name, cons
         pf_log_info(LOG, "job %s from agent %s: queued", id, peer_name);
         job_table_accepted(self->jobs, job, wire_zmq_now_ms());
         self->metrics.submitted++;
-        s_ack(self, self->agents, peer, id, NULL, false);
+        /* Held until the record is synced; what follows it to this agent
+         * waits behind it (outbox.h). */
+        s_ack(self, self->agents, peer, id, NULL, false, journal_mark(self->journal), OUTBOX_SUBMIT_ACK);
         s_progress(self, job, "queued");
         s_dispatch(self);
         return;
@@ -894,7 +997,7 @@ static void s_agent_heartbeat(broker_t *self, zframe_t *peer, const caller_t *ca
         /* An agent still waiting for a finished job missed its feedback (it
          * was away, or the broker restarted): at least once, it gets it. One
          * whose stored feedback cannot be read back is forgotten: unknown. */
-        if (job->state == JOB_FINISHED && !s_send_feedback(self, job))
+        if (job->state == JOB_FINISHED && !s_send_feedback(self, job, OUTBOX_PLAIN))
             s_refuse(self, self->agents, peer, METRICS_REJECT_UNKNOWN_JOB, PROFEED__ERROR_CODE__ERROR_CODE_UNKNOWN_JOB,
                      hb->job_ids[i], "job %s is not known here; submit it again", hb->job_ids[i]);
     }
@@ -932,10 +1035,10 @@ static void s_on_agent(broker_t *self)
             pf_log_warn(LOG, "agent peer %s: refused a message: %s", name, err.msg);
             self->metrics.rejected[err.code == PF_EPROTO ? METRICS_REJECT_VERSION : METRICS_REJECT_MALFORMED]++;
             if (peer && zframe_size(peer) > 0)
-                wire_zmq_send_error(self->agents, peer,
-                                    err.code == PF_EPROTO ? PROFEED__ERROR_CODE__ERROR_CODE_VERSION_MISMATCH
-                                                          : PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
-                                    NULL, LOG, "%s", err.msg);
+                s_error_send(self, self->agents, peer,
+                             err.code == PF_EPROTO ? PROFEED__ERROR_CODE__ERROR_CODE_VERSION_MISMATCH
+                                                   : PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
+                             NULL, "%s", err.msg);
         }
         zframe_destroy(&peer);
         return;
@@ -1068,7 +1171,7 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t **bo
                                           bytes, len, body_p, &err);
     switch (rc) {
     case JOB_PASS_DUPLICATE:
-        s_ack(self, self->workers, peer, job->id, pass->pass_key, true);
+        s_ack(self, self->workers, peer, job->id, pass->pass_key, true, journal_mark(self->journal), OUTBOX_PLAIN);
         return;
     case JOB_PASS_REFUSED:
         pf_log_warn(LOG, "job %s: pass %s from %s refused: %s", job->id, pass->pass_key, w->ready->worker_id, err.msg);
@@ -1077,7 +1180,8 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t **bo
         return;
     case JOB_PASS_NEW: break;
     }
-    /* The collector's ack promises the pass is safe: stored first. */
+    /* The collector's ack promises the pass is safe: written now, and the ack
+     * held until it is synced (s_settle: a failed sync fails the job then). */
     if (journal_pass(self->journal, job, &job->passes[job->pass_len - 1], &err) != PF_OK) {
         pf_log_error(LOG, "job %s: cannot store pass %s: %s", job->id, pass->pass_key, err.msg);
         char why[PF_ERROR_MSG_MAX + 64];
@@ -1099,7 +1203,7 @@ static void s_on_pass(broker_t *self, worker_t *w, zframe_t *peer, zframe_t **bo
      * agent's progress: it is what the job waits for, and each send queues
      * behind the ones before it in libzmq's I/O thread. */
     s_ensure_analyzer(self, job, true);
-    s_ack(self, self->workers, peer, job->id, pass->pass_key, false);
+    s_ack(self, self->workers, peer, job->id, pass->pass_key, false, journal_mark(self->journal), OUTBOX_PASS_ACK);
     s_progress(self, job, job->state == JOB_ANALYZING ? "analyzing" : "collecting");
     if (job->state == JOB_ANALYZING)
         s_dispatch(self);
@@ -1236,7 +1340,8 @@ static void s_on_chunk(broker_t *self, worker_t *w, zframe_t *peer, zframe_t *bo
     }
     pf_error_t err;
     pf_status_t sent = s_splice_send(self, self->workers, a->routing_id, PROFEED__ENVELOPE__BODY_DISPATCH,
-                                     &head.base, PROFEED__DISPATCH__WORK_PASS_CHUNK, bytes, len, &err);
+                                     &head.base, PROFEED__DISPATCH__WORK_PASS_CHUNK, bytes, len, 0, OUTBOX_PLAIN,
+                                     job->id, &err);
     if (chunk->last)
         pass_dispatch_context_clear(&context);
     if (sent != PF_OK) {
@@ -1359,10 +1464,10 @@ static void s_on_worker(broker_t *self)
             pf_log_warn(LOG, "worker peer %s: refused a message: %s", key, err.msg);
             self->metrics.rejected[err.code == PF_EPROTO ? METRICS_REJECT_VERSION : METRICS_REJECT_MALFORMED]++;
             if (peer && zframe_size(peer) > 0)
-                wire_zmq_send_error(self->workers, peer,
-                                    err.code == PF_EPROTO ? PROFEED__ERROR_CODE__ERROR_CODE_VERSION_MISMATCH
-                                                          : PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
-                                    NULL, LOG, "%s", err.msg);
+                s_error_send(self, self->workers, peer,
+                             err.code == PF_EPROTO ? PROFEED__ERROR_CODE__ERROR_CODE_VERSION_MISMATCH
+                                                   : PROFEED__ERROR_CODE__ERROR_CODE_BAD_REQUEST,
+                             NULL, "%s", err.msg);
         }
         zframe_destroy(&peer);
         return;
@@ -1410,6 +1515,138 @@ cleanup:
     wire_envelope_destroy(&env);
     zframe_destroy(&body);
     zframe_destroy(&peer);
+}
+
+/* ------------------------------------------------------------------------
+ * Journal syncs */
+
+/* A failed sync's consequences, gathered while the outboxes are revised
+ * (s_failed_msg) and carried out once they have released what they may:
+ * those steps send, and an outbox is not sent on while it is walked. */
+typedef struct {
+    broker_t *broker;
+    const journal_sync_progress_t *progress;
+    zlistx_t *forget;  /* job ids whose submit ack became a refusal: forgotten */
+    zlistx_t *fail;    /* job ids whose pass ack was dropped: failed */
+} sync_failure_t;
+
+static bool s_listed(zlistx_t *ids, const char *id)
+{
+    for (const char *i = zlistx_first(ids); i; i = zlistx_next(ids))
+        if (strcmp(i, id) == 0)
+            return true;
+    return false;
+}
+
+/* One held message after a failed sync: the promises whose records it
+ * covered are treated as the failed write of the same record is (s_submit,
+ * s_on_pass, s_finish); what was to follow a refused submit's ack to its
+ * agent about that job goes with the job. */
+static void s_failed_msg(void *arg, outbox_msg_t *msg)
+{
+    sync_failure_t *f = arg;
+    broker_t *self = f->broker;
+    int kind = msg->kind & ~OUTBOX_COUNTED;
+    if (!msg->body)
+        return;
+    bool covered = msg->mark > f->progress->failed_from && msg->mark <= f->progress->failed_to;
+    if (kind == OUTBOX_PLAIN && msg->job_id[0] && s_listed(f->forget, msg->job_id)) {
+        zframe_destroy(&msg->body);
+        return;
+    }
+    if (!covered)
+        return;
+    if (kind == OUTBOX_SUBMIT_ACK) {
+        pf_log_error(LOG, "job %s refused: cannot store it: %s", msg->job_id, f->progress->why);
+        self->metrics.rejected[METRICS_REJECT_OVERLOADED]++;
+        /* The refusal s_submit sends for a failed write, in the ack's place. */
+        char text[1024];
+        snprintf(text, sizeof text, "the broker cannot store jobs now, so it accepts none (%s)", f->progress->why);
+        Profeed__Error error;
+        profeed__error__init(&error);
+        error.has_code = 1;
+        error.code = PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL;
+        error.text = text;
+        error.job_id = msg->job_id;
+        Profeed__Envelope env;
+        wire_envelope_init(&env);
+        env.body_case = PROFEED__ENVELOPE__BODY_ERROR;
+        env.error = &error;
+        zframe_destroy(&msg->body);
+        size_t size = 0;
+        pf_error_t err;
+        if (wire_envelope_measure(&env, self->config->max_msg, &size, &err) == PF_OK &&
+            (msg->body = zframe_new(NULL, size)) != NULL)
+            wire_envelope_pack_to(&env, zframe_data(msg->body), size);
+        msg->kind = OUTBOX_PLAIN;
+        zlistx_add_end(f->forget, strdup(msg->job_id));
+    } else if (kind == OUTBOX_PASS_ACK) {
+        zframe_destroy(&msg->body); /* as for a failed write: no ack, the job fails */
+        if (!s_listed(f->fail, msg->job_id))
+            zlistx_add_end(f->fail, strdup(msg->job_id));
+    } else if (kind == OUTBOX_FEEDBACK) {
+        pf_log_error(LOG, "job %s: the feedback is not stored (a broker restart would run the job again): %s",
+                     msg->job_id, f->progress->why);
+    }
+}
+
+static void s_free_id(void **item)
+{
+    free(*item);
+    *item = NULL;
+}
+
+/* Takes the journal's sync progress and sends the promises it made good;
+ * after a failed sync, first turns the promises it covered into what a
+ * failed write would have sent (s_failed_msg). */
+static void s_settle(broker_t *self)
+{
+    journal_sync_progress_t progress;
+    journal_progress(self->journal, &progress);
+    sync_failure_t f = {.broker = self, .progress = &progress};
+    if (progress.failed_to) {
+        pf_log_error(LOG, "%s; the promises waiting on it are withdrawn (new jobs refused, their passes failed)",
+                     progress.why);
+        f.forget = zlistx_new();
+        f.fail = zlistx_new();
+        if (f.forget)
+            zlistx_set_destructor(f.forget, s_free_id);
+        if (f.fail)
+            zlistx_set_destructor(f.fail, s_free_id);
+        if (f.forget && f.fail) {
+            outbox_revise(self->to_agents, s_failed_msg, &f);
+            outbox_revise(self->to_workers, s_failed_msg, &f);
+        } else {
+            pf_log_error(LOG, "out of memory withdrawing promises: they are sent as if stored");
+        }
+    }
+    self->synced = progress.synced;
+    outbox_release(self->to_agents, self->synced);
+    outbox_release(self->to_workers, self->synced);
+    for (const char *id = f.forget ? zlistx_first(f.forget) : NULL; id; id = zlistx_next(f.forget)) {
+        job_t *job = job_table_find(self->jobs, id);
+        if (!job)
+            continue;
+        s_release(self, job);
+        job_table_forget(self->jobs, job);
+        pf_error_t err;
+        if (journal_forgotten(self->journal, id, &err) != PF_OK)
+            pf_log_warn(LOG, "job %s: forgetting it is not stored: %s", id, err.msg);
+    }
+    bool failed = false;
+    for (const char *id = f.fail ? zlistx_first(f.fail) : NULL; id; id = zlistx_next(f.fail)) {
+        job_t *job = job_table_find(self->jobs, id);
+        if (!job || job->state == JOB_FINISHED)
+            continue;
+        char why[PF_ERROR_MSG_MAX + 64];
+        snprintf(why, sizeof why, "the broker could not store a pass output: %s", progress.why);
+        s_finish_failed(self, job, PROFEED__FEEDBACK_STATUS__FEEDBACK_STATUS_FAILED_AFTER_RETRIES, why);
+        failed = true;
+    }
+    zlistx_destroy(&f.forget);
+    zlistx_destroy(&f.fail);
+    if (failed)
+        s_dispatch(self);
 }
 
 /* ------------------------------------------------------------------------
@@ -1536,6 +1773,10 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
     zpoller_t *poller = NULL;
     if (!self.agents || !self.workers || !self.jobs || !self.pool)
         goto cleanup;
+    self.to_agents = outbox_new(self.agents, s_sent_agents, &self);
+    self.to_workers = outbox_new(self.workers, s_sent_workers, &self);
+    if (!self.to_agents || !self.to_workers)
+        goto cleanup;
     if ((uint64_t) PASS_CHUNK_WINDOW * config->chunk_bytes > config->stream_memory_bytes) {
         pf_log_error(LOG, "stream-memory-mb of %llu MiB does not hold one stream's window of %d chunks of chunk-kb "
                           "%u KiB; raise stream-memory-mb or lower chunk-kb",
@@ -1589,6 +1830,9 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
         zpoller_add(poller, broker_auth_socket(self.auth));
     if (self.http)
         zpoller_add(poller, broker_http_socket(self.http));
+    zsock_t *synced = journal_socket(self.journal);
+    if (synced)
+        zpoller_add(poller, synced);
     if (pipe) {
         zpoller_add(poller, pipe);
         zsock_signal(pipe, 0);
@@ -1612,6 +1856,10 @@ int broker_run(const broker_config_t *config, zsock_t *pipe)
         } else if (self.http && which == broker_http_socket(self.http)) {
             broker_http_handle(self.http, wire_zmq_now_ms());
         }
+        /* A sync ended, or a compaction in a handler synced everything:
+         * promises may go (a take with nothing new is cheap). */
+        if (synced && (which == synced || outbox_held(self.to_agents) || outbox_held(self.to_workers)))
+            s_settle(&self);
         if (wire_zmq_now_ms() >= self.next_tick_ms) {
             s_tick(&self);
             if (self.http)
@@ -1625,6 +1873,10 @@ cleanup:
         zsock_signal(pipe, 1);
     zpoller_destroy(&poller);
     broker_http_destroy(&self.http);
+    /* Held promises are dropped, after the journal synced at close: outbox.c
+     * says why no promise is broken so. */
+    outbox_destroy(&self.to_agents);
+    outbox_destroy(&self.to_workers);
     journal_close(&self.journal);
     job_table_destroy(&self.jobs);
     worker_pool_destroy(&self.pool);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "crc32.h"
+#include "journal_sync.h"
 #include "pf_log.h"
 #include "profiler.h"
 #include "wire.h"
@@ -35,6 +36,8 @@ struct journal_t {
     int fd;
     uint64_t size;         /* bytes in the file */
     uint64_t compacted;    /* bytes after the last compaction */
+    uint64_t mark;         /* bytes appended since open, compactions aside (journal_sync.h) */
+    journal_sync_t *syncer; /* with opts.sync; NULL: no record is synced but by compaction */
 };
 
 void journal_options_default(journal_options_t *opts)
@@ -124,13 +127,6 @@ static pf_status_t s_write_record(int fd, const Profeed__JournalRecord *rec, siz
     return PF_OK;
 }
 
-static pf_status_t s_sync(int fd, const char *path, pf_error_t *err)
-{
-    if (fdatasync(fd) != 0)
-        return pf_error_set(err, PF_EIO, "%s: cannot sync: %s", path, strerror(errno));
-    return PF_OK;
-}
-
 /* Where compaction wrote a job's finished record, for job_table_stored once
  * the new file has replaced the old (until then the old places hold); len 0:
  * the record could not be read back, and the job is forgotten. */
@@ -205,6 +201,10 @@ static pf_status_t s_compact(journal_t *self, pf_error_t *err)
         fsync(dirfd);
         close(dirfd);
     }
+    /* The new file holds every live record, synced: what promises waited
+     * for is on disk. The thread leaves the old descriptor before it closes. */
+    if (self->syncer)
+        journal_sync_replace(self->syncer, fd, self->mark);
     if (self->fd >= 0)
         close(self->fd);
     self->fd = fd;
@@ -219,14 +219,13 @@ static pf_status_t s_compact(journal_t *self, pf_error_t *err)
 }
 
 /* Appends a record (at byte *at_p, `*len_p` bytes long, when not NULL);
- * syncs when it backs a promise. */
+ * when it backs a promise, asks the sync thread for a sync (the promise
+ * waits for journal_mark(), journal.h). */
 static pf_status_t s_write(journal_t *self, const Profeed__JournalRecord *rec, bool sync, uint64_t *at_p,
                            size_t *len_p, pf_error_t *err)
 {
     size_t len = 0;
     pf_status_t rc = s_write_record(self->fd, rec, self->opts.max_record, &len, err);
-    if (rc == PF_OK && sync && self->opts.sync)
-        rc = s_sync(self->fd, self->path, err);
     if (rc != PF_OK) {
         /* Leave no partial record behind for the next one to follow. */
         if (ftruncate(self->fd, (off_t) self->size) != 0)
@@ -240,6 +239,9 @@ static pf_status_t s_write(journal_t *self, const Profeed__JournalRecord *rec, b
     if (len_p)
         *len_p = len;
     self->size += len;
+    self->mark += len;
+    if (self->syncer)
+        journal_sync_written(self->syncer, self->mark, sync);
     return PF_OK;
 }
 
@@ -795,7 +797,8 @@ journal_t *journal_open(const char *dir, const journal_options_t *opts, job_tabl
         *replayed_p = count;
     /* Compacting now also proves the folder is writable, before any agent is
      * told its job is safe. */
-    if (s_compact(self, err) != PF_OK) {
+    if (s_compact(self, err) != PF_OK ||
+        (opts->sync && !(self->syncer = journal_sync_new(self->fd, self->path, err)))) {
         if (self->fd >= 0)
             close(self->fd);
         free(self);
@@ -810,8 +813,46 @@ void journal_close(journal_t **self_p)
     journal_t *self = *self_p;
     if (!self)
         return;
-    if (self->fd >= 0)
+    /* The thread first: it may be syncing the descriptor. Then what it had
+     * not synced is, so a clean stop leaves every record on disk (the
+     * broker drops the promises still held: outbox.h). */
+    journal_sync_destroy(&self->syncer);
+    if (self->fd >= 0) {
+        if (self->opts.sync && fdatasync(self->fd) != 0)
+            pf_log_error(LOG, "%s: cannot sync at close: %s", self->path, strerror(errno));
         close(self->fd);
+    }
     free(self);
     *self_p = NULL;
+}
+
+uint64_t journal_mark(journal_t *self)
+{
+    if (!self || !self->syncer)
+        return 0;
+    /* What was written last may not back a promise of its own (a dispatched
+     * record before a feedback sent again): a sync is asked for all the same. */
+    journal_sync_written(self->syncer, self->mark, true);
+    return self->mark;
+}
+
+zsock_t *journal_socket(journal_t *self)
+{
+    return self && self->syncer ? journal_sync_socket(self->syncer) : NULL;
+}
+
+void journal_progress(journal_t *self, journal_sync_progress_t *progress)
+{
+    if (self && self->syncer) {
+        journal_sync_take(self->syncer, progress);
+        return;
+    }
+    progress->synced = UINT64_MAX; /* nothing waits (journal_mark is 0) */
+    progress->failed_from = progress->failed_to = 0;
+    progress->why[0] = '\0';
+}
+
+journal_sync_t *journal_syncer(journal_t *self)
+{
+    return self ? self->syncer : NULL;
 }

@@ -23,12 +23,19 @@
  * Durability: the records that back a promise to a peer are written and
  * fdatasync'ed before the promise is made (submitted: before the agent's ack;
  * pass: before the collector's ack; finished: before the feedback is sent).
- * The other records are written without a sync: losing them makes the broker
+ * The loop only writes (a failed write is an error at once, leaving nothing
+ * in the file); a sync thread (journal_sync.h) fdatasyncs, and a promise
+ * waits for journal_mark() to be synced (the broker's outbox.h holds it,
+ * journal_progress says when it may go, or that the sync failed). Records
+ * written while one sync runs share the next one. A compaction syncs its new
+ * file, so everything written before it counts as synced. The other records
+ * are written without a sync of their own: losing them makes the broker
  * redo work after a crash (collect a job again), never lose one.
  * Why a journal of our own and not SQLite: docs/reliability.md.
  *
  * A NULL journal (no state folder configured) keeps nothing and every call
- * succeeds. The journal does no socket I/O. */
+ * succeeds; with sync off there is no thread and nothing waits. The journal's
+ * only socket is its thread's inproc signal (journal_socket). */
 #ifndef JOURNAL_H
 #define JOURNAL_H
 
@@ -37,12 +44,13 @@
 #include <stdint.h>
 
 #include "job_table.h"
+#include "journal_sync.h"
 #include "pf_error.h"
 
 typedef struct journal_t journal_t;
 
 typedef struct {
-    bool sync;            /* fdatasync before promises (default true) */
+    bool sync;            /* fdatasync (on the sync thread) before promises (default true) */
     size_t max_record;    /* a longer record on disk is damage (the message limit + slack) */
     size_t compact_min;   /* never rewrite a file smaller than this (bytes) */
 } journal_options_t;
@@ -83,5 +91,19 @@ pf_status_t journal_forgotten(journal_t *self, const char *job_id, pf_error_t *e
  * then is forgotten, with an error logged. */
 pf_status_t journal_feedback_read(journal_t *self, const job_t *job, uint8_t **bytes_p, size_t *len_p,
                                   pf_error_t *err);
+
+/* Promises and the sync thread (journal_sync.h). journal_mark is what a
+ * promise made now waits for: every record written so far is covered once
+ * the thread's synced mark reaches it, and a sync that covers it is asked
+ * for. 0 when nothing waits (a NULL journal, or sync off). */
+uint64_t journal_mark(journal_t *self);
+/* The socket the loop polls for the thread's progress; NULL when none. */
+zsock_t *journal_socket(journal_t *self);
+/* The thread's progress (journal_sync_take); without a thread everything is
+ * synced (UINT64_MAX) and nothing failed. */
+void journal_progress(journal_t *self, journal_sync_progress_t *progress);
+/* The sync thread, for tests (journal_sync_count, journal_sync_set_fn); NULL
+ * when none. */
+journal_sync_t *journal_syncer(journal_t *self);
 
 #endif
