@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "close_call.h"
 #include "ncu_advice.h"
 #include "ncu_ctx.h"
 #include "ncu_kernel.h"
@@ -380,87 +381,16 @@ static ncu_ctx_t s_ctx(const ncu_kernel_t *k, const ncu_rule_shown_t *rules, siz
     return c;
 }
 
-/* Whether the kernel's own findings (from index `first` of the feedback)
- * include one of `category` on `unit`. */
-static bool s_listed(const ncu_ctx_t *c, size_t first, const char *category, const char *unit)
+/* One noisy reading of the kernel (ncu_noise.h), analyzed into `scratch`
+ * for its close call (close_call.h). */
+static bool s_reanalyze(void *arg, unsigned reading, feedback_t *scratch, size_t index)
 {
-    for (size_t i = first; i < feedback_finding_count(c->fb); i++) {
-        const fb_finding_t *f = feedback_finding(c->fb, i);
-        if (f->kernel == c->index && strcmp(f->category, category) == 0 && strcmp(f->unit, unit) == 0)
-            return true;
-    }
-    return false;
-}
-
-/* The action of the finding a feedback's analysis of one kernel put first. */
-static const char *s_primary_action(const feedback_t *fb)
-{
-    for (size_t i = 0; i < feedback_finding_count(fb); i++)
-        if (feedback_finding(fb, i)->primary)
-            return feedback_finding(fb, i)->action;
-    return NULL;
-}
-
-/* Judges the kernel again on NCU_NOISE_TRIALS readings of its counters as
- * other profiles of it could read them (ncu_noise.h), each into a feedback of
- * its own, and records the other first findings they give, with the action
- * of the first such reading where the kernel does not list that finding
- * (from index `first`): a verdict on one of the analysis' lines is said to be
- * one, and what the other side would have the agent do. A first finding of
- * the same category on another unit (a compute bound on another pipe: its
- * action is that pipe's) is another. Memory running out leaves the kernel
- * not judged (close_of 0). */
-static void s_close_calls(const ncu_ctx_t *c, size_t first_finding)
-{
-    fb_kernel_t *kernel = feedback_kernel(c->fb, c->index);
-    if (!kernel->bottleneck[0])
-        return;
-    struct {
-        char category[32];
-        char unit[16];
-        unsigned readings;
-        char action[1024];
-    } other[NCU_NOISE_TRIALS];
-    size_t others = 0;
-    unsigned same = 0;
-    for (unsigned trial = 0; trial < NCU_NOISE_TRIALS; trial++) {
-        ncu_kernel_t noisy;
-        ncu_noise_apply(c->k, trial, NCU_NOISE_SIGMA, &noisy);
-        feedback_t *scratch = feedback_new("ncu");
-        size_t index = scratch ? feedback_add_kernel(scratch, kernel->name, kernel->block, kernel->grid,
-                                                     kernel->launches, kernel->time_ns, kernel->share)
-                               : (size_t) -1;
-        if (index == (size_t) -1) {
-            feedback_destroy(&scratch);
-            return;
-        }
-        ncu_ctx_t t = s_ctx(&noisy, c->rules, index, scratch, c->roof);
-        s_analyze_kernel(&t);
-        const char *first = feedback_kernel_const(scratch, index)->bottleneck;
-        const char *unit = feedback_kernel_const(scratch, index)->bottleneck_unit;
-        if (!first[0])
-            first = "none";
-        if (strcmp(first, kernel->bottleneck) == 0 && strcmp(unit, kernel->bottleneck_unit) == 0) {
-            same++;
-        } else {
-            size_t i = 0;
-            while (i < others && (strcmp(other[i].category, first) != 0 || strcmp(other[i].unit, unit) != 0))
-                i++;
-            if (i == others) {
-                const char *action = s_primary_action(scratch);
-                snprintf(other[i].category, sizeof other[i].category, "%s", first);
-                snprintf(other[i].unit, sizeof other[i].unit, "%s", unit);
-                snprintf(other[i].action, sizeof other[i].action, "%s", action ? action : "");
-                other[others++].readings = 0;
-            }
-            other[i].readings++;
-        }
-        feedback_destroy(&scratch);
-    }
-    feedback_kernel_close(kernel, NCU_NOISE_TRIALS, same, 100 * NCU_NOISE_SIGMA);
-    for (size_t i = 0; i < others; i++)
-        feedback_kernel_add_close(kernel, other[i].category, other[i].unit, other[i].readings,
-                                  s_listed(c, first_finding, other[i].category, other[i].unit), other[i].action);
+    const ncu_ctx_t *c = arg;
+    ncu_kernel_t noisy;
+    ncu_noise_apply(c->k, reading, NCU_NOISE_SIGMA, &noisy);
+    ncu_ctx_t t = s_ctx(&noisy, c->rules, index, scratch, c->roof);
+    s_analyze_kernel(&t);
+    return true;
 }
 
 json_t *ncu_analyze_collated(const ncu_data_t *data)
@@ -563,7 +493,7 @@ feedback_t *ncu_analyze(const ncu_data_t *data, const analysis_options_t *option
         ncu_ctx_t c = s_ctx(k, rules, index, fb, roof);
         size_t first = feedback_finding_count(fb);
         s_analyze_kernel(&c);
-        s_close_calls(&c, first);
+        close_call_judge(c.fb, c.index, first, s_reanalyze, &c);
         free(rules);
         analyzed++;
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fnv1a.h"
+#include "noise.h"
 
 static bool s_starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
@@ -43,28 +44,6 @@ static uint64_t s_counter(const char *name)
     return fnv1a_update(FNV1A_BASIS, name, len);
 }
 
-static uint64_t s_mix(uint64_t x) /* splitmix64's finalizer */
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-/* A standard normal, near enough, from a 64-bit hash: the sum of its four
- * 16-bit quarters as uniforms (Irwin-Hall), centred and scaled to variance 1.
- * Its tails stop at 3.46 sigma, where a profile's noise is not modelled
- * anyway, and it costs no logarithm or cosine (the close calls draw about a
- * thousand a kernel). */
-static double s_normal(uint64_t h)
-{
-    double sum = 0;
-    for (int i = 0; i < 4; i++, h >>= 16)
-        sum += ((double) (h & 0xffffu) + 0.5) / 65536.0;
-    return (sum - 2.0) * 1.7320508075688772; /* sqrt(12 / 4) */
-}
-
 /* Per metric, computed once: whether it is fixed, and its counter's hash. */
 static struct {
     bool fixed;
@@ -85,12 +64,12 @@ void ncu_noise_apply(const ncu_kernel_t *in, unsigned trial, double sigma, ncu_k
     assert(in && out && sigma >= 0);
     pthread_once(&s_table_once, s_table_fill);
     *out = *in;
-    uint64_t seed = s_mix(fnv1a_update_str(FNV1A_BASIS, in->name ? in->name : "") ^ s_mix(trial + 1));
+    uint64_t seed = noise_seed(in->name, trial);
     for (int m = 0; m < NM__COUNT; m++) {
         double v = in->v[m];
         if (isnan(v) || v == 0 || s_table[m].fixed)
             continue;
-        double scaled = v * exp(sigma * s_normal(s_mix(seed ^ s_table[m].counter)));
+        double scaled = v * noise_factor(seed, s_table[m].counter, sigma);
         if (isfinite(scaled)) /* a count near DBL_MAX (a hostile capture) stays as read */
             out->v[m] = scaled;
     }

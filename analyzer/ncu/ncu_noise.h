@@ -13,7 +13,7 @@
  * The model is bench/stability.py's, which measures the same thing over the
  * corpora: every counter is scaled by its own factor exp(g), g normal with
  * standard deviation sigma (near enough: its tails stop at 3.46 sigma,
- * ncu_noise.c); a counter's forms (.sum, .pct_of_peak...) move together, as
+ * noise.c); a counter's forms (.sum, .pct_of_peak...) move together, as
  * do the kernel's time in every form (duration, elapsed and
  * active cycles); launch configuration, device attributes, peak rates and the
  * counts ncu derives from the executed SASS (bytes per sector, lanes per
@@ -28,14 +28,16 @@
 #include "ncu_kernel.h"
 #include "ncu_metrics.h"
 
-/* One sigma of the noise a close call is judged under: twice the committed
- * repeats' 90th percentile, so that a verdict it moves is one a second
- * profile can move. */
-#define NCU_NOISE_SIGMA 0.01
+#include "noise.h"
+
+/* One sigma of the noise a close call is judged under (noise.h): twice the
+ * committed repeats' 90th percentile, so that a verdict it moves is one a
+ * second profile can move. */
+#define NCU_NOISE_SIGMA NOISE_SIGMA
 
 /* How many noisy readings a kernel's verdict is re-judged on. Each costs one
  * analysis of the kernel (tens of microseconds; docs/benchmarks.md). */
-#define NCU_NOISE_TRIALS 8
+#define NCU_NOISE_TRIALS NOISE_READINGS
 
 /* Whether the metric reads the same in every profile of a kernel. */
 bool ncu_noise_fixed(ncu_metric_t metric);
