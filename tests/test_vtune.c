@@ -1137,3 +1137,49 @@ Test(vtune_models, memory_bandwidth_near_the_peak_is_the_bound)
     feedback_destroy(&fb);
     vtune_report_destroy(&report);
 }
+
+/* The close call (close_call.h) of a VTune kernel: judged again on noisy
+ * readings of its sampled columns (vtune_noise.h), the same way on every run. */
+Test(vtune_close_call, a_pipe_on_the_busy_line_is_a_close_call_and_one_far_from_it_is_not)
+{
+    static const char header[] =
+        "Computing Task\tComputing Task:Total Time\tComputing Task:Average Time\tComputing Task:Instance Count\t"
+        "Computing Task:SIMD Width\tXVE Array:Active(%)\tXVE Array:Stalled(%)\tXVE Array:Idle(%)\t"
+        "XVE Threads Occupancy(%)\tXVE Stall Reasons:Send(%)\tXVE Stall Reasons:Barrier(%)\t"
+        "XVE Stall Reasons:SBID(%)\tXVE Stall Reasons:Instruction Fetch(%)\tXVE Stall Reasons:Dist or Acc(%)\t"
+        "XVE Pipelines:ALU0 active(%)\tXVE Pipelines:ALU1 active(%)\tXVE Pipelines:XMX active(%)\n";
+    /* gemm_fp32_naive of kf_pass1_full.tsv with its ALU0 at 60.3%, a third
+     * of a point over the 60% at which a unit bounds the kernel, and at 78.3%
+     * as captured. */
+    static const char *const rows[] = {
+        "near\t0.0874\t0.000874\t100\t16\t82.5\t14.1\t3.4\t91.0\t2.8\t0.0\t1.2\t0.6\t4.1\t60.3\t12.6\t0.0\n",
+        "far\t0.0874\t0.000874\t100\t16\t82.5\t14.1\t3.4\t91.0\t2.8\t0.0\t1.2\t0.6\t4.1\t78.3\t12.6\t0.0\n",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, "%s%s", header, rows[i]);
+        vtune_report_t *report;
+        pf_error_t err;
+        cr_assert_eq(s_parse(text, strlen(text), &err, &report), PF_OK, "%s", err.msg);
+        feedback_t *fb = s_analyze(report, 0);
+        const fb_kernel_t *k = feedback_kernel_const(fb, 0);
+        cr_assert_str_eq(k->bottleneck, "compute_alu0");
+        cr_assert_eq(k->close_of, 8, "every kernel with a verdict is judged");
+        unsigned named = k->close_same;
+        for (size_t c = 0; c < k->close_count; c++)
+            named += k->close[c].readings;
+        cr_assert_eq(named, k->close_of, "every reading is counted once");
+        char *out = render_text(fb, 0);
+        if (i == 0) {
+            cr_assert_gt(k->close_count, 0, "60.3%% is within the noise of the line");
+            cr_assert_str_eq(k->close[0].category, "balanced");
+            cr_assert(strstr(out, "readings lead with balanced rather than compute_alu0"), "%s", out);
+        } else {
+            cr_assert_eq(k->close_same, 8, "78.3%% is far from every line");
+            cr_assert_null(strstr(out, "Close call"), "%s", out);
+        }
+        free(out);
+        feedback_destroy(&fb);
+        vtune_report_destroy(&report);
+    }
+}

@@ -14,8 +14,11 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "close_call.h"
 #include "intel_topdown.h"
+#include "noise.h"
 #include "roofs.h"
+#include "vtune_noise.h"
 
 /* Top-down (docs/intel.md, "Models"; intel_topdown.h): the busiest measured
  * unit (XMX, ALU0, ALU1, L3, GPU memory when the device is known) is the
@@ -763,6 +766,18 @@ static void s_analyze_kernel(ctx_t *c)
     intel_set_ceiling(c->fb, c->index, &c->units);
 }
 
+/* One noisy reading of the kernel (vtune_noise.h), analyzed into `scratch`
+ * for its close call (close_call.h). */
+static bool s_reanalyze(void *arg, unsigned reading, feedback_t *scratch, size_t index)
+{
+    const ctx_t *c = arg;
+    vtune_kernel_t noisy;
+    vtune_noise_apply(c->k, reading, NOISE_SIGMA, &noisy);
+    ctx_t t = {.k = &noisy, .index = index, .fb = scratch, .roof = c->roof};
+    s_analyze_kernel(&t);
+    return true;
+}
+
 /* Parses a work size ("128 x 8", "1024") into up to three extents; returns
  * how many, 0 when it is not one. */
 static int s_extents(const char *text, unsigned long long out[3])
@@ -972,7 +987,9 @@ feedback_t *vtune_analyze(const vtune_report_t *report, const analysis_options_t
         if (index == (size_t) -1)
             break;
         ctx_t c = {.k = k, .index = index, .fb = fb, .roof = roof};
+        size_t first = feedback_finding_count(fb);
         s_analyze_kernel(&c);
+        close_call_judge(fb, index, first, s_reanalyze, &c);
         analyzed++;
         if (k->variants > 1) {
             char simd[64];
