@@ -191,17 +191,8 @@ static void s_error_send(broker_t *self, zsock_t *sock, zframe_t *peer, Profeed_
     vsnprintf(text, sizeof text, fmt, ap); /* a cut-short error text is still an answer */
     va_end(ap);
     Profeed__Error error;
-    profeed__error__init(&error);
-    error.has_code = 1;
-    error.code = code;
-    error.text = text;
-    /* An id that would not pass validation is left out rather than echoed. */
-    if (job_id && wire_check_id(job_id, "job_id", NULL) == PF_OK)
-        error.job_id = (char *) job_id;
     Profeed__Envelope env;
-    wire_envelope_init(&env);
-    env.body_case = PROFEED__ENVELOPE__BODY_ERROR;
-    env.error = &error;
+    wire_zmq_error_envelope(&env, &error, code, text, job_id);
     pf_error_t err;
     if (s_wire_hold(self, sock, peer, &env, 0, OUTBOX_PLAIN, error.job_id, &err) != PF_OK) {
         char name[WIRE_ZMQ_PEER_LEN];
@@ -1563,15 +1554,8 @@ static void s_failed_msg(void *arg, outbox_msg_t *msg)
         char text[1024];
         snprintf(text, sizeof text, "the broker cannot store jobs now, so it accepts none (%s)", f->progress->why);
         Profeed__Error error;
-        profeed__error__init(&error);
-        error.has_code = 1;
-        error.code = PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL;
-        error.text = text;
-        error.job_id = msg->job_id;
         Profeed__Envelope env;
-        wire_envelope_init(&env);
-        env.body_case = PROFEED__ENVELOPE__BODY_ERROR;
-        env.error = &error;
+        wire_zmq_error_envelope(&env, &error, PROFEED__ERROR_CODE__ERROR_CODE_INTERNAL, text, msg->job_id);
         zframe_destroy(&msg->body);
         size_t size = 0;
         pf_error_t err;

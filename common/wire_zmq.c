@@ -131,6 +131,20 @@ const char *wire_zmq_peer_name(zframe_t *peer, char *buf, size_t cap)
     return buf;
 }
 
+void wire_zmq_error_envelope(Profeed__Envelope *env, Profeed__Error *error, Profeed__ErrorCode code, char *text,
+                             const char *job_id)
+{
+    profeed__error__init(error);
+    error->has_code = 1;
+    error->code = code;
+    error->text = text;
+    if (job_id && wire_check_id(job_id, "job_id", NULL) == PF_OK)
+        error->job_id = (char *) job_id;
+    wire_envelope_init(env);
+    env->body_case = PROFEED__ENVELOPE__BODY_ERROR;
+    env->error = error;
+}
+
 void wire_zmq_send_error(zsock_t *sock, zframe_t *peer, Profeed__ErrorCode code,
                          const char *job_id, const char *component, const char *fmt, ...)
 {
@@ -140,17 +154,8 @@ void wire_zmq_send_error(zsock_t *sock, zframe_t *peer, Profeed__ErrorCode code,
     vsnprintf(text, sizeof text, fmt, ap); /* a cut-short error text is still an answer */
     va_end(ap);
     Profeed__Error error;
-    profeed__error__init(&error);
-    error.has_code = 1;
-    error.code = code;
-    error.text = text;
-    /* An id that would not pass validation is left out rather than echoed. */
-    if (job_id && wire_check_id(job_id, "job_id", NULL) == PF_OK)
-        error.job_id = (char *) job_id;
     Profeed__Envelope env;
-    wire_envelope_init(&env);
-    env.body_case = PROFEED__ENVELOPE__BODY_ERROR;
-    env.error = &error;
+    wire_zmq_error_envelope(&env, &error, code, text, job_id);
     pf_error_t err;
     if (wire_zmq_send(sock, peer, &env, 64 * 1024 * 2, NULL, &err) != PF_OK) {
         char name[WIRE_ZMQ_PEER_LEN];

@@ -56,6 +56,12 @@ pf_status_t wire_zmq_send_frame(zsock_t *sock, zframe_t *peer, zframe_t **body_p
 /* Writes `peer` as hex into `buf` (WIRE_ZMQ_PEER_LEN bytes) and returns it. */
 const char *wire_zmq_peer_name(zframe_t *peer, char *buf, size_t cap);
 
+/* Makes `*env` an Error{code, text, job_id} over the caller's `*error` (no
+ * allocation; both must outlive the send): a job id that would not pass
+ * validation is left out rather than echoed. */
+void wire_zmq_error_envelope(Profeed__Envelope *env, Profeed__Error *error, Profeed__ErrorCode code, char *text,
+                             const char *job_id);
+
 /* Sends Error{code, text, job_id} to `peer` (when known); failures are only
  * logged, since the error is itself the answer to bad input. */
 void wire_zmq_send_error(zsock_t *sock, zframe_t *peer, Profeed__ErrorCode code,
