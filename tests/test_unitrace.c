@@ -605,3 +605,38 @@ Test(unitrace_models, a_grid_smaller_than_the_gpu_is_a_small_grid)
     cr_expect_null(s_category(fb, 0, "low_occupancy"), "the launch, not the occupancy, is the limit");
     feedback_destroy(&fb);
 }
+
+/* The close call (close_call.h) of a unitrace kernel: its columns read
+ * again as other collections could read them (unitrace_view_t's noise). An
+ * ALU0 a third of a point over the 60% at which a unit bounds the kernel is
+ * one; the same kernel at 78% is not. */
+Test(unitrace_models, a_pipe_on_the_busy_line_is_a_close_call_and_one_far_from_it_is_not)
+{
+    static const char *const alu0[] = {"60.3", "78.0"};
+    for (size_t i = 0; i < 2; i++) {
+        char cb[1024];
+        snprintf(cb, sizeof cb, "%s\"k[SIMD16 {65536; 1; 1} {64; 1; 1}]\",1,0,100000,90,5,6000,1000,%s,10,0\n\n",
+                 CB_COLS, alu0[i]);
+        const char *vep = VEP_COLS "\"k[SIMD16 {65536; 1; 1} {64; 1; 1}]\",1,0,100000,6000,1000,0,0,6000,0,0,90\n\n";
+        feedback_t *fb = s_inline(cb, vep);
+        const fb_kernel_t *k = feedback_kernel_const(fb, 0);
+        cr_assert_str_eq(k->bottleneck, "compute_bound", "ALU0 at %s%%", alu0[i]);
+        cr_assert_str_eq(k->bottleneck_unit, "alu0", "the pipe, as the ncu analysis names it");
+        cr_assert_eq(k->close_of, 8, "every kernel with a verdict is judged");
+        unsigned named = k->close_same;
+        for (size_t c = 0; c < k->close_count; c++)
+            named += k->close[c].readings;
+        cr_assert_eq(named, k->close_of, "every reading is counted once");
+        char *text = render_text(fb, 0);
+        if (i == 0) {
+            cr_assert_gt(k->close_count, 0, "60.3%% is within the noise of the line: %s", text);
+            cr_assert(strstr(text, "Close call: with the counters moved by run-to-run noise (1% one sigma)"), "%s",
+                      text);
+            cr_assert(strstr(text, "rather than compute_bound:alu0"), "%s", text);
+        } else {
+            cr_assert_eq(k->close_same, 8, "78%% is far from every line: %s", text);
+        }
+        free(text);
+        feedback_destroy(&fb);
+    }
+}

@@ -13,6 +13,8 @@
 
 #include "analysis.h"
 #include "analyzer_backend.h"
+#include "close_call.h"
+#include "noise.h"
 #include "roofs.h"
 #include "unitrace_kernel.h"
 #include "unitrace_table.h"
@@ -324,7 +326,7 @@ static kgroup_t *s_group_kernels(const unitrace_table_t *t, size_t *rows, size_t
 static unitrace_view_t s_match(const ut_pass_t *pass, const size_t *rows, size_t count, const char *kernel,
                       double target, bool sampling, size_t *scratch)
 {
-    unitrace_view_t v = {pass ? pass->table : NULL, scratch, 0};
+    unitrace_view_t v = {.table = pass ? pass->table : NULL, .rows = scratch, .count = 0};
     if (!pass)
         return v;
     double best = INFINITY;
@@ -355,6 +357,30 @@ typedef struct {
     size_t kernels_total;
     double time_total;
 } actx_t;
+
+/* What a kernel's close call (close_call.h) re-reads: its views, as the
+ * analysis read them. */
+typedef struct {
+    const roof_t *roof;
+    bool sampling;
+    const char *name;
+    const unitrace_view_t *views;
+} reading_t;
+
+/* One noisy reading of the kernel's views (unitrace_view_t), analyzed into
+ * `scratch`. */
+static bool s_reanalyze(void *arg, unsigned reading, feedback_t *scratch, size_t index)
+{
+    const reading_t *r = arg;
+    unitrace_view_t noisy[UT__GROUPS];
+    for (int g = 0; g < UT__GROUPS; g++) {
+        noisy[g] = r->views[g];
+        noisy[g].noise_seed = noise_seed(r->name, reading);
+        noisy[g].noise_sigma = NOISE_SIGMA;
+    }
+    unitrace_kernel_analyze(scratch, index, r->roof, r->sampling, noisy);
+    return true;
+}
 
 static void s_analyze_segment(actx_t *a, const char *label, const char *shown_label)
 {
@@ -396,13 +422,16 @@ static void s_analyze_segment(actx_t *a, const char *label, const char *shown_la
                  "%s", shown_label ? shown_label : "");
         size_t median = g->median;
         unitrace_view_t views[UT__GROUPS];
-        views[UT_CB] = a->sampling ? (unitrace_view_t){a->pass[UT_CB]->table, g->rows, g->count}
-                                   : (unitrace_view_t){a->pass[UT_CB]->table, &median, 1};
+        views[UT_CB] = (unitrace_view_t){.table = a->pass[UT_CB]->table, .rows = a->sampling ? g->rows : &median,
+                                         .count = a->sampling ? g->count : 1};
         double target = unitrace_table_value(a->pass[UT_CB]->table, g->median, UT_COL_TIME);
         views[UT_MP] = s_match(a->pass[UT_MP], mp, mp_count, g->kernel, target, a->sampling, scratch_mp);
         views[UT_VEP] = s_match(a->pass[UT_VEP], vep, vep_count, g->kernel, target, a->sampling, scratch_vep);
         views[UT_VES] = s_match(a->pass[UT_VES], ves, ves_count, g->kernel, target, a->sampling, scratch_ves);
+        size_t first = feedback_finding_count(a->fb);
         unitrace_kernel_analyze(a->fb, index, a->roof, a->sampling, views);
+        reading_t reading = {a->roof, a->sampling, name, views};
+        close_call_judge(a->fb, index, first, s_reanalyze, &reading);
         analyzed++;
     }
     if (skipped)

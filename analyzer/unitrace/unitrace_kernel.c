@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "fnv1a.h"
 #include "intel_topdown.h"
+#include "noise.h"
 
 /* XVE_STALL: threads loaded but no pipe issuing; at 40% of the time with no
  * unit near its roof, the vector engines mostly wait (memory latency). */
@@ -110,6 +112,16 @@ int unitrace_kernel_group(const unitrace_table_t *t)
  * mean over its samples (sampling mode). */
 typedef unitrace_view_t view_t;
 
+/* The factor another collection's reading of `name` has (unitrace_view_t's
+ * noise): 1 for the instruction counts the code fixes. */
+static double s_noise(const view_t *v, const char *name)
+{
+    if (strncmp(name, "XVE_INST_EXECUTED_", 18) == 0 && !strstr(name, "UTILIZATION"))
+        return 1;
+    const char *counter = strcmp(name, C_TIME) == 0 ? "time" : name;
+    return noise_factor(v->noise_seed, fnv1a_update_str(FNV1A_BASIS, counter), v->noise_sigma);
+}
+
 static double s_get(const view_t *v, const char *name)
 {
     if (!v->table || v->count == 0)
@@ -126,7 +138,10 @@ static double s_get(const view_t *v, const char *name)
             n++;
         }
     }
-    return n ? sum / (double) n : NAN;
+    if (n == 0)
+        return NAN;
+    double mean = sum / (double) n, factor = v->noise_sigma > 0 ? s_noise(v, name) : 1;
+    return isfinite(mean * factor) ? mean * factor : mean; /* a value near DBL_MAX stays as read */
 }
 
 static double s_get2(const view_t *v, const char *const names[2])
@@ -670,6 +685,7 @@ static void s_bound_busy(kctx_t *c, const intel_unit_t *top)
                                        "hoist address math out of loops, FP32 instead of FP64 where accuracy "
                                        "allows.");
         if (f) {
+            snprintf(f->unit, sizeof f->unit, "%s", top->key); /* the pipe: its action is its own */
             finding_add_evidence(f, s_alu_events[alu][0], c->alu_pct[alu], "%", "%s %.1f%% of peak%s",
                                  s_alu_names[alu], c->alu_pct[alu], analysis_has(c->alu_rate[alu]) ? "" : " (counter)");
             s_mix_evidence(c, f, alu);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "feedback.h"
 #include "roofs.h"
@@ -21,11 +22,17 @@
 typedef enum { UT_CB, UT_MP, UT_VEP, UT_VES, UT__GROUPS } unitrace_group_t;
 
 /* A kernel's rows in one pass: one representative row (query mode) or all
- * its samples (sampling mode), averaged when read. No table: not measured. */
+ * its samples (sampling mode), averaged when read. No table: not measured.
+ * With noise_sigma > 0 each value is read as another collection could read
+ * it, for the kernel's close call (close_call.h): scaled by noise.h's factor
+ * for reading `noise_seed` and its column, the times by one factor, the
+ * instruction counts (XVE_INST_EXECUTED_*[events], fixed by the code) not. */
 typedef struct {
     const unitrace_table_t *table;
     size_t *rows;
     size_t count;
+    uint64_t noise_seed;
+    double noise_sigma;
 } unitrace_view_t;
 
 /* Which group a pass ran, from its columns (never its position), or -1. */
