@@ -1511,6 +1511,13 @@ cleanup:
 /* ------------------------------------------------------------------------
  * Journal syncs */
 
+/* A zlistx destructor for the strings the broker's lists own. */
+static void s_free_item(void **item)
+{
+    free(*item);
+    *item = NULL;
+}
+
 /* A failed sync's consequences, gathered while the outboxes are revised
  * (s_failed_msg) and carried out once they have released what they may:
  * those steps send, and an outbox is not sent on while it is walked. */
@@ -1574,12 +1581,6 @@ static void s_failed_msg(void *arg, outbox_msg_t *msg)
     }
 }
 
-static void s_free_id(void **item)
-{
-    free(*item);
-    *item = NULL;
-}
-
 /* Takes the journal's sync progress and sends the promises it made good;
  * after a failed sync, first turns the promises it covered into what a
  * failed write would have sent (s_failed_msg). */
@@ -1594,9 +1595,9 @@ static void s_settle(broker_t *self)
         f.forget = zlistx_new();
         f.fail = zlistx_new();
         if (f.forget)
-            zlistx_set_destructor(f.forget, s_free_id);
+            zlistx_set_destructor(f.forget, s_free_item);
         if (f.fail)
-            zlistx_set_destructor(f.fail, s_free_id);
+            zlistx_set_destructor(f.fail, s_free_item);
         if (f.forget && f.fail) {
             outbox_revise(self->to_agents, s_failed_msg, &f);
             outbox_revise(self->to_workers, s_failed_msg, &f);
@@ -1635,12 +1636,6 @@ static void s_settle(broker_t *self)
 
 /* ------------------------------------------------------------------------
  * Timers */
-
-static void s_free_item(void **item)
-{
-    free(*item);
-    *item = NULL;
-}
 
 static void s_tick(broker_t *self)
 {

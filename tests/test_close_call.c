@@ -1,5 +1,5 @@
 /* Close calls: whether another profile of the same kernel could lead with
- * another finding (analyzer/ncu/ncu_noise.h, docs/ncu.md "Close calls"):
+ * another finding (analyzer/core/close_call.h, analyzer/ncu/ncu_noise.h, docs/ncu.md "Close calls"):
  * the noise model, the verdict judged again on real captures, and what the
  * renderers, the wire and a comparison with a baseline make of it. */
 #include <criterion/criterion.h>
@@ -14,6 +14,7 @@
 #include "feedback.h"
 #include "feedback_wire.h"
 #include "ncu_noise.h"
+#include "noise.h"
 #include "render.h"
 #include "wire.h"
 #include "wire_check.h"
@@ -146,8 +147,8 @@ Test(close_call, a_kernel_on_the_dram_l2_line_is_a_close_call)
     feedback_t *fb = s_analyze(V12);
     const fb_kernel_t *k = s_find(fb, "cunn_SoftMaxForward<4");
     cr_assert_str_eq(k->bottleneck, "dram_bound");
-    cr_assert_eq(k->close_of, NCU_NOISE_TRIALS);
-    cr_assert_float_eq(k->close_noise_pct, 100 * NCU_NOISE_SIGMA, 1e-9);
+    cr_assert_eq(k->close_of, NOISE_READINGS);
+    cr_assert_float_eq(k->close_noise_pct, 100 * NOISE_SIGMA, 1e-9);
     cr_assert(s_names(k, "l2_bound"), "the close call names L2");
     unsigned named = k->close_same;
     for (size_t i = 0; i < k->close_count; i++)
@@ -217,8 +218,8 @@ Test(close_call, kernels_far_from_every_line_keep_their_verdict_on_every_reading
     cr_assert_eq(feedback_kernel_count(fb), 9);
     for (size_t i = 0; i < feedback_kernel_count(fb); i++) {
         const fb_kernel_t *k = feedback_kernel_const(fb, i);
-        cr_assert_eq(k->close_of, NCU_NOISE_TRIALS, "%s", k->name);
-        cr_assert_eq(k->close_same, NCU_NOISE_TRIALS, "%s: %s", k->name, k->close_count ? k->close[0].category : "");
+        cr_assert_eq(k->close_of, NOISE_READINGS, "%s", k->name);
+        cr_assert_eq(k->close_same, NOISE_READINGS, "%s: %s", k->name, k->close_count ? k->close[0].category : "");
     }
     char *text = render_text(fb, 0);
     cr_assert_null(strstr(text, "Close call"), "%s", text);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "noise.h"
 #include "render.h"
 #include "roofs.h"
 #include "select.h"
@@ -622,7 +623,7 @@ Test(unitrace_models, a_pipe_on_the_busy_line_is_a_close_call_and_one_far_from_i
         const fb_kernel_t *k = feedback_kernel_const(fb, 0);
         cr_assert_str_eq(k->bottleneck, "compute_bound", "ALU0 at %s%%", alu0[i]);
         cr_assert_str_eq(k->bottleneck_unit, "alu0", "the pipe, as the ncu analysis names it");
-        cr_assert_eq(k->close_of, 8, "every kernel with a verdict is judged");
+        cr_assert_eq(k->close_of, NOISE_READINGS, "every kernel with a verdict is judged");
         unsigned named = k->close_same;
         for (size_t c = 0; c < k->close_count; c++)
             named += k->close[c].readings;
@@ -634,7 +635,7 @@ Test(unitrace_models, a_pipe_on_the_busy_line_is_a_close_call_and_one_far_from_i
                       text);
             cr_assert(strstr(text, "rather than compute_bound:alu0"), "%s", text);
         } else {
-            cr_assert_eq(k->close_same, 8, "78%% is far from every line: %s", text);
+            cr_assert_eq(k->close_same, NOISE_READINGS, "78%% is far from every line: %s", text);
         }
         free(text);
         feedback_destroy(&fb);

@@ -17,6 +17,7 @@
 #include "test_util.h"
 #include "analysis.h"
 #include "feedback.h"
+#include "noise.h"
 #include "render.h"
 #include "vtune_analyze.h"
 #include "vtune_report.h"
@@ -1164,7 +1165,7 @@ Test(vtune_close_call, a_pipe_on_the_busy_line_is_a_close_call_and_one_far_from_
         feedback_t *fb = s_analyze(report, 0);
         const fb_kernel_t *k = feedback_kernel_const(fb, 0);
         cr_assert_str_eq(k->bottleneck, "compute_alu0");
-        cr_assert_eq(k->close_of, 8, "every kernel with a verdict is judged");
+        cr_assert_eq(k->close_of, NOISE_READINGS, "every kernel with a verdict is judged");
         unsigned named = k->close_same;
         for (size_t c = 0; c < k->close_count; c++)
             named += k->close[c].readings;
@@ -1175,7 +1176,7 @@ Test(vtune_close_call, a_pipe_on_the_busy_line_is_a_close_call_and_one_far_from_
             cr_assert_str_eq(k->close[0].category, "balanced");
             cr_assert(strstr(out, "readings lead with balanced rather than compute_alu0"), "%s", out);
         } else {
-            cr_assert_eq(k->close_same, 8, "78.3%% is far from every line");
+            cr_assert_eq(k->close_same, NOISE_READINGS, "78.3%% is far from every line");
             cr_assert_null(strstr(out, "Close call"), "%s", out);
         }
         free(out);

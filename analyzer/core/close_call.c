@@ -44,10 +44,11 @@ void close_call_judge(feedback_t *fb, size_t index, size_t first_finding, close_
         size_t at = scratch ? feedback_add_kernel(scratch, kernel->name, kernel->block, kernel->grid,
                                                   kernel->launches, kernel->time_ns, kernel->share)
                             : (size_t) -1;
-        if (at == (size_t) -1 || !reanalyze(arg, reading, scratch, at)) {
+        if (at == (size_t) -1) {
             feedback_destroy(&scratch);
             return;
         }
+        reanalyze(arg, reading, NOISE_SIGMA, scratch, at);
         const char *first = feedback_kernel_const(scratch, at)->bottleneck;
         const char *unit = feedback_kernel_const(scratch, at)->bottleneck_unit;
         if (!first[0])

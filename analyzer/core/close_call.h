@@ -18,10 +18,10 @@
 
 #include "feedback.h"
 
-/* Analyzes reading `reading` of the kernel into kernel `index` of `scratch`
- * (a feedback of the same profiler holding that one kernel); false when it
- * could not (memory ran out). */
-typedef bool (*close_call_fn)(void *arg, unsigned reading, feedback_t *scratch, size_t index);
+/* Analyzes reading `reading` of the kernel, its counters moved by noise of
+ * `sigma` (noise.h), into kernel `index` of `scratch` (a feedback of the same
+ * profiler holding that one kernel). */
+typedef void (*close_call_fn)(void *arg, unsigned reading, double sigma, feedback_t *scratch, size_t index);
 
 /* Judges kernel `index` of `fb`, whose own findings start at index
  * `first_finding`, with `reanalyze`. A kernel without a first finding, or

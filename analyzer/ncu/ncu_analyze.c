@@ -383,14 +383,13 @@ static ncu_ctx_t s_ctx(const ncu_kernel_t *k, const ncu_rule_shown_t *rules, siz
 
 /* One noisy reading of the kernel (ncu_noise.h), analyzed into `scratch`
  * for its close call (close_call.h). */
-static bool s_reanalyze(void *arg, unsigned reading, feedback_t *scratch, size_t index)
+static void s_reanalyze(void *arg, unsigned reading, double sigma, feedback_t *scratch, size_t index)
 {
     const ncu_ctx_t *c = arg;
     ncu_kernel_t noisy;
-    ncu_noise_apply(c->k, reading, NCU_NOISE_SIGMA, &noisy);
+    ncu_noise_apply(c->k, reading, sigma, &noisy);
     ncu_ctx_t t = s_ctx(&noisy, c->rules, index, scratch, c->roof);
     s_analyze_kernel(&t);
-    return true;
 }
 
 json_t *ncu_analyze_collated(const ncu_data_t *data)

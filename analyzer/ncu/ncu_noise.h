@@ -28,17 +28,6 @@
 #include "ncu_kernel.h"
 #include "ncu_metrics.h"
 
-#include "noise.h"
-
-/* One sigma of the noise a close call is judged under (noise.h): twice the
- * committed repeats' 90th percentile, so that a verdict it moves is one a
- * second profile can move. */
-#define NCU_NOISE_SIGMA NOISE_SIGMA
-
-/* How many noisy readings a kernel's verdict is re-judged on. Each costs one
- * analysis of the kernel (tens of microseconds; docs/benchmarks.md). */
-#define NCU_NOISE_TRIALS NOISE_READINGS
-
 /* Whether the metric reads the same in every profile of a kernel. */
 bool ncu_noise_fixed(ncu_metric_t metric);
 

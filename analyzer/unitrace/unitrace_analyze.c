@@ -369,17 +369,17 @@ typedef struct {
 
 /* One noisy reading of the kernel's views (unitrace_view_t), analyzed into
  * `scratch`. */
-static bool s_reanalyze(void *arg, unsigned reading, feedback_t *scratch, size_t index)
+static void s_reanalyze(void *arg, unsigned reading, double sigma, feedback_t *scratch, size_t index)
 {
     const reading_t *r = arg;
+    uint64_t seed = noise_seed(r->name, reading);
     unitrace_view_t noisy[UT__GROUPS];
     for (int g = 0; g < UT__GROUPS; g++) {
         noisy[g] = r->views[g];
-        noisy[g].noise_seed = noise_seed(r->name, reading);
-        noisy[g].noise_sigma = NOISE_SIGMA;
+        noisy[g].noise_seed = seed;
+        noisy[g].noise_sigma = sigma;
     }
     unitrace_kernel_analyze(scratch, index, r->roof, r->sampling, noisy);
-    return true;
 }
 
 static void s_analyze_segment(actx_t *a, const char *label, const char *shown_label)

@@ -16,7 +16,6 @@
 #include "analysis.h"
 #include "close_call.h"
 #include "intel_topdown.h"
-#include "noise.h"
 #include "roofs.h"
 #include "vtune_noise.h"
 
@@ -768,14 +767,13 @@ static void s_analyze_kernel(ctx_t *c)
 
 /* One noisy reading of the kernel (vtune_noise.h), analyzed into `scratch`
  * for its close call (close_call.h). */
-static bool s_reanalyze(void *arg, unsigned reading, feedback_t *scratch, size_t index)
+static void s_reanalyze(void *arg, unsigned reading, double sigma, feedback_t *scratch, size_t index)
 {
     const ctx_t *c = arg;
     vtune_kernel_t noisy;
-    vtune_noise_apply(c->k, reading, NOISE_SIGMA, &noisy);
+    vtune_noise_apply(c->k, reading, sigma, &noisy);
     ctx_t t = {.k = &noisy, .index = index, .fb = scratch, .roof = c->roof};
     s_analyze_kernel(&t);
-    return true;
 }
 
 /* Parses a work size ("128 x 8", "1024") into up to three extents; returns
