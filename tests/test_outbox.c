@@ -174,6 +174,10 @@ Test(outbox, a_revised_message_goes_in_its_place_and_a_dropped_one_not_at_all)
     cr_expect_eq(outbox_held(out), 0, "the dropped one is gone");
     cr_expect_eq(s_recv(rig.a), 'r');
     cr_expect_eq(s_recv(rig.a), 'q');
+    /* Nothing is held for peer b once its dropped message is gone: its next goes at once. */
+    s_send(out, rig.peer_b, 'z', 4, 0, 3, OUTBOX_PLAIN);
+    cr_expect_eq(rig.n_sent, 3);
+    cr_expect_eq(s_recv(rig.b), 'z');
     outbox_destroy(&out);
     s_unrig(&rig);
 }
