@@ -188,6 +188,54 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
                                   profeed_format_t format, profeed_progress_fn *progress, void *arg,
                                   char **output, char **error, char *job_id_out);
 
+/* A farm job behind an opaque handle: the stable-ABI way to describe a job,
+ * for callers that cannot follow profeed_job_t's layout as it grows (other
+ * languages' FFIs, agents built against an older header). A new job field is
+ * a new key here, never a new struct member.
+ *
+ *     profeed_farm_job_t *job = profeed_farm_job_new();
+ *     profeed_farm_job_set(job, "language", "cuda");
+ *     profeed_farm_job_add_arg(job, "./bench");
+ *     rc = profeed_farm_job_run(farm, job, 120000, PROFEED_FORMAT_TEXT, NULL, NULL, &out, &err, id);
+ *     profeed_farm_job_destroy(&job);
+ *
+ * The job copies what it is given. Not thread-safe; a job may be run more
+ * than once (with its job_id set, a second run is answered from the first). */
+typedef struct profeed_farm_job_t profeed_farm_job_t;
+
+/* A job with every key unset (profeed_job_t zeroed); NULL when memory ran out. */
+profeed_farm_job_t *profeed_farm_job_new(void);
+void profeed_farm_job_destroy(profeed_farm_job_t **self_p);
+
+/* Sets one of profeed_job_t's fields by its name; NULL or "" restores its
+ * default. Keys: job_id, agent_id, language, gpu_arch, profiler, plan,
+ * kernel_regex, nvtx_range, baseline_job_id (strings); timeout_s, round,
+ * launch_skip, launch_count, top, max_chars, max_tokens (whole numbers);
+ * min_share (0..1); source, collated (0, 1, false or true). The run checks
+ * what depends on other keys or on the format (language names, max_chars).
+ * PROFEED_BAD_INPUT for an unknown key or a value it does not take, with
+ * profeed_farm_job_error() naming both. */
+profeed_result_t profeed_farm_job_set(profeed_farm_job_t *self, const char *key, const char *value);
+
+/* Appends one word of the command to profile (at most 1024 words). */
+profeed_result_t profeed_farm_job_add_arg(profeed_farm_job_t *self, const char *arg);
+
+/* A kernel + problem job (KernelBench style; profeed_job_t's kernel_* and
+ * problem_*): `role` "kernel" or "problem", a plain file name, and its
+ * bytes (copied; together under the farm's 64 MiB message). */
+profeed_result_t profeed_farm_job_set_file(profeed_farm_job_t *self, const char *role, const char *name,
+                                           const void *bytes, size_t len);
+
+/* Why the last set or add on this job failed; "" when none did (a run
+ * says why in its *error). */
+const char *profeed_farm_job_error(const profeed_farm_job_t *self);
+
+/* profeed_farm_run() with the job set by keys: the same wait, results and
+ * outputs. */
+profeed_result_t profeed_farm_job_run(profeed_farm_t *farm, profeed_farm_job_t *job, int wait_ms,
+                                      profeed_format_t format, profeed_progress_fn *progress, void *arg,
+                                      char **output, char **error, char *job_id_out);
+
 /* Asks the broker what it is doing: workers, queue depth, jobs in flight.
  * *output gets text, or JSON with `json`. PROFEED_UNAVAILABLE when no answer
  * came within wait_ms. */

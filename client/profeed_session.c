@@ -2,7 +2,6 @@
 #include "profeed_session.h"
 
 #include <assert.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,6 +15,7 @@
 #include "ceiling.h"
 #include "feedback.h"
 #include "input_paths.h"
+#include "option_value.h"
 #include "pf_error.h"
 #include "render.h"
 #include "select.h"
@@ -130,14 +130,8 @@ static profeed_result_t s_set_string(profeed_session_t *self, char **slot, const
 
 static profeed_result_t s_set_size(profeed_session_t *self, size_t *slot, const char *key, const char *value)
 {
-    if (!value || !*value) {
-        *slot = 0;
-        return PROFEED_OK;
-    }
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(value, &end, 10);
-    if (errno != 0 || end == value || *end != '\0' || value[0] == '-' || v > (unsigned long long) SIZE_MAX) {
+    unsigned long long v = 0;
+    if (value && *value && !option_value_count(value, SIZE_MAX, &v)) {
         s_error(self, "option %s: \"%s\" is not a count (a whole number >= 0)", key, value);
         return PROFEED_BAD_INPUT;
     }
@@ -147,16 +141,13 @@ static profeed_result_t s_set_size(profeed_session_t *self, size_t *slot, const 
 
 static profeed_result_t s_set_bool(profeed_session_t *self, bool *slot, const char *key, const char *value)
 {
-    if (!value || !*value || strcmp(value, "0") == 0 || strcmp(value, "false") == 0) {
-        *slot = false;
-        return PROFEED_OK;
+    bool v = false;
+    if (value && *value && !option_value_bool(value, &v)) {
+        s_error(self, "option %s: \"%s\" is not 0, 1, true or false", key, value);
+        return PROFEED_BAD_INPUT;
     }
-    if (strcmp(value, "1") == 0 || strcmp(value, "true") == 0) {
-        *slot = true;
-        return PROFEED_OK;
-    }
-    s_error(self, "option %s: \"%s\" is not 0, 1, true or false", key, value);
-    return PROFEED_BAD_INPUT;
+    *slot = v;
+    return PROFEED_OK;
 }
 
 static int s_format(const char *name)
@@ -219,10 +210,8 @@ profeed_result_t profeed_session_set(profeed_session_t *self, const char *key, c
             o->stop_within = CEILING_STOP_WITHIN_DEFAULT;
             return PROFEED_OK;
         }
-        char *end = NULL;
-        errno = 0;
-        double v = strtod(value, &end);
-        if (errno != 0 || end == value || *end != '\0' || !isfinite(v) || v < 1 || v > 100) {
+        double v;
+        if (!option_value_real(value, 1, 100, &v)) {
             s_error(self, "option stop_within: \"%s\" is not a factor between 1 and 100 (1.15: within 1.15x of "
                           "the ceiling)", value);
             return PROFEED_BAD_INPUT;
@@ -236,10 +225,8 @@ profeed_result_t profeed_session_set(profeed_session_t *self, const char *key, c
             o->min_share_strict = false;
             return PROFEED_OK;
         }
-        char *end = NULL;
-        errno = 0;
-        double v = strtod(value, &end);
-        if (errno != 0 || end == value || *end != '\0' || !isfinite(v) || v < 0 || v > 1) {
+        double v;
+        if (!option_value_real(value, 0, 1, &v)) {
             s_error(self, "option min_share: \"%s\" is not a fraction between 0 and 1", value);
             return PROFEED_BAD_INPUT;
         }
