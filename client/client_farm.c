@@ -285,8 +285,17 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
     profeed__job_request__init(&req);
     Profeed__Command command;
     profeed__command__init(&command);
-    char id[WIRE_MAX_ID_LEN + 1];
+    char id[WIRE_MAX_ID_LEN + 1] = "";
+    if (job_id_out)
+        job_id_out[0] = '\0';
     if (job->job_id) {
+        /* Checked before it is copied: a longer id would be cut to another job's. */
+        pf_error_t id_err;
+        if (wire_check_id(job->job_id, "job id", &id_err) != PF_OK) {
+            *error = s_printf("%s", id_err.msg);
+            result = PROFEED_BAD_INPUT;
+            goto done;
+        }
         snprintf(id, sizeof id, "%s", job->job_id);
     } else {
         zuuid_t *uuid = zuuid_new();

@@ -214,3 +214,28 @@ Test(farm_job, a_job_with_nothing_to_profile_is_refused_before_sending)
     profeed_farm_destroy(&farm);
     profeed_farm_job_destroy(&job);
 }
+
+Test(farm_job, a_job_id_the_wire_would_refuse_is_named_not_cut)
+{
+    profeed_farm_job_t *job = profeed_farm_job_new();
+    profeed_farm_job_set(job, "language", "cuda");
+    profeed_farm_job_add_arg(job, "./bench");
+    char long_id[201];
+    memset(long_id, 'a', 200);
+    long_id[200] = '\0';
+    const char *ids[] = {long_id, "has space", "-leading-dash"};
+    profeed_farm_t *farm = profeed_farm_new("inproc://farm-job-nobody", 200, 3);
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        cr_assert_eq(profeed_farm_job_set(job, "job_id", ids[i]), PROFEED_OK);
+        char *output = NULL, *error = NULL, id[129] = "x";
+        profeed_result_t rc = profeed_farm_job_run(farm, job, 1000, PROFEED_FORMAT_TEXT, NULL, NULL, &output, &error,
+                                                   id);
+        cr_expect_eq(rc, PROFEED_BAD_INPUT, "%s", ids[i]);
+        cr_expect(error && strstr(error, "job id"), "%s", error ? error : "(none)");
+        cr_expect_str_eq(id, "", "no id is given back for a job never sent");
+        free(output);
+        free(error);
+    }
+    profeed_farm_destroy(&farm);
+    profeed_farm_job_destroy(&job);
+}
