@@ -268,6 +268,21 @@ static char *s_minimal_json(const Profeed__Feedback *fb)
     return out;
 }
 
+/* Waits up to `wait_ms` for a message on the handle's socket: 1 when one
+ * came, 0 when none did, -1 (with *error and *result saying why, `what` the
+ * wait) when the wait broke: a signal, or a ZeroMQ error. */
+static int s_poll(profeed_farm_t *self, int64_t wait_ms, const char *what, profeed_result_t *result, char **error)
+{
+    zmq_pollitem_t item = {.socket = zsock_resolve(self->sock), .events = ZMQ_POLLIN};
+    int rc = zmq_poll(&item, 1, (long) wait_ms);
+    if (rc >= 0)
+        return rc > 0;
+    int why = errno;
+    *error = why == EINTR ? s_printf("interrupted while %s", what) : s_printf("%s: %s", what, zmq_strerror(why));
+    *result = why == EINTR ? PROFEED_INTERRUPTED : PROFEED_ERROR;
+    return -1;
+}
+
 profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job, int wait_ms,
                                   profeed_format_t format, profeed_progress_fn *progress, void *arg,
                                   char **output, char **error, char *job_id_out)
@@ -517,17 +532,11 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         int64_t wait = next_hb - now;
         if (deadline - now < wait)
             wait = deadline - now;
-        zmq_pollitem_t item = {.socket = zsock_resolve(self->sock), .events = ZMQ_POLLIN};
-        int rc = zmq_poll(&item, 1, (long) wait);
-        if (rc < 0) {
-            int why = errno;
-            if (why == EINTR)
-                *error = s_printf("interrupted while waiting for job %s", id);
-            else
-                *error = s_printf("waiting for job %s: %s", id, zmq_strerror(why));
-            result = why == EINTR ? PROFEED_INTERRUPTED : PROFEED_ERROR;
+        char what[WIRE_MAX_ID_LEN + 32];
+        snprintf(what, sizeof what, "waiting for job %s", id);
+        int rc = s_poll(self, wait, what, &result, error);
+        if (rc < 0)
             break;
-        }
         if (rc == 0)
             continue;
         Profeed__Envelope *env = wire_zmq_recv(self->sock, false, NULL, FARM_MAX_MSG, NULL, &err);
@@ -780,17 +789,9 @@ profeed_result_t profeed_farm_status(profeed_farm_t *self, int wait_ms, int json
             *error = s_printf("no answer from the broker at %s", self->endpoint);
             break;
         }
-        zmq_pollitem_t item = {.socket = zsock_resolve(self->sock), .events = ZMQ_POLLIN};
-        int rc = zmq_poll(&item, 1, (long) left);
-        if (rc < 0) {
-            int why = errno;
-            if (why == EINTR)
-                *error = s_printf("interrupted");
-            else
-                *error = s_printf("waiting for the broker: %s", zmq_strerror(why));
-            result = why == EINTR ? PROFEED_INTERRUPTED : PROFEED_ERROR;
+        int rc = s_poll(self, left, "waiting for the broker", &result, error);
+        if (rc < 0)
             break;
-        }
         if (rc == 0)
             continue;
         Profeed__Envelope *reply = wire_zmq_recv(self->sock, false, NULL, FARM_MAX_MSG, NULL, &err);
