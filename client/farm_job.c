@@ -222,9 +222,13 @@ profeed_result_t profeed_farm_job_set_file(profeed_farm_job_t *self, const char 
         s_error(self, "file role \"%s\": not kernel or problem", role ? role : "");
         return PROFEED_BAD_INPUT;
     }
-    if (!name || !*name || strlen(name) > WIRE_MAX_FILE_PART_LEN || strchr(name, '/')) {
-        s_error(self, "%s file: a plain file name of 1 to %d bytes, without '/', is needed", role,
-                WIRE_MAX_FILE_PART_LEN);
+    pf_error_t name_err;
+    if (name && strchr(name, '/')) {
+        s_error(self, "%s file \"%.64s\": a plain file name, without '/', is needed", role, name);
+        return PROFEED_BAD_INPUT;
+    }
+    if (wire_check_file_name(name, f == 0 ? "kernel file" : "problem file", &name_err) != PF_OK) {
+        s_error(self, "%s", name_err.msg);
         return PROFEED_BAD_INPUT;
     }
     if ((!bytes && len) || len > WIRE_MAX_MSG - self->file_len[1 - f]) {
@@ -268,12 +272,17 @@ profeed_result_t profeed_farm_job_run(profeed_farm_t *farm, profeed_farm_job_t *
                                       char **output, char **error, char *job_id_out)
 {
     assert(farm && job);
-    if (job->argc == 0 && !job->job.kernel_name) {
+    const char *refused = NULL;
+    if (job->job.problem_name && !job->job.kernel_name)
+        refused = "the job has a problem file but no kernel file (profeed_farm_job_set_file \"kernel\")";
+    else if (job->argc == 0 && !job->job.kernel_name)
+        refused = "the job has nothing to profile: add the command's words (profeed_farm_job_add_arg) or a kernel "
+                  "file (profeed_farm_job_set_file)";
+    if (refused) {
         if (output)
             *output = NULL;
         if (error)
-            *error = strdup("the job has nothing to profile: add the command's words (profeed_farm_job_add_arg) or "
-                            "a kernel file (profeed_farm_job_set_file)");
+            *error = strdup(refused);
         return PROFEED_BAD_INPUT;
     }
     return profeed_farm_run(farm, &job->job, wait_ms, format, progress, arg, output, error, job_id_out);

@@ -186,6 +186,9 @@ Test(farm_job, bad_keys_and_values_are_named)
     cr_expect(strstr(profeed_farm_job_error(job), "not kernel or problem"));
     cr_expect_eq(profeed_farm_job_set_file(job, "kernel", "a/k.py", "x", 1), PROFEED_BAD_INPUT);
     cr_expect(strstr(profeed_farm_job_error(job), "plain file name"));
+    cr_expect_eq(profeed_farm_job_set_file(job, "kernel", "..", "x", 1), PROFEED_BAD_INPUT);
+    cr_expect(strstr(profeed_farm_job_error(job), "kernel file: file name \"..\""), "%s", profeed_farm_job_error(job));
+    cr_expect_eq(profeed_farm_job_set_file(job, "problem", "", "x", 1), PROFEED_BAD_INPUT);
     cr_expect_eq(profeed_farm_job_set_file(job, "kernel", "k.py", NULL, 5), PROFEED_BAD_INPUT);
     cr_expect(strstr(profeed_farm_job_error(job), "given as NULL"));
     cr_expect_eq(profeed_farm_job_add_arg(job, NULL), PROFEED_BAD_INPUT);
@@ -209,6 +212,15 @@ Test(farm_job, a_job_with_nothing_to_profile_is_refused_before_sending)
     profeed_result_t rc = profeed_farm_job_run(farm, job, 1000, PROFEED_FORMAT_TEXT, NULL, NULL, &output, &error, NULL);
     cr_expect_eq(rc, PROFEED_BAD_INPUT);
     cr_expect(error && strstr(error, "nothing to profile"), "%s", error ? error : "(none)");
+    free(output);
+    free(error);
+    /* A problem file alone is not a kernel job. */
+    profeed_farm_job_add_arg(job, "./bench");
+    cr_assert_eq(profeed_farm_job_set_file(job, "problem", "p.py", "class Model: pass\n", 18), PROFEED_OK);
+    output = error = NULL;
+    rc = profeed_farm_job_run(farm, job, 1000, PROFEED_FORMAT_TEXT, NULL, NULL, &output, &error, NULL);
+    cr_expect_eq(rc, PROFEED_BAD_INPUT);
+    cr_expect(error && strstr(error, "no kernel file"), "%s", error ? error : "(none)");
     free(output);
     free(error);
     profeed_farm_destroy(&farm);
