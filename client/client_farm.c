@@ -482,6 +482,8 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
     bool answered = false, accepted = false;
     int silent = 0;
     int64_t window_ms = (int64_t) self->heartbeat_ms * self->liveness, last_heard_ms = wire_zmq_now_ms();
+    char waiting[WIRE_MAX_ID_LEN + 32]; /* what an interrupted wait says */
+    snprintf(waiting, sizeof waiting, "waiting for job %s", id);
     while (true) {
         int64_t now = wire_zmq_now_ms();
         if (now >= deadline) {
@@ -532,9 +534,7 @@ profeed_result_t profeed_farm_run(profeed_farm_t *self, const profeed_job_t *job
         int64_t wait = next_hb - now;
         if (deadline - now < wait)
             wait = deadline - now;
-        char what[WIRE_MAX_ID_LEN + 32];
-        snprintf(what, sizeof what, "waiting for job %s", id);
-        int rc = s_poll(self, wait, what, &result, error);
+        int rc = s_poll(self, wait, waiting, &result, error);
         if (rc < 0)
             break;
         if (rc == 0)

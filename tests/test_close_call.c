@@ -16,6 +16,7 @@
 #include "ncu_noise.h"
 #include "noise.h"
 #include "render.h"
+#include "test_util.h"
 #include "wire.h"
 #include "wire_check.h"
 
@@ -150,10 +151,7 @@ Test(close_call, a_kernel_on_the_dram_l2_line_is_a_close_call)
     cr_assert_eq(k->close_of, NOISE_READINGS);
     cr_assert_float_eq(k->close_noise_pct, 100 * NOISE_SIGMA, 1e-9);
     cr_assert(s_names(k, "l2_bound"), "the close call names L2");
-    unsigned named = k->close_same;
-    for (size_t i = 0; i < k->close_count; i++)
-        named += k->close[i].readings;
-    cr_assert_eq(named, k->close_of, "every reading is counted once");
+    cr_assert_eq(test_close_readings(k), k->close_of, "every reading is counted once");
     char *text = render_text(fb, 0);
     cr_assert(strstr(text, "   Close call: with the counters moved by run-to-run noise (1% one sigma), "),
               "%s", text);
@@ -195,10 +193,7 @@ Test(close_call, a_compute_bound_on_another_pipe_is_a_close_call)
     cr_assert_null(s_other(k, "compute_bound", "issue"), "not the kernel's own verdict");
     cr_assert_not(fma->listed, "the kernel's compute bound is on the issue slots, not that pipe");
     cr_assert(fma->action && strstr(fma->action, "FP32"), "that pipe's own action: %s", fma->action);
-    unsigned named = k->close_same;
-    for (size_t i = 0; i < k->close_count; i++)
-        named += k->close[i].readings;
-    cr_assert_eq(named, k->close_of, "every reading is counted once");
+    cr_assert_eq(test_close_readings(k), k->close_of, "every reading is counted once");
     char *text = render_text(fb, 0);
     cr_assert(strstr(text, "readings lead with compute_bound:fma rather than compute_bound:issue"), "%s", text);
     cr_assert(strstr(text, ". What compute_bound:fma would have you do: Cut FP32 work"), "%s", text);

@@ -10,6 +10,7 @@
 #include "analyzer.h"
 #include "noise.h"
 #include "render.h"
+#include "test_util.h"
 #include "roofs.h"
 #include "select.h"
 #include "unitrace_analyze.h"
@@ -624,10 +625,7 @@ Test(unitrace_models, a_pipe_on_the_busy_line_is_a_close_call_and_one_far_from_i
         cr_assert_str_eq(k->bottleneck, "compute_bound", "ALU0 at %s%%", alu0[i]);
         cr_assert_str_eq(k->bottleneck_unit, "alu0", "the pipe, as the ncu analysis names it");
         cr_assert_eq(k->close_of, NOISE_READINGS, "every kernel with a verdict is judged");
-        unsigned named = k->close_same;
-        for (size_t c = 0; c < k->close_count; c++)
-            named += k->close[c].readings;
-        cr_assert_eq(named, k->close_of, "every reading is counted once");
+        cr_assert_eq(test_close_readings(k), k->close_of, "every reading is counted once");
         char *text = render_text(fb, 0);
         if (i == 0) {
             cr_assert_gt(k->close_count, 0, "60.3%% is within the noise of the line: %s", text);

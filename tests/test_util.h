@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "feedback.h"
+
 /* The whole file at `path` (a fixture), NUL-terminated; *len_p is its size.
  * Fails the test when it cannot be read. Caller frees. */
 static inline char *test_read_file(const char *path, size_t *len_p)
@@ -51,6 +53,16 @@ static inline void test_rm_tree(const char *dir)
     }
     closedir(d);
     cr_expect_eq(rmdir(dir), 0, "%s", dir);
+}
+
+/* The readings a kernel's close call counted: those that kept its verdict
+ * and those of each other one (each reading counted once: equals close_of). */
+static inline unsigned test_close_readings(const fb_kernel_t *k)
+{
+    unsigned n = k->close_same;
+    for (size_t i = 0; i < k->close_count; i++)
+        n += k->close[i].readings;
+    return n;
 }
 
 #endif
